@@ -1,0 +1,196 @@
+#include <algorithm>
+
+#include "registry_impl.hpp"
+
+namespace cmfpipe {
+
+std::string_view to_string(PluginType type) {
+    switch (type) {
+        case PluginType::renderer: return "renderer";
+        case PluginType::parser: return "parser";
+        case PluginType::adapter: return "adapter";
+        case PluginType::processor: return "processor";
+    }
+    return "unknown";
+}
+
+std::optional<PluginType> plugin_type_from_string(std::string_view name) {
+    for (auto type : {PluginType::renderer, PluginType::parser, PluginType::adapter,
+                      PluginType::processor}) {
+        if (to_string(type) == name) return type;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+// Collects what one plugin registers, without touching the registry yet.
+class StagingRegistrar final : public Registrar {
+public:
+    std::vector<std::pair<std::pair<PluginType, std::string>, AnyFactory>> staged;
+    std::string error;
+
+    void add_renderer(const std::string& kind, RendererFactory f) override {
+        stage(PluginType::renderer, kind, std::move(f));
+    }
+    void add_parser(const std::string& kind, ParserFactory f) override {
+        stage(PluginType::parser, kind, std::move(f));
+    }
+    void add_adapter(const std::string& kind, AdapterFactory f) override {
+        stage(PluginType::adapter, kind, std::move(f));
+    }
+    void add_processor(const std::string& kind, ProcessorFactory f) override {
+        stage(PluginType::processor, kind, std::move(f));
+    }
+
+private:
+    template <class F>
+    void stage(PluginType type, const std::string& kind, F factory) {
+        if (kind.empty()) throw ValueError(std::string("empty kind for a ") + std::string(to_string(type)));
+        if (!factory) throw ValueError("null factory for " + std::string(to_string(type)) + " '" + kind + "'");
+        for (const auto& [key, _] : staged) {
+            if (key.first == type && key.second == kind) {
+                throw ValueError(std::string(to_string(type)) + " '" + kind + "' registered twice");
+            }
+        }
+        staged.emplace_back(std::make_pair(type, kind), AnyFactory(std::move(factory)));
+    }
+};
+
+std::string describe(const PluginOrigin& origin) {
+    return origin.file.empty() ? "built-in plugin '" + origin.name + "'" : origin.file.string();
+}
+
+}  // namespace
+
+bool Registry::Impl::register_plugin(const cmfpipe_plugin_descriptor& descriptor,
+                                     std::shared_ptr<boost::dll::shared_library> library,
+                                     const std::filesystem::path& file) {
+    const std::string where = file.empty() ? "(built-in)" : file.string();
+    // The ABI version is read before any C++ type of the plugin is touched.
+    if (descriptor.abi_version != CMFPIPE_ABI_VERSION) {
+        problems.push_back({file, "ABI version " + std::to_string(descriptor.abi_version) +
+                                      " does not match the host's ABI version " +
+                                      std::to_string(CMFPIPE_ABI_VERSION)});
+        return false;
+    }
+    if (descriptor.name == nullptr || descriptor.register_factories == nullptr) {
+        problems.push_back({file, "descriptor has no name or no registration function"});
+        return false;
+    }
+    PluginOrigin origin{descriptor.name, descriptor.version ? descriptor.version : "",
+                        descriptor.build_id ? descriptor.build_id : "", file};
+
+    StagingRegistrar staging;
+    try {
+        descriptor.register_factories(reinterpret_cast<cmfpipe_registrar*>(
+            static_cast<Registrar*>(&staging)));
+    } catch (const std::exception& e) {
+        problems.push_back({file, std::string("registration threw: ") + e.what()});
+        return false;
+    } catch (...) {
+        problems.push_back({file, "registration threw a non-standard exception"});
+        return false;
+    }
+    if (staging.staged.empty()) {
+        problems.push_back({file, "plugin '" + origin.name + "' registered no kinds"});
+        return false;
+    }
+    for (const auto& [key, _] : staging.staged) {
+        auto existing = entries.find(key);
+        if (existing != entries.end()) {
+            problems.push_back(
+                {file, std::string(to_string(key.first)) + " kind '" + key.second +
+                           "' is already registered by " + describe(existing->second.origin) +
+                           "; " + where + " was not loaded"});
+            return false;
+        }
+    }
+    for (auto& [key, factory] : staging.staged) {
+        entries.emplace(key, FactoryEntry{library, origin, std::move(factory)});
+    }
+    return true;
+}
+
+Registry::Registry() : impl_(std::make_unique<Impl>()) {}
+Registry::~Registry() = default;
+Registry::Registry(Registry&&) noexcept = default;
+Registry& Registry::operator=(Registry&&) noexcept = default;
+
+bool Registry::add_builtin(const cmfpipe_plugin_descriptor* descriptor) {
+    if (descriptor == nullptr) {
+        impl_->problems.push_back({{}, "null built-in descriptor"});
+        return false;
+    }
+    return impl_->register_plugin(*descriptor, nullptr, {});
+}
+
+namespace {
+
+template <class Interface, class Factory>
+std::shared_ptr<Interface> make(const Registry::Impl& impl, const Registry& registry,
+                                PluginType type, std::string_view kind, const Json& config) {
+    auto found = impl.entries.find(std::make_pair(type, std::string(kind)));
+    if (found == impl.entries.end()) {
+        std::string available;
+        for (const auto& k : registry.kinds(type)) available += (available.empty() ? "" : ", ") + k;
+        throw InvokerError("no " + std::string(to_string(type)) + " registered for kind '" +
+                           std::string(kind) + "' (available: " +
+                           (available.empty() ? "none" : available) + ")");
+    }
+    const FactoryEntry& entry = found->second;
+    std::unique_ptr<Interface> made;
+    try {
+        made = std::get<Factory>(entry.factory)(config);
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) + "' of plugin '" +
+                          entry.origin.name + "' failed to construct: " + e.what());
+    }
+    if (!made) {
+        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) + "' of plugin '" +
+                          entry.origin.name + "' returned no object");
+    }
+    // The deleter owns a reference to the library: the object's code stays mapped while it lives.
+    return std::shared_ptr<Interface>(made.release(),
+                                      [library = entry.library](Interface* object) { delete object; });
+}
+
+}  // namespace
+
+std::shared_ptr<Renderer> Registry::make_renderer(std::string_view kind, const Json& config) const {
+    return make<Renderer, RendererFactory>(*impl_, *this, PluginType::renderer, kind, config);
+}
+std::shared_ptr<Parser> Registry::make_parser(std::string_view kind, const Json& config) const {
+    return make<Parser, ParserFactory>(*impl_, *this, PluginType::parser, kind, config);
+}
+std::shared_ptr<Adapter> Registry::make_adapter(std::string_view kind, const Json& config) const {
+    return make<Adapter, AdapterFactory>(*impl_, *this, PluginType::adapter, kind, config);
+}
+std::shared_ptr<Processor> Registry::make_processor(std::string_view kind, const Json& config) const {
+    return make<Processor, ProcessorFactory>(*impl_, *this, PluginType::processor, kind, config);
+}
+
+bool Registry::has(PluginType type, std::string_view kind) const {
+    return impl_->entries.count(std::make_pair(type, std::string(kind))) > 0;
+}
+
+std::vector<std::string> Registry::kinds(PluginType type) const {
+    std::vector<std::string> out;
+    for (const auto& [key, _] : impl_->entries) {
+        if (key.first == type) out.push_back(key.second);
+    }
+    return out;  // the map is ordered by (type, kind), so this is sorted
+}
+
+std::vector<RegisteredKind> Registry::list() const {
+    std::vector<RegisteredKind> out;
+    out.reserve(impl_->entries.size());
+    for (const auto& [key, entry] : impl_->entries) out.push_back({key.first, key.second, entry.origin});
+    return out;
+}
+
+const std::vector<LoadProblem>& Registry::problems() const { return impl_->problems; }
+
+}  // namespace cmfpipe

@@ -1,0 +1,32 @@
+#ifndef CMFPIPE_ABI_H
+#define CMFPIPE_ABI_H
+/* The only thing a plugin exports: a plain C descriptor. The host reads abi_version
+ * before it touches any C++ type of the plugin; a mismatch is refused.
+ * Bump CMFPIPE_ABI_VERSION whenever a type that crosses the boundary changes layout
+ * (the interfaces in renderer.hpp, parser.hpp, adapter.hpp, processor.hpp, the CMF model). */
+#include <stdint.h>
+
+#define CMFPIPE_ABI_VERSION 1u
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opaque on the C side; it is a cmfpipe::Registrar once the ABI version matched. */
+struct cmfpipe_registrar;
+
+typedef struct cmfpipe_plugin_descriptor {
+    uint32_t abi_version;
+    const char* name;     /* plugin name, e.g. "jinja2" */
+    const char* version;  /* the plugin's own version */
+    const char* build_id; /* what built it (commit, compiler); informational */
+    void (*register_factories)(struct cmfpipe_registrar* registrar);
+} cmfpipe_plugin_descriptor;
+
+/* The exported alias name every plugin shared object carries. */
+#define CMFPIPE_PLUGIN_ENTRY "cmfpipe_plugin"
+
+#ifdef __cplusplus
+}
+#endif
+#endif
