@@ -1,0 +1,70 @@
+// examples/custom-renderer, the way a plugin author meets cmfpipe: install to a prefix, build the
+// plugin out of tree with find_package(cmfpipe), load it through CMFPIPE_PLUGIN_PATH.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "support/process.hpp"
+
+namespace fs = std::filesystem;
+using cmfpipe::testing::run_shell;
+using cmfpipe::testing::shell_quote;
+
+TEST_CASE("out-of-tree custom renderer: install, find_package, build, load via CMFPIPE_PLUGIN_PATH") {
+    const fs::path work = fs::temp_directory_path() / ("cmfpipe-oot-" + std::to_string(::getpid()));
+    fs::remove_all(work);
+    const fs::path prefix = work / "prefix", build = work / "build";
+    const std::string source = std::string(CMFPIPE_SOURCE_DIR) + "/examples/custom-renderer";
+
+    auto install = run_shell("cmake --install " + shell_quote(CMFPIPE_BINARY_DIR) + " --prefix " +
+                             shell_quote(prefix.string()));
+    INFO(install.out << install.err);
+    REQUIRE(install.exit_code == 0);
+    REQUIRE(fs::exists(prefix / "lib/cmake/cmfpipe/cmfpipeConfig.cmake"));
+    REQUIRE(fs::exists(prefix / "include/cmfpipe/plugin.hpp"));
+
+    // A clean environment: nothing of the source or build tree is visible to the example's build.
+    auto configure = run_shell("env -u CMFPIPE_PLUGIN_PATH cmake -S " + shell_quote(source) + " -B " +
+                               shell_quote(build.string()) + " -G Ninja -DCMAKE_PREFIX_PATH=" +
+                               shell_quote(prefix.string()));
+    INFO(configure.out << configure.err);
+    REQUIRE(configure.exit_code == 0);
+    auto compile = run_shell("cmake --build " + shell_quote(build.string()));
+    INFO(compile.out << compile.err);
+    REQUIRE(compile.exit_code == 0);
+    REQUIRE(fs::exists(build / "dollar.so"));
+
+    const std::string cli = shell_quote((prefix / "bin/cmfpipe").string());
+    const std::string env = "CMFPIPE_PLUGIN_PATH=" + shell_quote(build.string()) + " ";
+
+    auto plugins = run_shell(env + cli + " plugins --strict");
+    INFO(plugins.err);
+    CHECK(plugins.exit_code == 0);
+    CHECK_THAT(plugins.out, Catch::Contains("renderer") && Catch::Contains("dollar") &&
+                                Catch::Contains((build / "dollar.so").string()));
+
+    auto render = run_shell(env + cli + " render --format dollar --template " +
+                            shell_quote(source + "/greeting.txt") + " --vars " +
+                            shell_quote(source + "/greeting.json"));
+    INFO(render.err);
+    CHECK(render.exit_code == 0);
+    CHECK(render.out == "Hello Ada, you have 3 new messages in your inbox.\nPrice: $5.\n");
+
+    // A missing input is an error with its location, not an empty substitution.
+    fs::create_directories(work);
+    {
+        std::ofstream(work / "bad.txt") << "line one\n  ${nobody}\n";
+    }
+    auto bad = run_shell(env + cli + " render --format dollar --template " + shell_quote((work / "bad.txt").string()));
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.out.empty());
+    CHECK(bad.err == "cmfpipe: ValueError: " + (work / "bad.txt").string() +
+                         ":2:3: no input 'nobody' and no fallback\n");
+
+    // Without CMFPIPE_PLUGIN_PATH the installed host does not know the kind.
+    auto unknown = run_shell("env -u CMFPIPE_PLUGIN_PATH " + cli + " render --format dollar --template " +
+                             shell_quote(source + "/greeting.txt"));
+    CHECK(unknown.exit_code == 1);
+    CHECK_THAT(unknown.err, Catch::Contains("no renderer registered for kind 'dollar'"));
+    fs::remove_all(work);
+}
