@@ -1,0 +1,179 @@
+// Anthropic content blocks <-> CMF parts. Text, thinking, tool_use, tool_result, image and
+// document have a block each; CMF parts with no block (video, resources, prompts) are errors.
+#include <map>
+
+#include "anthropic_wire.hpp"
+#include "cmfpipe/errors.hpp"
+
+namespace cmfpipe::anthropic {
+namespace {
+
+using cmf::ContentPart;
+using wire::WireNode;
+
+constexpr std::string_view data_scheme = "data:";
+constexpr std::string_view base64_marker = ";base64,";
+
+// {type: base64, media_type, data} | {type: url, url}; a data: URL is sent as base64.
+template <class Source>
+Json source_json(const Source& source, const std::string& place) {
+    if (source.type == cmf::MediaSourceType::base64) {
+        if (!source.media_type) throw ValueError("anthropic: " + place + ": base64 data needs a media_type");
+        return Json{{"type", "base64"}, {"media_type", *source.media_type}, {"data", source.data}};
+    }
+    std::string_view url = source.data;
+    if (url.substr(0, data_scheme.size()) == data_scheme) {
+        auto at = url.find(base64_marker);
+        if (at != std::string_view::npos) {
+            return Json{{"type", "base64"},
+                        {"media_type", std::string(url.substr(data_scheme.size(), at - data_scheme.size()))},
+                        {"data", std::string(url.substr(at + base64_marker.size()))}};
+        }
+    }
+    return Json{{"type", "url"}, {"url", source.data}};
+}
+
+template <class Source>
+void read_source(const WireNode& node, Source& out) {
+    const std::string& type = node.at("type").string();
+    if (type == "base64") {
+        out.type = cmf::MediaSourceType::base64;
+        out.media_type = node.at("media_type").string();
+        out.data = node.at("data").string();
+    } else if (type == "url") {
+        out.type = cmf::MediaSourceType::url;
+        out.data = node.at("url").string();
+    } else if (type == "text") {
+        out.type = cmf::MediaSourceType::base64;  // plain-text document source: kept as its text
+        out.media_type = node.string_or("media_type", "text/plain");
+        out.data = node.at("data").string();
+    } else {
+        node.at("type").fail("unknown source type '" + type + "'");
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<const Json> finish_custom(Json custom) {
+    if (auto sigs = custom.find("thinking_signatures"); sigs != custom.end()) {
+        bool any = false;
+        for (const Json& s : *sigs) any = any || !s.get_ref<const std::string&>().empty();
+        if (!any) custom.erase("thinking_signatures");
+    }
+    if (custom.empty()) return nullptr;
+    return std::make_shared<const Json>(std::move(custom));
+}
+
+Json part_to_block(const ContentPart& part, const std::string& place, const std::string& signature) {
+    if (const auto* text = part.get_if<cmf::Text>()) return Json{{"type", "text"}, {"text", text->text}};
+    if (const auto* thinking = part.get_if<cmf::Thinking>()) {
+        Json block = {{"type", "thinking"}, {"thinking", thinking->text}};
+        if (!signature.empty()) block["signature"] = signature;
+        return block;
+    }
+    if (const auto* call = part.get_if<cmf::ToolCall>()) {
+        return Json{{"type", "tool_use"}, {"id", call->tool_call_id}, {"name", call->name}, {"input", call->arguments}};
+    }
+    if (const auto* result = part.get_if<cmf::ToolResult>()) {
+        Json block = {{"type", "tool_result"}, {"tool_use_id", result->tool_call_id}};
+        if (!result->content.is_null()) {
+            block["content"] = result->content.is_string() ? result->content : Json(result->content.dump());
+        }
+        if (result->is_error) block["is_error"] = true;
+        return block;
+    }
+    if (const auto* image = part.get_if<cmf::ImageSource>()) {
+        return Json{{"type", "image"}, {"source", source_json(*image, place)}};
+    }
+    if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
+        Json block = {{"type", "document"}, {"source", source_json(*doc, place)}};
+        if (doc->title) block["title"] = *doc->title;
+        return block;
+    }
+    throw ValueError("anthropic: " + place + ": the Messages API has no block for this part");
+}
+
+void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
+    block.object();
+    const std::string& type = block.at("type").string();
+    if (type == "text") {
+        parts.push_back(ContentPart::text(block.at("text").string()));
+    } else if (type == "thinking") {
+        parts.push_back(ContentPart::thinking(block.at("thinking").string()));
+        custom["thinking_signatures"].push_back(block.string_or("signature", ""));
+    } else if (type == "redacted_thinking") {
+        custom["redacted_thinking"].push_back(block.at("data").string());
+    } else if (type == "tool_use") {
+        WireNode input = block.at("input");
+        if (!input.is_object()) input.fail("expected an object, got " + std::string(wire::json_type_name(input.json())));
+        parts.push_back(ContentPart::make(cmf::ToolCall{block.at("id").string(), block.at("name").string(), input.json(), std::nullopt}));
+    } else if (type == "tool_result") {
+        cmf::ToolResult result;
+        result.tool_call_id = block.at("tool_use_id").string();
+        if (auto content = block.find("content")) result.content = content->json();
+        if (auto is_error = block.find("is_error")) result.is_error = is_error->boolean();
+        parts.push_back(ContentPart::make(std::move(result)));
+    } else if (type == "image") {
+        cmf::ImageSource image;
+        read_source(block.at("source").object(), image);
+        parts.push_back(ContentPart::make(std::move(image)));
+    } else if (type == "document") {
+        cmf::DocumentSource doc;
+        read_source(block.at("source").object(), doc);
+        doc.title = block.optional_string("title");
+        parts.push_back(ContentPart::make(std::move(doc)));
+    } else {
+        custom["provider_blocks"].push_back(block.json());  // server tools, citations...: kept verbatim
+    }
+}
+
+std::vector<cmf::Message> read_conversation(const WireNode& body) {
+    std::vector<cmf::Message> out;
+    Json custom = Json::object();
+    if (auto system = body.find("system")) {
+        cmf::Content parts;
+        if (system->is_string()) {
+            parts.push_back(ContentPart::text(system->string()));
+        } else {
+            for (const WireNode& block : system->elements()) block_to_parts(block, parts, custom);
+        }
+        out.emplace_back(cmf::Role::system, std::move(parts));
+    }
+    std::map<std::string, std::string, std::less<>> tool_names;
+    for (const WireNode& message : body.at("messages").elements()) {
+        message.object();
+        WireNode role_node = message.at("role");
+        const std::string& role_name = role_node.string();
+        if (role_name != "user" && role_name != "assistant") role_node.fail("unknown role '" + role_name + "'");
+        cmf::Role role = role_name == "user" ? cmf::Role::user : cmf::Role::assistant;
+        cmf::Content parts, results;
+        Json message_custom = Json::object();
+        WireNode content = message.at("content");
+        if (content.is_string()) {
+            parts.push_back(ContentPart::text(content.string()));
+        } else {
+            for (const WireNode& block : content.elements()) block_to_parts(block, parts, message_custom);
+        }
+        // Tool results ride in user messages on this wire; in CMF they are a tool message.
+        cmf::Content rest;
+        for (cmf::PartPtr& p : parts) {
+            if (const auto* call = p->get_if<cmf::ToolCall>()) tool_names[call->tool_call_id] = call->name;
+            if (const auto* result = p->get_if<cmf::ToolResult>()) {
+                cmf::ToolResult named = *result;
+                if (auto it = tool_names.find(named.tool_call_id); it != tool_names.end()) named.tool_name = it->second;
+                results.push_back(ContentPart::make(std::move(named)));
+            } else {
+                rest.push_back(std::move(p));
+            }
+        }
+        if (!results.empty()) out.emplace_back(cmf::Role::tool, std::move(results));
+        if (!rest.empty() || results.empty()) {
+            cmf::Message m(role, std::move(rest));
+            if (auto slot = finish_custom(std::move(message_custom))) m = m.with_custom(std::move(slot));
+            out.push_back(std::move(m));
+        }
+    }
+    return out;
+}
+
+}  // namespace cmfpipe::anthropic

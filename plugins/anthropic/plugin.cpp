@@ -1,0 +1,63 @@
+// The "anthropic" adapter plugin: CMF <-> Anthropic Messages API JSON. Config:
+// {"default_max_tokens": N} (4096 when absent), used when the agent sets no maxOutputTokens.
+#include "anthropic_wire.hpp"
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/plugin.hpp"
+
+namespace cmfpipe::anthropic {
+namespace {
+
+class AnthropicAdapter final : public Adapter {
+public:
+    explicit AnthropicAdapter(std::int64_t default_max_tokens) : default_max_tokens_(default_max_tokens) {}
+
+    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) const override {
+        return messages_request(messages, agent, options, default_max_tokens_);
+    }
+
+    std::vector<cmf::Message> from_wire(std::string_view completion, const Json& options) const override {
+        auto first = completion.find_first_not_of(" \t\r\n");
+        if (first == std::string_view::npos) throw ValueError("anthropic response: the completion is empty");
+        std::string_view text = completion.substr(first);
+        if (looks_like_sse(text)) {
+            Json message = accumulate_events(sse_events(text));
+            return read_response(wire::WireNode("anthropic stream", message), options);
+        }
+        Json doc = wire::parse_wire_json(text, "anthropic response");
+        if (doc.is_array()) {
+            Json message = accumulate_events(doc.get<std::vector<Json>>());
+            return read_response(wire::WireNode("anthropic stream", message), options);
+        }
+        wire::WireNode body("anthropic response", doc);
+        body.object();
+        if (doc.value("type", "") == "error") {
+            auto error = body.find("error");
+            throw ValueError("anthropic response reported an error: " +
+                             (error && error->is_object() ? error->string_or("message", doc.dump()) : doc.dump()));
+        }
+        if (doc.contains("messages") && !doc.contains("content")) return read_conversation(body);  // a request body
+        return read_response(body, options);
+    }
+
+private:
+    std::int64_t default_max_tokens_;
+};
+
+void register_kinds(Registrar& r) {
+    r.add_adapter("anthropic", [](const Json& config) {
+        std::int64_t max_tokens = 4096;
+        if (config.is_object() && config.contains("default_max_tokens")) {
+            const Json& v = config["default_max_tokens"];
+            if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) {
+                throw ConfigError("anthropic: default_max_tokens must be a positive integer, got " + v.dump());
+            }
+            max_tokens = v.get<std::int64_t>();
+        }
+        return std::make_unique<AnthropicAdapter>(max_tokens);
+    });
+}
+
+}  // namespace
+}  // namespace cmfpipe::anthropic
+
+CMFPIPE_PLUGIN(anthropic, "0.1.0", cmfpipe::anthropic::register_kinds)

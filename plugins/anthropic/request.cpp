@@ -1,0 +1,122 @@
+// CMF messages + agent -> an Anthropic Messages API request body (Prompty spec §7.5, §7.6):
+// system (and developer) text goes to the top-level `system` field, every other message is an
+// array of content blocks, consecutive tool messages become ONE user message of tool_result
+// blocks (spec §9.5), max_tokens is always present, tools carry input_schema.
+#include "anthropic_wire.hpp"
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/property_schema.hpp"
+
+namespace cmfpipe::anthropic {
+namespace {
+
+std::string place_of(std::size_t message, std::size_t part, const cmf::ContentPart& p) {
+    return "message " + std::to_string(message) + " part " + std::to_string(part) + " (" +
+           std::string(cmf::to_string(p.type())) + ")";
+}
+
+// The signature kept for the k-th thinking part of a message that came from this wire.
+std::string thinking_signature(const cmf::Message& message, std::size_t k) {
+    const auto& custom = message.custom();
+    if (!custom) return "";
+    auto sigs = custom->find("thinking_signatures");
+    if (sigs == custom->end() || !sigs->is_array() || k >= sigs->size() || !(*sigs)[k].is_string()) return "";
+    return (*sigs)[k].get<std::string>();
+}
+
+const Json* model_options(const Json& agent) {
+    if (!agent.is_object()) return nullptr;
+    auto model = agent.find("model");
+    if (model == agent.end() || !model->is_object()) return nullptr;
+    auto options = model->find("options");
+    return options != model->end() && options->is_object() ? &*options : nullptr;
+}
+
+Json tools_json(const Json& agent) {
+    Json out = Json::array();
+    if (!agent.is_object() || !agent.contains("tools") || !agent["tools"].is_array()) return out;
+    for (const Json& tool : agent["tools"]) {
+        std::string name = tool.value("name", "");
+        std::string kind = tool.value("kind", "function");
+        if (kind == "mcp" || kind == "openapi") {
+            throw ValueError("anthropic: tool '" + name + "' (kind " + kind +
+                             ") must be resolved to function tools before it reaches the adapter");
+        }
+        Json plain = tool;
+        plain.erase("strict");  // OpenAI's strict-mode schema rewriting does not apply here
+        Json wire_tool = {{"name", name}};
+        if (auto d = tool.find("description"); d != tool.end() && d->is_string()) wire_tool["description"] = *d;
+        wire_tool["input_schema"] = wire::tool_parameters_schema(plain);
+        out.push_back(std::move(wire_tool));
+    }
+    return out;
+}
+
+}  // namespace
+
+Json messages_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options,
+                      std::int64_t default_max_tokens) {
+    Json body = Json::object();
+    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string()) body["model"] = *id;
+    }
+    Json system = Json::array();
+    Json wire_messages = Json::array();
+    bool last_was_tool = false;
+    for (std::size_t m = 0; m < messages.size(); ++m) {
+        const cmf::Message& message = messages[m];
+        if (message.role() == cmf::Role::system || message.role() == cmf::Role::developer) {
+            for (std::size_t i = 0; i < message.size(); ++i) {
+                const auto* text = message.part(i)->get_if<cmf::Text>();
+                if (!text) throw ValueError("anthropic: " + place_of(m, i, *message.part(i)) + ": system takes text only");
+                system.push_back(Json{{"type", "text"}, {"text", text->text}});
+            }
+            continue;
+        }
+        Json blocks = Json::array();
+        std::size_t thinking_index = 0;
+        for (std::size_t i = 0; i < message.size(); ++i) {
+            const cmf::ContentPart& part = *message.part(i);
+            std::string signature;
+            if (part.type() == cmf::ContentType::thinking) signature = thinking_signature(message, thinking_index++);
+            blocks.push_back(part_to_block(part, place_of(m, i, part), signature));
+        }
+        const bool is_tool = message.role() == cmf::Role::tool;
+        if (is_tool && last_was_tool) {
+            for (Json& b : blocks) wire_messages.back()["content"].push_back(std::move(b));
+        } else {
+            const char* role = message.role() == cmf::Role::assistant ? "assistant" : "user";
+            wire_messages.push_back(Json{{"role", role}, {"content", std::move(blocks)}});
+        }
+        last_was_tool = is_tool;
+    }
+    if (system.size() == 1) {
+        body["system"] = system[0]["text"];
+    } else if (!system.empty()) {
+        body["system"] = std::move(system);
+    }
+    body["messages"] = std::move(wire_messages);
+
+    const Json* opts = model_options(agent);
+    auto option = [&](const char* name) -> const Json* {
+        if (!opts) return nullptr;
+        auto it = opts->find(name);
+        return it != opts->end() && !it->is_null() ? &*it : nullptr;
+    };
+    if (const Json* v = option("temperature")) body["temperature"] = *v;
+    if (const Json* v = option("topP")) body["top_p"] = *v;
+    if (const Json* v = option("topK")) body["top_k"] = *v;
+    const Json* max = option("maxOutputTokens");
+    body["max_tokens"] = max ? *max : Json(default_max_tokens);
+    if (const Json* v = option("stopSequences")) body["stop_sequences"] = *v;
+    // frequencyPenalty, presencePenalty, seed, allowMultipleToolCalls: not supported, dropped (§7.6).
+    if (const Json* extra = option("additionalProperties"); extra && extra->is_object()) {
+        for (const auto& [key, value] : extra->items()) {
+            if (!body.contains(key)) body[key] = value;
+        }
+    }
+    if (Json tools = tools_json(agent); !tools.empty()) body["tools"] = std::move(tools);
+    if (options.is_object() && options.value("stream", false)) body["stream"] = true;
+    return body;
+}
+
+}  // namespace cmfpipe::anthropic

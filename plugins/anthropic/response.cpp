@@ -1,0 +1,83 @@
+// An Anthropic Messages API response -> one CMF assistant message (Prompty spec §8.5): text,
+// thinking and tool_use blocks become parts in their order; stop reason, usage and model become
+// the CompletionExtension; the message id becomes provenance.message_id.
+#include "anthropic_wire.hpp"
+#include "cmfpipe/errors.hpp"
+
+namespace cmfpipe::anthropic {
+namespace {
+
+std::optional<cmf::StopReason> stop_reason_of(std::string_view reason) {
+    if (reason == "end_turn") return cmf::StopReason::end;
+    if (reason == "max_tokens") return cmf::StopReason::max_tokens;
+    if (reason == "stop_sequence") return cmf::StopReason::stop_sequence;
+    if (reason == "tool_use") return cmf::StopReason::call;
+    return std::nullopt;  // pause_turn, refusal, ...: kept in custom["provider_stop_reason"]
+}
+
+bool wants_structured_output(const Json& options) {
+    if (!options.is_object()) return false;
+    if (auto it = options.find("structured"); it != options.end() && it->is_boolean()) return it->get<bool>();
+    auto it = options.find("outputs");
+    return it != options.end() && (it->is_array() || it->is_object()) && !it->empty();
+}
+
+}  // namespace
+
+std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& options) {
+    body.object();
+    if (auto type = body.find("type"); type && type->string() != "message") {
+        type->fail("expected a message, got type '" + type->string() + "'");
+    }
+    if (auto role = body.find("role"); role && role->string() != "assistant") {
+        role->fail("a response must have role assistant, got '" + role->string() + "'");
+    }
+    Json custom = Json::object();
+    cmf::Content parts;
+    std::string text;
+    bool has_calls = false;
+    for (const wire::WireNode& block : body.at("content").elements()) {
+        block_to_parts(block, parts, custom);
+    }
+    for (const cmf::PartPtr& p : parts) {
+        if (const auto* t = p->get_if<cmf::Text>()) text += t->text;
+        if (p->type() == cmf::ContentType::tool_call) has_calls = true;
+        if (p->type() == cmf::ContentType::tool_result) body.at("content").fail("a response cannot hold tool_result blocks");
+    }
+    if (wants_structured_output(options) && !has_calls && !text.empty()) {
+        Json parsed = Json::parse(text, nullptr, false);
+        if (parsed.is_discarded()) {
+            custom["structured_output_error"] = "the text is not valid JSON; kept as text";
+        } else {
+            custom["structured_output"] = std::move(parsed);
+        }
+    }
+
+    auto completion = std::make_shared<cmf::CompletionExtension>();
+    if (auto reason = body.find("stop_reason")) {
+        completion->stop_reason = stop_reason_of(reason->string());
+        if (!completion->stop_reason) custom["provider_stop_reason"] = reason->string();
+    }
+    if (auto sequence = body.find("stop_sequence")) custom["stop_sequence"] = sequence->string();
+    if (auto usage = body.find("usage")) {
+        usage->object();
+        cmf::TokenUsage tokens;
+        tokens.input_tokens = usage->optional_integer("input_tokens").value_or(0);
+        tokens.output_tokens = usage->optional_integer("output_tokens").value_or(0);
+        tokens.total_tokens = tokens.input_tokens + tokens.output_tokens;
+        completion->tokens = tokens;
+    }
+    completion->model = body.optional_string("model");
+    completion->raw_format = "anthropic";
+    cmf::Message message = cmf::Message(cmf::Role::assistant, std::move(parts)).with_completion(std::move(completion));
+    if (auto id = body.optional_string("id")) {
+        auto provenance = std::make_shared<cmf::ProvenanceExtension>();
+        provenance->source = "anthropic";
+        provenance->message_id = *id;
+        message = message.with_provenance(std::move(provenance));
+    }
+    if (auto slot = finish_custom(std::move(custom))) message = message.with_custom(std::move(slot));
+    return {std::move(message)};
+}
+
+}  // namespace cmfpipe::anthropic

@@ -1,0 +1,131 @@
+// A streamed Messages API response -> the message object it adds up to. Accepted forms:
+// Server-Sent Events text ("event: ..." / "data: {...}") or a JSON array of event objects.
+// message_start gives the message, content_block_start/delta/stop build its blocks (text_delta,
+// thinking_delta, signature_delta, input_json_delta), message_delta gives stop reason and usage,
+// an error event is a ValueError.
+#include "anthropic_wire.hpp"
+#include "cmfpipe/errors.hpp"
+
+namespace cmfpipe::anthropic {
+namespace {
+
+std::string_view trim(std::string_view s) {
+    auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) return {};
+    auto e = s.find_last_not_of(" \t\r");
+    return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+bool looks_like_sse(std::string_view text) {
+    std::string_view head = trim(text.substr(0, text.find('\n')));
+    return head.rfind("event:", 0) == 0 || head.rfind("data:", 0) == 0 || head.rfind(":", 0) == 0;
+}
+
+std::vector<Json> sse_events(std::string_view text) {
+    std::vector<Json> events;
+    std::string data;
+    bool has_data = false;
+    int line_no = 0, event_line = 0;
+    auto flush = [&] {
+        if (!has_data) return;
+        has_data = false;
+        try {
+            events.push_back(wire::parse_wire_json(data, "anthropic stream event"));
+        } catch (const ValueError& e) {
+            throw ValueError("anthropic stream: the event at line " + std::to_string(event_line) + ": " + e.message());
+        }
+        data.clear();
+    };
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        ++line_no;
+        if (line.empty()) {
+            flush();
+        } else if (line.rfind("data:", 0) == 0) {
+            std::string_view value = line.substr(5);
+            if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+            if (has_data) {
+                data += '\n';
+            } else {
+                event_line = line_no;
+            }
+            data.append(value);
+            has_data = true;
+        }  // "event:" repeats the data's own "type"; comments and other fields carry nothing
+        pos = end + 1;
+    }
+    flush();
+    return events;
+}
+
+Json accumulate_events(const std::vector<Json>& events) {
+    Json message;
+    std::vector<std::string> partial_json;  // input_json_delta text per block index
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        wire::WireNode event("anthropic stream", events[i], "$[" + std::to_string(i) + "]");
+        const std::string& type = event.object().at("type").string();
+        if (type == "error") {
+            auto error = event.find("error");
+            throw ValueError("anthropic stream: the provider reported an error: " +
+                             (error && error->is_object() ? error->string_or("message", error->json().dump()) : events[i].dump()));
+        }
+        if (type == "message_start") {
+            message = event.at("message").object().json();
+            if (!message.contains("content") || !message["content"].is_array()) message["content"] = Json::array();
+            continue;
+        }
+        if (type == "ping") continue;
+        if (message.is_null()) event.fail("an event before message_start");
+        Json& content = message["content"];
+        if (type == "content_block_start") {
+            auto index = static_cast<std::size_t>(event.at("index").integer());
+            if (index != content.size()) event.at("index").fail("blocks must start in order");
+            content.push_back(event.at("content_block").object().json());
+            partial_json.emplace_back();
+        } else if (type == "content_block_delta") {
+            wire::WireNode index_node = event.at("index");
+            auto index = static_cast<std::size_t>(index_node.integer());
+            if (index >= content.size()) index_node.fail("no block started at this index");
+            Json& block = content[index];
+            wire::WireNode delta = event.at("delta").object();
+            const std::string& delta_type = delta.at("type").string();
+            if (delta_type == "text_delta") {
+                block["text"] = block.value("text", "") + delta.at("text").string();
+            } else if (delta_type == "thinking_delta") {
+                block["thinking"] = block.value("thinking", "") + delta.at("thinking").string();
+            } else if (delta_type == "signature_delta") {
+                block["signature"] = block.value("signature", "") + delta.at("signature").string();
+            } else if (delta_type == "input_json_delta") {
+                partial_json[index] += delta.at("partial_json").string();
+            } else {
+                delta.at("type").fail("unknown delta type '" + delta_type + "'");
+            }
+        } else if (type == "content_block_stop") {
+            wire::WireNode index_node = event.at("index");
+            auto index = static_cast<std::size_t>(index_node.integer());
+            if (index >= content.size()) index_node.fail("no block started at this index");
+            if (!partial_json[index].empty()) {
+                Json input = Json::parse(partial_json[index], nullptr, false);
+                if (input.is_discarded()) index_node.fail("the tool input streamed for this block is not valid JSON: " + partial_json[index]);
+                content[index]["input"] = std::move(input);
+            }
+        } else if (type == "message_delta") {
+            if (auto delta = event.find("delta")) {
+                for (const auto& [key, value] : delta->object().json().items()) message[key] = value;
+            }
+            if (auto usage = event.find("usage")) {
+                for (const auto& [key, value] : usage->object().json().items()) message["usage"][key] = value;
+            }
+        }  // message_stop and unknown event types carry nothing to keep
+    }
+    if (message.is_null()) throw ValueError("anthropic stream: no message_start event");
+    return message;
+}
+
+}  // namespace cmfpipe::anthropic

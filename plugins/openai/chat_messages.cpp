@@ -1,0 +1,210 @@
+// OpenAI Chat Completions JSON -> CMF: a chat.completion response (one assistant message per
+// choice) and a request's "messages" array (the inverse of chat_request). Everything in a message
+// becomes a part or lands in the custom slot; a shape we do not know is a ValueError with its path.
+#include <map>
+
+#include "cmfpipe/errors.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+using cmf::ContentPart;
+using cmf::PartPtr;
+using wire::WireNode;
+
+cmf::Role role_of(const WireNode& node) {
+    const std::string& role = node.string();
+    if (auto r = cmf::enum_from_string<cmf::Role>(role)) return *r;
+    node.fail("unknown role '" + role + "'");
+}
+
+PartPtr image_part(const std::string& url) {
+    if (auto inline_data = parse_data_url(url)) {
+        return ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::base64, inline_data->data, inline_data->media_type});
+    }
+    return ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::url, url, std::nullopt});
+}
+
+PartPtr file_part(const WireNode& file) {
+    cmf::DocumentSource doc;
+    doc.title = file.optional_string("filename");
+    if (auto data = file.find("file_data")) {
+        if (auto inline_data = parse_data_url(data->string())) {
+            doc.type = cmf::MediaSourceType::base64;
+            doc.data = inline_data->data;
+            doc.media_type = inline_data->media_type;
+        } else {
+            doc.type = cmf::MediaSourceType::base64;
+            doc.data = data->string();
+        }
+    } else if (auto id = file.find("file_id")) {
+        doc.data = id->string();
+    } else if (auto url = file.find("url")) {
+        doc.data = url->string();
+    } else {
+        file.fail("a file block needs file_data, file_id or url");
+    }
+    return ContentPart::make(std::move(doc));
+}
+
+// One element of a content array.
+void read_block(const WireNode& block, cmf::Content& parts, Json& custom) {
+    const std::string& type = block.at("type").string();
+    if (type == "text") {
+        parts.push_back(ContentPart::text(block.at("text").string()));
+    } else if (type == "refusal") {
+        const std::string& refusal = block.at("refusal").string();
+        parts.push_back(ContentPart::text(refusal));
+        custom["refusal"] = refusal;
+    } else if (type == "image_url") {
+        WireNode image = block.at("image_url");
+        parts.push_back(image_part(image.is_string() ? image.string() : image.at("url").string()));
+    } else if (type == "input_audio") {
+        WireNode audio = block.at("input_audio");
+        parts.push_back(ContentPart::make(cmf::AudioSource{cmf::MediaSourceType::base64, audio.at("data").string(),
+                                                           audio_media_type(audio.at("format").string()), std::nullopt}));
+    } else if (type == "file") {
+        parts.push_back(file_part(block.at("file").object()));
+    } else {
+        block.at("type").fail("unknown content block type '" + type + "'");
+    }
+}
+
+void read_content(const WireNode& message, cmf::Content& parts, Json& custom) {
+    auto content = message.find("content");
+    if (!content) return;
+    if (content->is_string()) {
+        if (!content->string().empty()) parts.push_back(ContentPart::text(content->string()));
+        return;
+    }
+    for (const WireNode& block : content->elements()) read_block(block.object(), parts, custom);
+}
+
+void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom) {
+    auto calls = message.find("tool_calls");
+    if (!calls) return;
+    for (const WireNode& call : calls->elements()) {
+        call.object();
+        if (auto type = call.find("type"); type && type->string() != "function") {
+            type->fail("unsupported tool call type '" + type->string() + "' (expected function)");
+        }
+        WireNode function = call.at("function").object();
+        cmf::ToolCall tool_call;
+        tool_call.tool_call_id = call.string_or("id", "");
+        tool_call.name = function.at("name").string();
+        std::string raw;
+        if (auto args = function.find("arguments")) raw = args->string();
+        ParsedArguments parsed = parse_tool_arguments(raw);
+        tool_call.arguments = std::move(parsed.object);
+        if (parsed.error) flag_invalid_arguments(custom, tool_call, raw, *parsed.error);
+        parts.push_back(ContentPart::make(std::move(tool_call)));
+    }
+}
+
+// An assistant message: thinking first (reasoning_content / reasoning), then content, then calls.
+cmf::Content read_assistant_parts(const WireNode& message, Json& custom) {
+    cmf::Content parts;
+    for (const char* key : {"reasoning_content", "reasoning"}) {
+        if (auto thinking = message.find(key); thinking && thinking->is_string()) {
+            parts.push_back(ContentPart::thinking(thinking->string()));
+            break;
+        }
+    }
+    read_content(message, parts, custom);
+    if (auto refusal = message.find("refusal")) {
+        parts.push_back(ContentPart::text(refusal->string()));
+        custom["refusal"] = refusal->string();
+    }
+    read_tool_calls(message, parts, custom);
+    return parts;
+}
+
+cmf::Message finish(cmf::Role role, cmf::Content parts, Json custom) {
+    cmf::Message message(role, std::move(parts));
+    if (!custom.empty()) message = message.with_custom(std::make_shared<const Json>(std::move(custom)));
+    return message;
+}
+
+std::optional<cmf::TokenUsage> read_usage(const WireNode& body) {
+    auto usage = body.find("usage");
+    if (!usage) return std::nullopt;
+    usage->object();
+    cmf::TokenUsage tokens;
+    tokens.input_tokens = usage->optional_integer("prompt_tokens").value_or(0);
+    tokens.output_tokens = usage->optional_integer("completion_tokens").value_or(0);
+    tokens.total_tokens = usage->optional_integer("total_tokens").value_or(tokens.input_tokens + tokens.output_tokens);
+    return tokens;
+}
+
+}  // namespace
+
+std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json& options) {
+    body.object();
+    CompletionInfo info;
+    info.id = body.optional_string("id");
+    info.model = body.optional_string("model");
+    info.created = body.optional_integer("created");
+    info.usage = read_usage(body);
+    info.raw_format = "openai";
+    std::vector<WireNode> choices = body.at("choices").elements();
+    if (choices.empty()) body.at("choices").fail("no choices");
+    const bool structured = wants_structured_output(options);
+    std::vector<cmf::Message> out;
+    out.reserve(choices.size());
+    for (const WireNode& choice : choices) {
+        choice.object();
+        WireNode message = choice.at("message").object();
+        if (auto role = message.find("role"); role && role->string() != "assistant") {
+            role->fail("a completion's message must have role assistant, got '" + role->string() + "'");
+        }
+        Json custom = Json::object();
+        cmf::Content parts = read_assistant_parts(message, custom);
+        bool has_calls = false;
+        std::string text;
+        for (const PartPtr& p : parts) {
+            if (p->type() == cmf::ContentType::tool_call) has_calls = true;
+            if (const auto* t = p->get_if<cmf::Text>()) text += t->text;
+        }
+        if (structured && !has_calls && !custom.contains("refusal")) add_structured_output(custom, text);
+        CompletionInfo choice_info = info;
+        choice_info.finish_reason = choice.optional_string("finish_reason");
+        out.push_back(with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)), choice_info,
+                                           std::move(custom)));
+    }
+    return out;
+}
+
+std::vector<cmf::Message> read_chat_conversation(const WireNode& messages) {
+    std::vector<cmf::Message> out;
+    std::map<std::string, std::string, std::less<>> tool_names;  // tool_call_id -> name, for results
+    for (const WireNode& message : messages.elements()) {
+        message.object();
+        WireNode role_node = message.at("role");
+        if (role_node.string() == "function") role_node.fail("the legacy role 'function' is not supported");
+        cmf::Role role = role_of(role_node);
+        Json custom = Json::object();
+        if (role == cmf::Role::tool) {
+            cmf::ToolResult result;
+            result.tool_call_id = message.at("tool_call_id").string();
+            if (auto name = tool_names.find(result.tool_call_id); name != tool_names.end()) result.tool_name = name->second;
+            WireNode content = message.at("content");
+            result.content = content.json();
+            out.push_back(cmf::Message(role, {ContentPart::make(std::move(result))}));
+            continue;
+        }
+        cmf::Content parts;
+        if (role == cmf::Role::assistant) {
+            parts = read_assistant_parts(message, custom);
+            for (const PartPtr& p : parts) {
+                if (const auto* call = p->get_if<cmf::ToolCall>()) tool_names[call->tool_call_id] = call->name;
+            }
+        } else {
+            read_content(message, parts, custom);
+        }
+        out.push_back(finish(role, std::move(parts), std::move(custom)));
+    }
+    return out;
+}
+
+}  // namespace cmfpipe::openai

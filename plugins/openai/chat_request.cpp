@@ -1,0 +1,174 @@
+// CMF messages + agent -> an OpenAI Chat Completions request body (Prompty spec §7.1).
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/property_schema.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+using cmf::ContentPart;
+
+// One content block (spec §7.1.2). Parts Chat Completions cannot carry are errors, never dropped.
+Json content_block(const ContentPart& part, const std::string& place) {
+    if (const auto* text = part.get_if<cmf::Text>()) return Json{{"type", "text"}, {"text", text->text}};
+    if (const auto* image = part.get_if<cmf::ImageSource>()) {
+        std::string url = image->data;
+        if (image->type == cmf::MediaSourceType::base64) {
+            if (!image->media_type) throw ValueError("openai: " + place + ": a base64 image needs a media_type");
+            url = make_data_url(*image->media_type, image->data);
+        }
+        return Json{{"type", "image_url"}, {"image_url", {{"url", url}}}};
+    }
+    if (const auto* audio = part.get_if<cmf::AudioSource>()) {
+        std::string data = audio->data;
+        std::optional<std::string> media_type = audio->media_type;
+        if (audio->type == cmf::MediaSourceType::url) {
+            auto inline_data = parse_data_url(audio->data);
+            if (!inline_data) {
+                throw ValueError("openai: " + place + ": input_audio needs base64 data, not a URL");
+            }
+            data = inline_data->data;
+            media_type = inline_data->media_type;
+        }
+        if (!media_type) throw ValueError("openai: " + place + ": audio needs a media_type (e.g. audio/wav)");
+        return Json{{"type", "input_audio"}, {"input_audio", {{"data", data}, {"format", audio_format(*media_type)}}}};
+    }
+    if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
+        Json file = Json::object();
+        if (doc->title) file["filename"] = *doc->title;
+        if (doc->type == cmf::MediaSourceType::base64) {
+            if (!doc->media_type) throw ValueError("openai: " + place + ": a base64 document needs a media_type");
+            file["file_data"] = make_data_url(*doc->media_type, doc->data);
+        } else if (doc->data.rfind("file-", 0) == 0) {
+            file["file_id"] = doc->data;  // an uploaded file's id
+        } else {
+            file["url"] = doc->data;
+        }
+        return Json{{"type", "file"}, {"file", std::move(file)}};
+    }
+    throw ValueError("openai: " + place + ": Chat Completions has no form for this part");
+}
+
+Json tool_call_json(const cmf::Message& message, const cmf::ToolCall& call) {
+    return Json{{"id", call.tool_call_id},
+                {"type", "function"},
+                {"function", {{"name", call.name}, {"arguments", tool_arguments_text(message, call)}}}};
+}
+
+// A tool result's content: text as is, any other JSON value as its JSON text.
+Json tool_result_content(const Json& content) {
+    if (content.is_string()) return content;
+    if (content.is_null()) return "";
+    return content.dump();
+}
+
+void append_wire_messages(Json& out, const cmf::Message& message, std::size_t index) {
+    const std::string role(cmf::to_string(message.role()));
+    if (message.role() == cmf::Role::tool) {
+        // One wire message per tool result (they carry tool_call_id; other parts cannot ride along).
+        for (std::size_t i = 0; i < message.size(); ++i) {
+            const ContentPart& part = *message.part(i);
+            const auto* result = part.get_if<cmf::ToolResult>();
+            if (!result) {
+                throw ValueError("openai: " + part_place(index, i, part) +
+                                 ": a tool message may hold only tool_result parts");
+            }
+            out.push_back(Json{{"role", "tool"},
+                               {"tool_call_id", result->tool_call_id},
+                               {"content", tool_result_content(result->content)}});
+        }
+        return;
+    }
+    Json blocks = Json::array();
+    Json tool_calls = Json::array();
+    std::string thinking;
+    bool has_thinking = false;
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        const ContentPart& part = *message.part(i);
+        switch (part.type()) {
+            case cmf::ContentType::thinking:
+                if (message.role() != cmf::Role::assistant) {
+                    throw ValueError("openai: " + part_place(index, i, part) + ": only assistant messages carry thinking");
+                }
+                if (has_thinking) thinking += "\n";
+                thinking += part.get<cmf::Thinking>().text;
+                has_thinking = true;
+                break;
+            case cmf::ContentType::tool_call:
+                if (message.role() != cmf::Role::assistant) {
+                    throw ValueError("openai: " + part_place(index, i, part) + ": only assistant messages carry tool calls");
+                }
+                tool_calls.push_back(tool_call_json(message, part.get<cmf::ToolCall>()));
+                break;
+            case cmf::ContentType::tool_result:
+                throw ValueError("openai: " + part_place(index, i, part) +
+                                 ": tool results belong in a message with role tool");
+            default:
+                blocks.push_back(content_block(part, part_place(index, i, part)));
+        }
+    }
+    Json wire = {{"role", role}};
+    if (blocks.size() == 1 && blocks[0]["type"] == "text") {
+        wire["content"] = blocks[0]["text"];  // spec §7.1.1: a single text part is a plain string
+    } else if (!blocks.empty()) {
+        wire["content"] = std::move(blocks);
+    } else {
+        wire["content"] = tool_calls.empty() ? Json("") : Json(nullptr);
+    }
+    if (has_thinking) wire["reasoning_content"] = thinking;
+    if (!tool_calls.empty()) wire["tool_calls"] = std::move(tool_calls);
+    out.push_back(std::move(wire));
+}
+
+}  // namespace
+
+Json chat_tools(const Json& agent) {
+    if (!agent.is_object()) return nullptr;
+    auto tools = agent.find("tools");
+    if (tools == agent.end() || !tools->is_array() || tools->empty()) return nullptr;
+    Json out = Json::array();
+    for (const Json& tool : *tools) {
+        std::string name = tool.value("name", "");
+        std::string kind = tool.value("kind", "function");
+        if (kind == "mcp" || kind == "openapi") {
+            throw ValueError("openai: tool '" + name + "' (kind " + kind +
+                             ") must be resolved to function tools before it reaches the adapter");
+        }
+        Json function = {{"name", name}};
+        if (auto d = tool.find("description"); d != tool.end() && d->is_string()) function["description"] = *d;
+        if (wire::tool_is_strict(tool)) function["strict"] = true;
+        function["parameters"] = wire::tool_parameters_schema(tool);
+        out.push_back(Json{{"type", "function"}, {"function", std::move(function)}});
+    }
+    return out;
+}
+
+Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) {
+    Json body = Json::object();
+    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string()) body["model"] = *id;
+    }
+    Json wire_messages = Json::array();
+    for (std::size_t i = 0; i < messages.size(); ++i) append_wire_messages(wire_messages, messages[i], i);
+    body["messages"] = std::move(wire_messages);
+    add_model_options(body, agent, Api::chat);
+    if (Json tools = chat_tools(agent); !tools.is_null()) body["tools"] = std::move(tools);
+    if (agent.is_object()) {
+        auto outputs = agent.find("outputs");
+        if (outputs != agent.end() && !outputs->is_null() && !outputs->empty()) {
+            body["response_format"] = {
+                {"type", "json_schema"},
+                {"json_schema",
+                 {{"name", "structured_output"},
+                  {"strict", true},
+                  {"schema", wire::properties_to_schema(*outputs, true, "outputs")}}}};
+        }
+    }
+    if (options.is_object() && options.value("stream", false)) {
+        body["stream"] = true;
+        body["stream_options"] = {{"include_usage", true}};
+    }
+    return body;
+}
+
+}  // namespace cmfpipe::openai

@@ -1,0 +1,69 @@
+// What a returned assistant message carries besides its parts: CompletionExtension (stop reason,
+// token usage, model, wire format, creation time), ProvenanceExtension (the response id) and,
+// when there is anything to keep, the custom slot.
+#include <ctime>
+
+#include "cmfpipe/errors.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+// OpenAI finish_reason / Responses status -> CMF StopReason; nullopt when CMF has no equivalent.
+std::optional<cmf::StopReason> stop_reason_of(std::string_view reason) {
+    if (reason == "stop" || reason == "completed") return cmf::StopReason::end;
+    if (reason == "length" || reason == "max_output_tokens") return cmf::StopReason::max_tokens;
+    if (reason == "tool_calls" || reason == "function_call") return cmf::StopReason::call;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string iso_timestamp(std::int64_t unix_seconds) {
+    std::time_t t = static_cast<std::time_t>(unix_seconds);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+cmf::Message with_completion_info(cmf::Message message, const CompletionInfo& info, Json custom) {
+    auto completion = std::make_shared<cmf::CompletionExtension>();
+    if (info.finish_reason) {
+        completion->stop_reason = stop_reason_of(*info.finish_reason);
+        if (!completion->stop_reason) custom["provider_stop_reason"] = *info.finish_reason;
+    }
+    completion->tokens = info.usage;
+    completion->model = info.model;
+    completion->raw_format = info.raw_format;
+    if (info.created) completion->created_at = iso_timestamp(*info.created);
+    cmf::Message out = message.with_completion(std::move(completion));
+    if (info.id) {
+        auto provenance = std::make_shared<cmf::ProvenanceExtension>();
+        provenance->source = "openai";
+        provenance->message_id = info.id;
+        out = out.with_provenance(std::move(provenance));
+    }
+    if (!custom.empty()) out = out.with_custom(std::make_shared<const Json>(std::move(custom)));
+    return out;
+}
+
+bool wants_structured_output(const Json& options) {
+    if (!options.is_object()) return false;
+    if (auto it = options.find("structured"); it != options.end() && it->is_boolean()) return it->get<bool>();
+    auto it = options.find("outputs");
+    return it != options.end() && ((it->is_array() || it->is_object()) && !it->empty());
+}
+
+void add_structured_output(Json& custom, const std::string& text) {
+    if (text.empty()) return;
+    Json parsed = Json::parse(text, nullptr, false);
+    if (parsed.is_discarded()) {
+        custom["structured_output_error"] = "the text is not valid JSON; kept as text";
+    } else {
+        custom["structured_output"] = std::move(parsed);
+    }
+}
+
+}  // namespace cmfpipe::openai

@@ -1,0 +1,43 @@
+// Media in OpenAI form: data URLs ("data:image/png;base64,...") and input_audio formats.
+#include "cmfpipe/cmf/message.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+
+std::optional<DataUrl> parse_data_url(std::string_view url) {
+    constexpr std::string_view scheme = "data:";
+    constexpr std::string_view marker = ";base64,";
+    if (url.substr(0, scheme.size()) != scheme) return std::nullopt;
+    auto at = url.find(marker);
+    if (at == std::string_view::npos) return std::nullopt;
+    return DataUrl{std::string(url.substr(scheme.size(), at - scheme.size())),
+                   std::string(url.substr(at + marker.size()))};
+}
+
+std::string make_data_url(std::string_view media_type, std::string_view base64) {
+    std::string out;
+    out.reserve(media_type.size() + base64.size() + 13);
+    out.append("data:").append(media_type).append(";base64,").append(base64);
+    return out;
+}
+
+// spec §7.1.2 audio format table.
+std::string audio_format(std::string_view media_type) {
+    if (media_type == "audio/wav" || media_type == "audio/x-wav") return "wav";
+    if (media_type == "audio/mp3" || media_type == "audio/mpeg") return "mp3";
+    constexpr std::string_view prefix = "audio/";
+    if (media_type.substr(0, prefix.size()) == prefix) return std::string(media_type.substr(prefix.size()));
+    return std::string(media_type);
+}
+
+std::string audio_media_type(std::string_view format) {
+    if (format == "mp3") return "audio/mpeg";
+    return "audio/" + std::string(format);
+}
+
+std::string part_place(std::size_t message, std::size_t part, const cmf::ContentPart& p) {
+    return "message " + std::to_string(message) + " part " + std::to_string(part) + " (" +
+           std::string(cmf::to_string(p.type())) + ")";
+}
+
+}  // namespace cmfpipe::openai

@@ -1,0 +1,128 @@
+// CMF messages + agent -> an OpenAI Responses API request body (Prompty spec §7.4 and the
+// vectors): system text becomes `instructions`, other messages become input items, tool calls and
+// results become function_call / function_call_output items, tools are flat function tools, and
+// outputs become text.format (a strict json_schema).
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/property_schema.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+using cmf::ContentPart;
+
+Json input_block(const ContentPart& part, bool assistant, const std::string& place) {
+    if (const auto* text = part.get_if<cmf::Text>()) {
+        return Json{{"type", assistant ? "output_text" : "input_text"}, {"text", text->text}};
+    }
+    if (const auto* image = part.get_if<cmf::ImageSource>()) {
+        std::string url = image->data;
+        if (image->type == cmf::MediaSourceType::base64) {
+            if (!image->media_type) throw ValueError("openai: " + place + ": a base64 image needs a media_type");
+            url = make_data_url(*image->media_type, image->data);
+        }
+        return Json{{"type", "input_image"}, {"image_url", url}};
+    }
+    if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
+        Json block = {{"type", "input_file"}};
+        if (doc->title) block["filename"] = *doc->title;
+        if (doc->type == cmf::MediaSourceType::base64) {
+            if (!doc->media_type) throw ValueError("openai: " + place + ": a base64 document needs a media_type");
+            block["file_data"] = make_data_url(*doc->media_type, doc->data);
+        } else if (doc->data.rfind("file-", 0) == 0) {
+            block["file_id"] = doc->data;
+        } else {
+            block["file_url"] = doc->data;
+        }
+        return block;
+    }
+    throw ValueError("openai: " + place + ": the Responses API has no input form for this part");
+}
+
+Json flat_tools(const Json& agent) {
+    Json chat = chat_tools(agent);
+    if (chat.is_null()) return chat;
+    Json out = Json::array();
+    for (const Json& tool : chat) {
+        Json flat = {{"type", "function"}};
+        for (const auto& [key, value] : tool["function"].items()) flat[key] = value;
+        out.push_back(std::move(flat));
+    }
+    return out;
+}
+
+}  // namespace
+
+Json responses_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) {
+    Json body = Json::object();
+    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string()) body["model"] = *id;
+    }
+    std::string instructions;
+    bool has_instructions = false;
+    Json input = Json::array();
+    for (std::size_t m = 0; m < messages.size(); ++m) {
+        const cmf::Message& message = messages[m];
+        if (message.role() == cmf::Role::system) {
+            for (std::size_t i = 0; i < message.size(); ++i) {
+                const auto* text = message.part(i)->get_if<cmf::Text>();
+                if (!text) {
+                    throw ValueError("openai: " + part_place(m, i, *message.part(i)) +
+                                     ": Responses instructions take text only");
+                }
+                if (has_instructions) instructions += "\n";
+                instructions += text->text;
+                has_instructions = true;
+            }
+            continue;
+        }
+        const bool assistant = message.role() == cmf::Role::assistant;
+        Json blocks = Json::array();
+        Json after = Json::array();  // function_call items follow the message they came with
+        for (std::size_t i = 0; i < message.size(); ++i) {
+            const ContentPart& part = *message.part(i);
+            std::string place = part_place(m, i, part);
+            if (const auto* call = part.get_if<cmf::ToolCall>()) {
+                after.push_back(Json{{"type", "function_call"}, {"call_id", call->tool_call_id}, {"name", call->name},
+                                     {"arguments", tool_arguments_text(message, *call)}});
+            } else if (const auto* result = part.get_if<cmf::ToolResult>()) {
+                after.push_back(Json{{"type", "function_call_output"}, {"call_id", result->tool_call_id},
+                                     {"output", result->content.is_string() ? result->content.get<std::string>()
+                                                                           : result->content.dump()}});
+            } else if (const auto* thinking = part.get_if<cmf::Thinking>()) {
+                input.push_back(Json{{"type", "reasoning"},
+                                     {"summary", Json::array({Json{{"type", "summary_text"}, {"text", thinking->text}}})}});
+            } else {
+                blocks.push_back(input_block(part, assistant, place));
+            }
+        }
+        if (!blocks.empty()) {
+            Json item = {{"role", std::string(cmf::to_string(message.role()))}};
+            if (blocks.size() == 1 && (blocks[0]["type"] == "input_text" || blocks[0]["type"] == "output_text")) {
+                item["content"] = blocks[0]["text"];
+            } else {
+                item["content"] = std::move(blocks);
+            }
+            input.push_back(std::move(item));
+        }
+        for (Json& item : after) input.push_back(std::move(item));
+    }
+    if (has_instructions) body["instructions"] = instructions;
+    body["input"] = std::move(input);
+    add_model_options(body, agent, Api::responses);
+    if (Json tools = flat_tools(agent); !tools.is_null()) body["tools"] = std::move(tools);
+    if (agent.is_object()) {
+        auto outputs = agent.find("outputs");
+        if (outputs != agent.end() && !outputs->is_null() && !outputs->empty()) {
+            body["text"] = {{"format",
+                             {{"type", "json_schema"},
+                              {"name", "structured_output"},
+                              {"strict", true},
+                              {"schema", wire::properties_to_schema(*outputs, true, "outputs")}}}};
+        }
+    }
+    if (options.is_object() && options.value("stream", false)) body["stream"] = true;
+    return body;
+}
+
+}  // namespace cmfpipe::openai
