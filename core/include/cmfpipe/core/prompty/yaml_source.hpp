@@ -1,0 +1,39 @@
+#pragma once
+// YAML text -> Json, remembering where in the file each value was written, so that errors found
+// later (a bad `template`, an unset ${env:VAR}) can still say file:line:col.
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/json.hpp"
+
+namespace cmfpipe::prompty {
+
+// JSON pointer ("/model/connection/apiKey") -> 1-based position in the file.
+class SourceMap {
+public:
+    SourceMap() = default;
+    explicit SourceMap(std::string file) : file_(std::move(file)) {}
+    void record(std::string pointer, int line, int column);
+    // The position of `pointer`, or of its nearest recorded ancestor; {file} when none is known.
+    SourceLocation at(std::string_view pointer) const;
+    const std::string& file() const { return file_; }
+
+private:
+    std::string file_;
+    std::unordered_map<std::string, std::pair<int, int>> positions_;
+};
+
+// Appends one reference token to a JSON pointer, escaping '~' and '/'.
+std::string child_pointer(std::string_view parent, std::string_view key);
+std::string child_pointer(std::string_view parent, std::size_t index);
+
+// Parses YAML (core schema scalars: null, true/false, integers, floats; quoted scalars stay
+// strings) into Json, keeping mapping order. `line`/`column` are where `text` starts in the file
+// (1-based). A syntax error is a ValueError "invalid <what>: ..." at file:line:col.
+// With `map`, every value's position is recorded under its JSON pointer.
+Json parse_yaml(std::string_view text, const std::string& source, int line = 1, int column = 1,
+                SourceMap* map = nullptr, std::string_view what = "frontmatter YAML");
+
+}  // namespace cmfpipe::prompty

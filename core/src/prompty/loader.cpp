@@ -1,0 +1,73 @@
+// load (spec §4.2): split -> YAML (with positions) -> references -> typed Agent, in a `load` span.
+#include "cmfpipe/core/prompty/loader.hpp"
+
+#include "cmfpipe/core/files.hpp"
+#include "cmfpipe/core/prompty/frontmatter.hpp"
+#include "cmfpipe/errors.hpp"
+
+namespace cmfpipe::prompty {
+namespace {
+
+Agent load_untraced(std::string_view text, const std::string& source, const std::filesystem::path& base_directory,
+                    const LoadOptions& options) {
+    SplitDocument doc = split_frontmatter(text, source);
+    SourceMap map(source);
+    Json frontmatter = Json::object();
+    if (doc.frontmatter) {
+        frontmatter = parse_yaml(*doc.frontmatter, source, doc.frontmatter_line, doc.frontmatter_column, &map);
+        if (frontmatter.is_null()) frontmatter = Json::object();  // "---\n---": empty frontmatter
+        if (!frontmatter.is_object()) {
+            throw ValueError("Frontmatter must be a YAML mapping", map.at(""));
+        }
+        ReferenceOptions refs{options.environment, base_directory, options.allowed_roots};
+        resolve_references(frontmatter, refs, map);
+    }
+    Agent agent = agent_from_json(frontmatter, std::move(doc.body), map);
+    agent.body_line = doc.body_line;
+    return agent;
+}
+
+Json summary(const Agent& agent) {
+    Json out = {{"agent_name", agent.name}};
+    if (agent.model) out["model"] = agent.model->id;
+    out["inputs"] = agent.inputs ? agent.inputs->size() : 0;
+    out["template"] = to_json(agent.template_config);
+    return out;
+}
+
+template <class Load>
+Agent traced(const LoadOptions& options, const std::string& path, Load&& load) {
+    tracing::Span span = options.trace.start("load");
+    if (span.active()) {
+        span.emit("signature", "cmfpipe.prompty.load");
+        span.emit("inputs", {{"path", path}});
+    }
+    try {
+        Agent agent = load();
+        if (span.active()) span.emit("result", summary(agent));
+        return agent;
+    } catch (const Error& e) {
+        span.emit_error(e.kind(), e.what());
+        throw;
+    }
+}
+
+}  // namespace
+
+Agent load(const std::filesystem::path& file, const LoadOptions& options) {
+    return traced(options, file.string(), [&] {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(file, ec)) {
+            throw ValueError("File not found: " + file.string(), {file.string()});
+        }
+        std::filesystem::path absolute = std::filesystem::absolute(file);
+        return load_untraced(read_text_file(file), file.string(), absolute.parent_path(), options);
+    });
+}
+
+Agent load_text(std::string_view text, const std::string& source, const std::filesystem::path& base_directory,
+                const LoadOptions& options) {
+    return traced(options, source, [&] { return load_untraced(text, source, base_directory, options); });
+}
+
+}  // namespace cmfpipe::prompty

@@ -1,0 +1,129 @@
+// render (spec §5.4): validation, rich inputs -> placeholders, strict marker nonce, renderer.
+#include "cmfpipe/core/prompty/render.hpp"
+
+#include "render_steps.hpp"
+
+#include "cmfpipe/core/prompty/nonce.hpp"
+#include "cmfpipe/core/prompty/validation.hpp"
+#include "cmfpipe/errors.hpp"
+
+namespace cmfpipe::prompty {
+namespace {
+
+// The rich kind of an input: its declared kind, or the `_kind` a caller tagged the value with
+// ({"_kind": "thread", "messages": [...]}, the form the conformance vectors use for templates
+// without declared inputs). Empty when the input is plain.
+std::string rich_kind_of(const Agent& agent, const std::string& name, const Json& value) {
+    if (const Property* p = agent.find_input(name); p && is_rich_kind(p->kind)) return p->kind;
+    if (value.is_object()) {
+        auto tag = value.find("_kind");
+        if (tag != value.end() && tag->is_string() && is_rich_kind(tag->get<std::string>())) return tag->get<std::string>();
+    }
+    return {};
+}
+
+Json rich_value(const std::string& kind, const std::string& name, const Json& value) {
+    if (kind == "thread") return normalize_thread(value, name);
+    if (value.is_object() && value.contains("_kind")) {
+        Json copy = value;
+        copy.erase("_kind");
+        return copy;
+    }
+    return value;
+}
+
+Json renderer_options_for(const Agent& agent, const RenderOptions& options) {
+    Json out = Json::object();
+    if (agent.template_config.format_kind == "jinja2") out["profile"] = "prompty";
+    out["template_name"] = agent.source.empty() ? agent.name : agent.source;
+    if (agent.template_config.format_options.is_object()) out.update(agent.template_config.format_options);
+    if (options.renderer_options.is_object()) out.update(options.renderer_options);
+    return out;
+}
+
+// A renderer reports lines of the template; the template starts at the body's line in the file.
+[[noreturn]] void rethrow_in_file(const ValueError& e, const Agent& agent, const std::string& template_name) {
+    SourceLocation where = e.where();
+    if (where.file == template_name && where.line > 0 && !agent.source.empty()) {
+        where.line += agent.body_line - 1;
+        throw ValueError(e.message(), where);
+    }
+    throw;
+}
+
+}  // namespace
+
+namespace detail {
+
+Json prepare_inputs(const Agent& agent, Json validated, RequestContext& request) {
+    Json prepared = Json::object();
+    for (auto& [name, value] : validated.items()) {
+        std::string kind = rich_kind_of(agent, name, value);
+        if (kind.empty()) {
+            prepared[name] = std::move(value);
+            continue;
+        }
+        std::string placeholder = make_placeholder(name);
+        prepared[name] = placeholder;
+        request.rich_inputs.emplace(std::move(placeholder), RichInput{name, kind, rich_value(kind, name, value)});
+    }
+    if (agent.template_config.is_strict()) request.marker_nonce = random_hex(marker_nonce_bytes);
+    return prepared;
+}
+
+std::string run_renderer(const Invokers& invokers, const Agent& agent, const Json& prepared, RequestContext& request,
+                         const RenderOptions& options) {
+    if (!invokers.renderer) {
+        throw InvokerError("no renderer for template format '" + agent.template_config.format_kind + "'");
+    }
+    const Json render_options = renderer_options_for(agent, options);
+    const std::string template_name = render_options.value("template_name", std::string());
+    try {
+        if (!invokers.parser) return invokers.renderer->render(agent.instructions, prepared, render_options);
+        std::string marked = invokers.parser->prepare_template(agent.instructions, parser_options(agent), request);
+        return invokers.renderer->render(marked, prepared, render_options);
+    } catch (const ValueError& e) {
+        rethrow_in_file(e, agent, template_name);
+    }
+}
+
+}  // namespace detail
+
+Invokers make_invokers(const Registry& registry, const Agent& agent) {
+    Invokers out;
+    out.renderer = registry.make_renderer(agent.template_config.format_kind);
+    out.parser = registry.make_parser(agent.template_config.parser_kind);
+    return out;
+}
+
+Json parser_options(const Agent& agent) {
+    Json out = agent.template_config.parser_options.is_object() ? agent.template_config.parser_options : Json::object();
+    out["strict"] = agent.template_config.is_strict();
+    if (!agent.source.empty()) out["template_name"] = agent.source;  // parse errors name the file
+    return out;
+}
+
+RenderResult render(const Invokers& invokers, const Agent& agent, const Json& inputs, const RenderOptions& options) {
+    tracing::Span span = options.trace.start("render");
+    try {
+        Json validated = validate_inputs(agent, inputs);
+        if (span.active()) {
+            span.emit("signature", "cmfpipe.prompty.render");
+            span.emit("inputs", {{"agent", agent.name}, {"inputs", validated}});
+        }
+        RenderResult result;
+        Json prepared = detail::prepare_inputs(agent, std::move(validated), result.request);
+        result.text = detail::run_renderer(invokers, agent, prepared, result.request, options);
+        if (span.active()) span.emit("result", result.text);
+        return result;
+    } catch (const Error& e) {
+        span.emit_error(e.kind(), e.what());
+        throw;
+    }
+}
+
+RenderResult render(const Registry& registry, const Agent& agent, const Json& inputs, const RenderOptions& options) {
+    return render(make_invokers(registry, agent), agent, inputs, options);
+}
+
+}  // namespace cmfpipe::prompty

@@ -1,0 +1,25 @@
+// validate_inputs (spec §12.2).
+#include "cmfpipe/core/prompty/validation.hpp"
+
+#include "cmfpipe/errors.hpp"
+
+namespace cmfpipe::prompty {
+
+Json validate_inputs(const Agent& agent, const Json& inputs) {
+    if (!inputs.is_null() && !inputs.is_object()) {
+        throw ValueError("inputs must be a JSON object of name -> value, not " + std::string(inputs.type_name()));
+    }
+    Json validated = inputs.is_null() ? Json::object() : inputs;
+    if (!agent.inputs) return validated;
+    for (const Property& p : *agent.inputs) {
+        if (validated.contains(p.name)) continue;
+        if (!p.default_value.is_null()) {
+            validated[p.name] = p.default_value;
+        } else if (p.is_required()) {
+            throw ValueError("Missing required input: " + p.name, {agent.source});
+        }
+    }
+    return validated;
+}
+
+}  // namespace cmfpipe::prompty

@@ -1,0 +1,100 @@
+// `cmfpipe run` end to end with the bundled jinja2 renderer and prompty parser.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cmfpipe/json.hpp"
+#include "support/process.hpp"
+
+using namespace cmfpipe;
+using cmfpipe::testing::run_cli;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string examples = std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/";
+}
+
+TEST_CASE("run: the basic chat example prints its CMF messages") {
+    auto r = run_cli("run", examples + "chat.prompty", "--inputs", examples + "chat.json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(Json::parse(r.out).dump() ==
+          R"([{"schema_version":"2.0","role":"system","content":[{"content_type":"text","text":"You are a concise assistant. You are helping Ada."}],"channel":null},)"
+          R"({"schema_version":"2.0","role":"user","content":[{"content_type":"text","text":"What is a nonce, in one sentence?"}],"channel":null}])");
+}
+
+TEST_CASE("run: a thread input is spliced in as its own messages (strict template)") {
+    auto r = run_cli("run", examples + "thread.prompty", "--inputs", examples + "thread.json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    Json out = Json::parse(r.out);
+    std::string roles_and_text;
+    for (const auto& m : out) roles_and_text += m["role"].get<std::string>() + ":" + m["content"][0]["text"].get<std::string>() + "|";
+    CHECK(roles_and_text ==
+          "system:You are a helpful assistant. Keep answers short.|user:Which planet is the largest?|"
+          "assistant:Jupiter.|user:And the smallest?|");
+}
+
+TEST_CASE("run: an image input becomes an image part") {
+    auto r = run_cli("run", examples + "image.prompty", "--inputs", examples + "image.json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    Json out = Json::parse(r.out);
+    REQUIRE(out.size() == 2);
+    CHECK(out[1]["role"] == "user");
+    std::string kinds;
+    for (const auto& part : out[1]["content"]) kinds += part["content_type"].get<std::string>() + " ";
+    CHECK(kinds.find("image") != std::string::npos);
+    CHECK(r.out.find("https://upload.wikimedia.org/wikipedia/commons/3/3a/Cat03.jpg") != std::string::npos);
+    CHECK(r.out.find("__PROMPTY_THREAD_") == std::string::npos);
+}
+
+TEST_CASE("run: errors name the file and position; a missing required input is a ValueError") {
+    auto missing = run_cli("run", examples + "chat.prompty");
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.err == "cmfpipe: ValueError: " + examples + "chat.prompty: Missing required input: question\n");
+
+    auto dir = fs::temp_directory_path() / ("cmfpipe-run-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "bad.prompty") << "---\nname: bad\ntemplate: jinja2\n---\nuser:\nhi\n";
+    auto bad = run_cli("run", (dir / "bad.prompty").string());
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.err == "cmfpipe: ValueError: " + (dir / "bad.prompty").string() +
+                         ":3:11: Invalid template format: 'template' must be a mapping with format/parser, not the string 'jinja2'\n");
+
+    auto unknown = run_cli("run", examples + "chat.prompty", "--to", "no-such-adapter");
+    CHECK(unknown.exit_code == 1);
+    CHECK(unknown.err.rfind("cmfpipe: InvokerError: ", 0) == 0);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("run: --trace writes one JSON-lines record with load, render and parse spans, secrets redacted") {
+    auto dir = fs::temp_directory_path() / ("cmfpipe-trace-run-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "p.prompty") << "---\nname: traced\nmodel:\n  id: m\n  connection:\n    apiKey: sk-secret\n"
+                                        "---\nuser:\n{{q}}\n";
+    std::ofstream(dir / "in.json") << R"({"q": "hi", "password": "hunter2"})";
+    auto trace = dir / "trace.jsonl";
+    auto r = run_cli("run", (dir / "p.prompty").string(), "--inputs", (dir / "in.json").string(), "--trace", trace.string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::ifstream in(trace);
+    std::string line;
+    std::getline(in, line);
+    Json record = Json::parse(line);
+    const Json& root = record["trace"];
+    CHECK(root["name"] == "run");
+    std::string frames;
+    for (const auto& f : root["__frames"]) {
+        frames += f["name"].get<std::string>() + "(";
+        for (const auto& c : f["__frames"]) frames += c["name"].get<std::string>() + " ";
+        frames += ") ";
+    }
+    CHECK(frames == "load() prepare(render parse ) ");
+    CHECK(line.find("sk-secret") == std::string::npos);
+    CHECK(line.find("hunter2") == std::string::npos);
+    CHECK(root["__frames"][1]["__frames"][0]["inputs"]["inputs"]["password"] == "[REDACTED]");
+    CHECK_FALSE(std::getline(in, line));
+    fs::remove_all(dir);
+}
