@@ -1,0 +1,156 @@
+#pragma once
+// The tree-walking interpreter. One Evaluator renders one template once; it holds the per-render
+// state (scopes, output buffer, counters) and the services filters, tests and methods call back
+// into (attribute lookup, calls, iteration, sandbox accounting).
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ast.hpp"
+#include "cmfpipe/json.hpp"
+#include "failure.hpp"
+#include "limits.hpp"
+#include "template.hpp"
+
+namespace cmfpipe::jinja2 {
+
+using TemplateLoader = std::function<std::shared_ptr<const Template>(const std::string& name)>;
+
+struct RenderSettings {
+    Limits limits;
+    std::tm now{};               // what strftime_now sees
+    TemplateLoader loader;       // include/import/extends; null = no other templates
+};
+
+// Local variables of one scope (a loop body, a macro call, a with block).
+struct Frame {
+    Frame* parent = nullptr;
+    std::vector<std::pair<int, Value>> vars;
+    Value* find(int slot) {
+        for (auto it = vars.rbegin(); it != vars.rend(); ++it)
+            if (it->first == slot) return &it->second;
+        return nullptr;
+    }
+    void set(int slot, Value v) {
+        if (Value* existing = find(slot)) *existing = std::move(v);
+        else vars.emplace_back(slot, std::move(v));
+    }
+};
+
+// The top-level variables of one template instance (the rendered one or an imported one).
+struct Module {
+    std::shared_ptr<const Template> tpl;
+    std::vector<Value> vars;  // by slot; Undefined = unbound
+    std::vector<bool> bound;
+    std::vector<std::pair<int, Value>> exported_order;
+};
+
+enum class Flow { Normal, Break, Continue };
+
+class Evaluator {
+public:
+    explicit Evaluator(const RenderSettings& settings) : settings_(settings) {}
+
+    std::string render(const std::shared_ptr<const Template>& tpl, const Json& inputs);
+
+    // ----- services for filters, tests and methods -----
+    Profile profile() const { return profile_; }
+    const RenderSettings& settings() const { return settings_; }
+    // Jinja's environment.getattr: attribute (method) first, then item.
+    Value getattr(const Value& obj, std::string_view name, const Node* site = nullptr);
+    // Jinja's environment.getitem: item first, then attribute.
+    Value getitem(const Value& obj, const Value& key, const Node* site = nullptr);
+    Value call(const Value& callee, Args& args);
+    // Python iteration: lists as they are, dict keys, string characters, undefined -> empty.
+    std::shared_ptr<List> iterate(const Value& v);
+    Value apply_filter(std::string_view name, const Value& subject, Args& args);
+    bool apply_test(std::string_view name, const Value& subject, Args& args);
+    // Raises the error an undefined value carries (UndefinedError or SecurityError).
+    [[noreturn]] void raise_undefined(const Value& undefined);
+    std::string undefined_message(const Value& undefined) const;
+
+    // Sandbox accounting.
+    void tick(std::size_t n = 1) {
+        iterations_ += n;
+        if (iterations_ > settings_.limits.max_iterations) fail_iterations();
+    }
+    void check_string(std::size_t bytes) {
+        if (bytes > settings_.limits.max_string_bytes) fail_string(bytes);
+        allocated_ += bytes;
+        if (allocated_ > settings_.limits.max_allocated_bytes) fail_allocated();
+    }
+    void check_list(std::size_t items) {
+        if (items > settings_.limits.max_list_items) fail_list(items);
+        tick(items);
+    }
+    Value make_string(std::string s) {
+        check_string(s.size());
+        return Value::string(std::move(s));
+    }
+
+    // Used by macros and loop(...) callables.
+    Value call_macro(const MacroStmt& m, Module* module, const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure,
+                     Args& args, const Value& caller);
+    Value call_recursive_loop(const ForStmt& node, Frame* parent, const Value& iterable, int depth);
+
+private:
+    [[noreturn]] void fail_iterations();
+    [[noreturn]] void fail_string(std::size_t bytes);
+    [[noreturn]] void fail_list(std::size_t items);
+    [[noreturn]] void fail_allocated();
+    [[noreturn]] void fail_output();
+
+    void write(std::string_view s) {
+        out_->append(s);
+        if (out_->size() > settings_.limits.max_output_bytes) fail_output();
+    }
+    void write_value(const Value& v);
+
+    Flow exec_body(const Body& body);
+    Flow exec(const Stmt& s);
+    Flow exec_for(const ForStmt& s, Frame* parent, const Value& iterable, int depth);
+    void exec_set_block(const SetBlockStmt& s);
+    void exec_call_block(const CallBlockStmt& s);
+    void exec_include(const IncludeStmt& s);
+    void exec_import(const Stmt& s);
+    void exec_block(const BlockStmt& s);
+
+    Value eval(const Expr& e);
+    Value eval_name(const NameExpr& e);
+    Value eval_binary(const BinaryExpr& e);
+    Value eval_compare(const CompareExpr& e);
+    Value eval_call(const CallExpr& e);
+    Value eval_filter(const FilterExpr& e, const Value* body_subject);
+    Value eval_slice(const SliceExpr& e);
+    void eval_args(const CallArgs& in, Args& out);
+    Value apply_filter_chain(const Expr& chain, Value subject);
+
+    Value lookup(int slot, const NameExpr* site);
+    void assign(const Target& t, Value v);
+    void bind(int slot, Value v);
+    std::string capture(const Body& body);
+    Value macro_value(const MacroStmt& m);
+    std::shared_ptr<const Template> load(const Value& name, const Node& at);
+    std::unique_ptr<Module> make_module(std::shared_ptr<const Template> tpl, bool with_context);
+
+    const RenderSettings& settings_;
+    Profile profile_ = Profile::Prompty;
+    std::string* out_ = nullptr;
+    Frame* frame_ = nullptr;  // null: top level of module_
+    Module* module_ = nullptr;
+    std::vector<std::unique_ptr<Module>> modules_;  // keeps imported modules alive for the render
+    const Json* inputs_ = nullptr;
+    std::size_t iterations_ = 0;
+    std::size_t allocated_ = 0;
+    int depth_ = 0;
+    // Template inheritance: block name -> overriding chain (most derived first).
+    std::vector<std::pair<std::string, std::vector<const BlockStmt*>>> block_chain_;
+    friend struct BlockSuper;
+};
+
+// JSON input -> engine values (shared structure, built once per render).
+Value from_json(const Json& j);
+
+}  // namespace cmfpipe::jinja2

@@ -1,0 +1,163 @@
+// json.dumps, reproduced: the key conversions, escapes and layout of Python's encoder.
+#include "json.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "failure.hpp"
+
+namespace cmfpipe::jinja2 {
+namespace {
+
+class Encoder {
+public:
+    Encoder(const JsonStyle& s, std::string& out) : s_(s), out_(out) {}
+
+    void value(const Value& v, int level) {
+        if (out_.size() > s_.max_bytes) throw Failure::limit_exceeded("tojson output exceeds the string limit");
+        switch (v.kind()) {
+            case Kind::None: out_ += "null"; return;
+            case Kind::Bool: out_ += v.as_bool() ? "true" : "false"; return;
+            case Kind::Int: out_ += std::to_string(v.as_int()); return;
+            case Kind::Float: number(v.as_float()); return;
+            case Kind::String: string(v.str()); return;
+            case Kind::List: {
+                if (v.list().flavor == List::Flavor::Generator) unsupported(v);
+                const auto& items = v.list().items;
+                if (items.empty()) {
+                    out_ += "[]";
+                    return;
+                }
+                if (level > 1000) throw Failure("RecursionError", "maximum recursion depth exceeded while encoding a JSON object");
+                out_ += '[';
+                for (std::size_t i = 0; i < items.size(); ++i) {
+                    if (i) out_ += s_.item_separator;
+                    newline(level + 1, i == 0);
+                    value(items[i], level + 1);
+                }
+                newline(level, false, true);
+                out_ += ']';
+                return;
+            }
+            case Kind::Dict: {
+                const auto& items = v.dict().items;
+                if (items.empty()) {
+                    out_ += "{}";
+                    return;
+                }
+                if (level > 1000) throw Failure("RecursionError", "maximum recursion depth exceeded while encoding a JSON object");
+                std::vector<const std::pair<Value, Value>*> order;
+                order.reserve(items.size());
+                for (const auto& kv : items) order.push_back(&kv);
+                if (s_.sort_keys)
+                    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return less(a->first, b->first); });
+                out_ += '{';
+                bool first = true;
+                for (const auto* kv : order) {
+                    if (!first) out_ += s_.item_separator;
+                    newline(level + 1, first);
+                    first = false;
+                    key(kv->first);
+                    out_ += s_.key_separator;
+                    value(kv->second, level + 1);
+                }
+                newline(level, false, true);
+                out_ += '}';
+                return;
+            }
+            default: unsupported(v);
+        }
+    }
+
+private:
+    [[noreturn]] static void unsupported(const Value& v) {
+        std::string t = v.is_callable() ? "Macro" : type_name(v);
+        throw Failure("TypeError", "Object of type " + t + " is not JSON serializable");
+    }
+
+    void newline(int level, bool first, bool closing = false) {
+        (void)first;
+        (void)closing;
+        if (!s_.has_indent) return;
+        out_ += '\n';
+        for (int i = 0; i < level; ++i) out_ += s_.indent;
+    }
+
+    void number(double f) {
+        if (std::isnan(f)) out_ += "NaN";
+        else if (std::isinf(f)) out_ += f < 0 ? "-Infinity" : "Infinity";
+        else append_float(out_, f);
+    }
+
+    void key(const Value& k) {
+        switch (k.kind()) {
+            case Kind::String: string(k.str()); return;
+            case Kind::Bool: out_ += k.as_bool() ? "\"true\"" : "\"false\""; return;
+            case Kind::None: out_ += "\"null\""; return;
+            case Kind::Int: out_ += '"' + std::to_string(k.as_int()) + '"'; return;
+            case Kind::Float: {
+                out_ += '"';
+                number(k.as_float());
+                out_ += '"';
+                return;
+            }
+            default:
+                throw Failure("TypeError", "keys must be str, int, float, bool or None, not " + type_name(k));
+        }
+    }
+
+    void u_escape(unsigned cp) {
+        static const char* hex = "0123456789abcdef";
+        out_ += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out_ += hex[(cp >> shift) & 15];
+    }
+
+    void string(const std::string& s) {
+        out_ += '"';
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            auto c = static_cast<unsigned char>(s[i]);
+            switch (c) {
+                case '"': out_ += "\\\""; continue;
+                case '\\': out_ += "\\\\"; continue;
+                case '\n': out_ += "\\n"; continue;
+                case '\r': out_ += "\\r"; continue;
+                case '\t': out_ += "\\t"; continue;
+                case '\b': out_ += "\\b"; continue;
+                case '\f': out_ += "\\f"; continue;
+                default: break;
+            }
+            if (c < 0x20) {
+                u_escape(c);
+            } else if (c < 0x80 || !s_.ensure_ascii) {
+                out_ += static_cast<char>(c);
+            } else {
+                std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+                unsigned cp = c & (0x3F >> (len - 1));
+                for (std::size_t k = 1; k < len && i + k < s.size(); ++k)
+                    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+                i += len - 1;
+                if (cp >= 0x10000) {
+                    cp -= 0x10000;
+                    u_escape(0xD800 + (cp >> 10));
+                    u_escape(0xDC00 + (cp & 0x3FF));
+                } else {
+                    u_escape(cp);
+                }
+            }
+        }
+        out_ += '"';
+    }
+
+    const JsonStyle& s_;
+    std::string& out_;
+};
+
+}  // namespace
+
+std::string dumps(const Value& v, const JsonStyle& style) {
+    std::string out;
+    Encoder(style, out).value(v, 0);
+    return out;
+}
+
+}  // namespace cmfpipe::jinja2

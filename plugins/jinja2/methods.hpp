@@ -1,0 +1,24 @@
+#pragma once
+// Python methods templates call on values: str (strip, split, startswith, format, ...),
+// dict (items, keys, values, get) and list (index, count). The mutating ones (list.append,
+// dict.update, ...) exist in the prompty profile; in the chat-template profile they are what
+// transformers' ImmutableSandboxedEnvironment makes them: unsafe.
+#include <string_view>
+
+#include "template.hpp"
+#include "value.hpp"
+
+namespace cmfpipe::jinja2 {
+
+enum class MethodKind { None, Safe, Unsafe };
+
+MethodKind method_kind(const Value& obj, std::string_view name, Profile profile);
+Value call_method(Evaluator& ev, const Value& obj, std::string_view name, Args& args);
+// obj.name as a callable value (`''.strip is callable`, `obj.keys is defined`).
+Value bound_method(const Value& obj, std::string_view name);
+
+// Python's str.format (auto/explicit/named fields, format specs) and printf-style `%`.
+std::string python_format(Evaluator& ev, std::string_view fmt, const Args& args);
+std::string percent_format(Evaluator& ev, std::string_view fmt, const Value& args);
+
+}  // namespace cmfpipe::jinja2
