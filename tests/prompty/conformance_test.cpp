@@ -135,7 +135,8 @@ private:
             ScratchDir scratch(name);
             fs::path dir = scratch.root / input.value("agent_subdir", std::string("."));
             fs::create_directories(dir);
-            for (const auto& [file, content] : input.value("files", Json::object()).items()) {
+            const Json files = input.value("files", Json::object());
+            for (const auto& [file, content] : files.items()) {
                 fs::path path = dir / file;
                 fs::create_directories(path.parent_path());
                 std::ofstream(path) << (content.is_string() ? content.get<std::string>() : content.dump(2));
@@ -215,7 +216,8 @@ private:
         Invokers invokers{nullptr, registry_.make_parser(agent.template_config.parser_kind)};
         const std::string text = input.at("rendered").get<std::string>();
         RequestContext request;
-        for (const auto& [name, messages] : input.value("thread_inputs", Json::object()).items()) {
+        const Json threads = input.value("thread_inputs", Json::object());
+        for (const auto& [name, messages] : threads.items()) {
             // The vector's text carries a placeholder made earlier; find it and hand its thread over.
             const std::string suffix = "_" + name + "__";
             std::size_t suffix_at = text.find(suffix);
