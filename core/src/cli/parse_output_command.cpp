@@ -1,0 +1,54 @@
+// `cmfpipe parse-output --from KIND [FILE|-]`: a model's completion back to CMF through any
+// adapter kind (registry.make_adapter(KIND)->from_wire), printed as the CMF JSON message list.
+#include <iostream>
+#include <iterator>
+
+#include "cmfpipe/cmf/json.hpp"
+#include "cmfpipe/core/files.hpp"
+#include "cmfpipe/errors.hpp"
+#include "command.hpp"
+
+namespace cmfpipe::cli {
+namespace {
+
+std::string read_completion(const std::string& file) {
+    if (file != "-") return read_text_file(file);
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+}
+
+int run_parse_output(const Arguments& args) {
+    const std::string kind = args.required("from");
+    Registry registry = load_registry(args);
+    // The adapter is resolved first, so an unknown kind is reported before any input is read.
+    auto adapter = registry.make_adapter(kind);
+
+    const std::string file = args.positionals().empty() ? "-" : args.positionals()[0];
+    Json options = Json::object();
+    options["source"] = file == "-" ? "<stdin>" : file;
+    for (const auto& pair : args.values("option")) {
+        auto eq = pair.find('=');
+        if (eq == std::string::npos) throw UsageError("--option wants KEY=JSON, got '" + pair + "'");
+        std::string value = pair.substr(eq + 1);
+        options[pair.substr(0, eq)] = Json::accept(value) ? Json::parse(value) : Json(value);
+    }
+    const std::string completion = read_completion(file);
+    std::vector<cmf::Message> messages = adapter->from_wire(completion, options);
+    std::cout << cmf::messages_to_json(messages).dump(2) << "\n";
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+}
+
+std::vector<OptionSpec> parse_output_options() {
+    auto options = registry_options();
+    options.insert(options.begin(),
+                   {{"from", "KIND", "adapter kind (openai, anthropic, chatml, harmony, ...)"},
+                    {"option", "KEY=JSON", "an adapter option (e.g. complete=true, role=null)", true}});
+    return options;
+}
+
+const CommandRegistration registration{{
+    "parse-output", "parse a model completion with an adapter; prints the CMF messages as JSON",
+    "parse-output --from KIND [--option KEY=JSON]... [FILE|-]", parse_output_options(), 1, run_parse_output}};
+
+}  // namespace
+}  // namespace cmfpipe::cli
