@@ -23,7 +23,11 @@ private:
     std::string suffix_;
 };
 
-class NoopProcessor final : public cmfpipe::Processor {};
+class NoopProcessor final : public cmfpipe::Processor {
+    cmfpipe::ProcessorResult process(const cmfpipe::cmf::Message&, const cmfpipe::ProcessorContext&) const override {
+        return cmfpipe::ProcessorResult::allow();
+    }
+};
 
 void register_kinds(cmfpipe::Registrar& r) {
     r.add_renderer("upper", [](const cmfpipe::Json& config) {

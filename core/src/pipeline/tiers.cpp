@@ -1,0 +1,159 @@
+// Tier checks on a processor's returned copy. Pointer identity first; a value comparison only for
+// slots whose pointer changed, so an untouched 1 MB extension costs one comparison of pointers.
+#include "cmfpipe/core/pipeline/tiers.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "cmfpipe/cmf/extensions.hpp"
+
+namespace cmfpipe::pipeline {
+namespace {
+
+constexpr const char* immutable_detail = "slot has no write capability and cannot be modified";
+
+// Same pointer, or both present and equal by value. (null equals only null.)
+template <class T>
+bool same_slot(const std::shared_ptr<const T>& a, const std::shared_ptr<const T>& b) {
+    if (a == b) return true;
+    return a && b && *a == *b;
+}
+
+// objects and data: a null map means an empty one.
+template <class Map>
+bool same_map(const std::shared_ptr<const Map>& a, const std::shared_ptr<const Map>& b) {
+    if (a == b) return true;
+    if (!a || !b) return (a ? a->empty() : true) && (b ? b->empty() : true);
+    return *a == *b;
+}
+
+std::string joined(const cmf::StringSet& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
+class Checker {
+public:
+    Checker(const cmf::Extensions& current, const cmf::Extensions& given, const cmf::Extensions& returned,
+            WriteRights rights, std::vector<SlotViolation>& violations)
+        : current_(current), given_(given), returned_(returned), rights_(rights), violations_(violations) {
+        merged_ = current;
+    }
+
+    template <class T>
+    void immutable(const char* name, std::shared_ptr<const T> cmf::Extensions::*slot) {
+        if (!same_slot(given_.*slot, returned_.*slot)) violate(name, "immutable", immutable_detail);
+    }
+
+    void guarded_http() {
+        if (same_slot(given_.http, returned_.http)) return;
+        if (!rights_.write_headers) return violate("http", "guarded", "plugin lacks 'write_headers' capability");
+        merged_.http = returned_.http;
+        changed_ = true;
+    }
+
+    void mutable_custom() {
+        if (same_slot(given_.custom, returned_.custom)) return;
+        merged_.custom = returned_.custom;
+        changed_ = true;
+    }
+
+    void security() {
+        const auto& g = given_.security;
+        const auto& r = returned_.security;
+        if (g == r) return;
+        static const cmf::SecurityExtension none;
+        const cmf::SecurityExtension& before = g ? *g : none;
+        const cmf::SecurityExtension& after = r ? *r : none;
+        if (!same_slot(before.subject, after.subject)) violate("security.subject", "immutable", immutable_detail);
+        if (!same_map(before.objects, after.objects)) violate("security.objects", "immutable", immutable_detail);
+        if (!same_map(before.data, after.data)) violate("security.data", "immutable", immutable_detail);
+        if (before.classification != after.classification) {
+            violate("security.classification", "immutable", immutable_detail);
+        }
+        cmf::StringSet removed, added;
+        std::set_difference(before.labels.begin(), before.labels.end(), after.labels.begin(), after.labels.end(),
+                            std::inserter(removed, removed.end()));
+        std::set_difference(after.labels.begin(), after.labels.end(), before.labels.begin(), before.labels.end(),
+                            std::inserter(added, added.end()));
+        if (!removed.empty()) {
+            violate("security.labels", "monotonic", "monotonic slot had elements removed: " + joined(removed));
+        }
+        if (added.empty()) return;
+        if (!rights_.append_labels) {
+            return violate("security.labels", "monotonic",
+                           "plugin lacks 'append_labels' capability (added: " + joined(added) + ")");
+        }
+        // The labels are added to the current slot, whose subject/objects/data the processor may
+        // not even have seen: those stay shared with the current message.
+        auto security = current_.security ? std::make_shared<cmf::SecurityExtension>(*current_.security)
+                                          : std::make_shared<cmf::SecurityExtension>();
+        security->labels.insert(added.begin(), added.end());
+        merged_.security = std::move(security);
+        changed_ = true;
+    }
+
+    bool changed() const { return changed_; }
+    const cmf::Extensions& merged() const { return merged_; }
+
+private:
+    void violate(const char* slot, const char* tier, std::string detail) {
+        violations_.push_back({slot, tier, std::move(detail)});
+    }
+
+    const cmf::Extensions& current_;
+    const cmf::Extensions& given_;
+    const cmf::Extensions& returned_;
+    WriteRights rights_;
+    std::vector<SlotViolation>& violations_;
+    cmf::Extensions merged_;
+    bool changed_ = false;
+};
+
+}  // namespace
+
+ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& given, const cmf::Message& returned,
+                            WriteRights rights) {
+    ReturnedCopy out{current, false, {}};
+    if (returned.role() != given.role()) {
+        out.violations.push_back({"role", "immutable", "the role of a message cannot be changed"});
+    }
+
+    cmf::Message merged = current;
+    // Content is mutable: a new list that holds the same part pointers is no change.
+    if (returned.content_ptr() != given.content_ptr() && returned.content() != given.content()) {
+        merged = merged.with_content(returned.content());
+        out.changed = true;
+    }
+    if (returned.channel() != given.channel()) {
+        merged = merged.with_channel(returned.channel());
+        out.changed = true;
+    }
+
+    if (returned.extensions_ptr() != given.extensions_ptr()) {
+        Checker check(current.extensions(), given.extensions(), returned.extensions(), rights, out.violations);
+        check.immutable("request", &cmf::Extensions::request);
+        check.immutable("agent", &cmf::Extensions::agent);
+        check.guarded_http();
+        check.security();
+        check.immutable("delegation", &cmf::Extensions::delegation);
+        check.immutable("mcp", &cmf::Extensions::mcp);
+        check.immutable("completion", &cmf::Extensions::completion);
+        check.immutable("provenance", &cmf::Extensions::provenance);
+        check.immutable("llm", &cmf::Extensions::llm);
+        check.immutable("framework", &cmf::Extensions::framework);
+        check.immutable("meta", &cmf::Extensions::meta);
+        check.mutable_custom();
+        if (check.changed()) {
+            merged = merged.with_extensions(std::make_shared<const cmf::Extensions>(check.merged()));
+            out.changed = true;
+        }
+    }
+
+    if (!out.violations.empty()) return {current, false, std::move(out.violations)};
+    if (out.changed) out.message = std::move(merged);
+    return out;
+}
+
+}  // namespace cmfpipe::pipeline

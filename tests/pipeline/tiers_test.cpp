@@ -1,0 +1,138 @@
+// apply_returned(): the tier rules on a processor's returned copy, against the reference
+// implementation's own tier cases (corpus) and on the cases the reference does not cover.
+#include <catch2/catch.hpp>
+
+#include "cmfpipe/cmf/capabilities.hpp"
+#include "cmfpipe/core/files.hpp"
+#include "cmfpipe/core/pipeline/tiers.hpp"
+#include "fixture.hpp"
+#include "support/corpus.hpp"
+
+using namespace pipeline_test;
+using pl::apply_returned;
+using pl::SlotViolation;
+using pl::WriteRights;
+
+namespace {
+
+cmf::Message with_ext(const Json& ext) {
+    return cmf::Message(cmf::Role::user, {cmf::ContentPart::text("x")}, std::nullopt,
+                        std::make_shared<const cmf::Extensions>(cmf::extensions_from_json(ext)));
+}
+
+WriteRights rights_of(const cmf::CapabilitySet& caps) {
+    return {caps.has(cmf::Capability::write_headers), caps.has(cmf::Capability::append_labels)};
+}
+
+}  // namespace
+
+TEST_CASE("tier conformance: every tier case of the reference implementation") {
+    const auto file = cmfpipe::testing::require_corpus("cmf") / "python_reference_tiers_filter_validation.json";
+    const Json corpus = cmfpipe::read_json_file(file);
+    REQUIRE(corpus["tier_cases"].size() == 12);
+    for (const auto& c : corpus["tier_cases"]) {
+        const std::string name = c["name"];
+        DYNAMIC_SECTION(name) {
+            // Parsed separately, so every slot of `after` is a new pointer: value comparison decides.
+            const cmf::Message before = with_ext(c["before"]);
+            const cmf::Message returned = before.with_extensions(
+                std::make_shared<const cmf::Extensions>(cmf::extensions_from_json(c["after"])));
+            const auto caps = cmf::CapabilitySet::parse(c["capabilities"].get<std::vector<std::string>>());
+            const auto out = apply_returned(before, before, returned, rights_of(caps));
+            const Json& expected = c["validate_tier_constraints"];
+            if (expected == "ok") {
+                CHECK(out.violations.empty());
+                CHECK(out.changed);
+                const auto merged = cmf::extensions_from_json(c["merge_extensions"]["result"]);
+                CHECK(Json(out.message.extensions()) == Json(merged));
+            } else {
+                REQUIRE(out.violations.size() == 1);
+                const auto& v = out.violations[0];
+                CHECK(v.slot == expected["slot"]);
+                // The reference calls http's tier "immutable"; it is guarded (spec §3.2).
+                CHECK(v.tier == (v.slot == "http" ? std::string("guarded") : expected["tier"].get<std::string>()));
+                CHECK_THAT(v.detail, Catch::StartsWith(expected["detail"].get<std::string>()));
+                CHECK_FALSE(out.changed);
+                CHECK(out.message.extensions_ptr() == before.extensions_ptr());
+            }
+        }
+    }
+}
+
+TEST_CASE("tier details name what was removed or added") {
+    const auto before = with_ext({{"security", {{"labels", {"A", "B", "C"}}}}});
+    auto returned = before.with_extensions(std::make_shared<const cmf::Extensions>(
+        cmf::extensions_from_json({{"security", {{"labels", {"B", "D"}}}}})));
+    auto out = apply_returned(before, before, returned, {});
+    CHECK(out.violations ==
+          std::vector<SlotViolation>{{"security.labels", "monotonic", "monotonic slot had elements removed: A, C"},
+                                     {"security.labels", "monotonic", "plugin lacks 'append_labels' capability (added: D)"}});
+}
+
+TEST_CASE("every violated slot is reported, and nothing of the copy is kept") {
+    const auto before = with_ext({{"request", {{"request_id", "r1"}}},
+                                  {"security", {{"classification", "secret"}, {"labels", {"X"}}}},
+                                  {"custom", {{"a", 1}}}});
+    auto ext = before.extensions();
+    ext.request = std::make_shared<const cmf::RequestExtension>(cmf::RequestExtension{{}, "r2", {}, {}, {}});
+    auto security = std::make_shared<cmf::SecurityExtension>(*before.security());
+    security->classification = "public";
+    ext.security = security;
+    ext.custom = std::make_shared<const Json>(Json{{"a", 2}});
+    const auto returned = before.with_role(cmf::Role::system)
+                              .with_part(0, cmf::ContentPart::text("changed"))
+                              .with_extensions(std::make_shared<const cmf::Extensions>(ext));
+    auto out = apply_returned(before, before, returned, {true, true});
+    CHECK(out.violations == std::vector<SlotViolation>{
+                                {"role", "immutable", "the role of a message cannot be changed"},
+                                {"request", "immutable", "slot has no write capability and cannot be modified"},
+                                {"security.classification", "immutable",
+                                 "slot has no write capability and cannot be modified"}});
+    CHECK_FALSE(out.changed);
+    CHECK(out.message.content_ptr() == before.content_ptr());
+    CHECK(out.message.extensions_ptr() == before.extensions_ptr());
+}
+
+TEST_CASE("a slot rebuilt with equal values is no change, and the current slot is kept") {
+    const auto before = with_ext({{"request", {{"request_id", "r1"}}}, {"custom", {{"a", 1}}}});
+    auto ext = before.extensions();
+    ext.request = std::make_shared<const cmf::RequestExtension>(*before.request());  // equal copy
+    const auto returned = before.with_extensions(std::make_shared<const cmf::Extensions>(ext));
+    auto out = apply_returned(before, before, returned, {});
+    CHECK(out.violations.empty());
+    CHECK_FALSE(out.changed);
+    CHECK(out.message.request() == before.request());
+}
+
+TEST_CASE("what a processor was not given is carried over untouched, and labels join the full slot") {
+    // The processor saw only labels (no subject, no data); it adds one label.
+    const auto current = with_ext({{"security",
+                                    {{"labels", {"INTERNAL"}},
+                                     {"subject", {{"id", "alice"}, {"type", "user"}, {"roles", {"dev"}}}},
+                                     {"data", {{"tool_a", {{"apply_labels", {"PII"}}}}}}}},
+                                   {"agent", {{"session_id", "s1"}}}});
+    auto seen = std::make_shared<cmf::SecurityExtension>();
+    seen->labels = current.security()->labels;
+    const auto given = current.with_security(seen).with_agent(nullptr);
+    const auto returned = given.with_labels_added({"PII"});
+    auto out = apply_returned(current, given, returned, {false, true});
+    REQUIRE(out.violations.empty());
+    CHECK(out.changed);
+    CHECK(out.message.security()->labels == cmf::StringSet{"INTERNAL", "PII"});
+    CHECK(out.message.security()->subject == current.security()->subject);  // same pointer
+    CHECK(out.message.security()->data == current.security()->data);
+    CHECK(out.message.agent() == current.agent());
+    CHECK(out.message.content_ptr() == current.content_ptr());
+}
+
+TEST_CASE("content and channel are mutable, custom may be removed") {
+    const auto before = with_ext({{"custom", {{"a", 1}}}});
+    const auto returned =
+        before.with_part(0, cmf::ContentPart::text("redacted")).with_channel(cmf::Channel::final).with_custom(nullptr);
+    auto out = apply_returned(before, before, returned, {});
+    CHECK(out.violations.empty());
+    CHECK(out.changed);
+    CHECK(out.message.text_content() == "redacted");
+    CHECK(out.message.channel() == cmf::Channel::final);
+    CHECK(out.message.custom() == nullptr);
+}
