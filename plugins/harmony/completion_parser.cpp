@@ -65,11 +65,9 @@ private:
         preset_role_ = std::move(role);
         header_text_.clear();
         header_offset_ = offset;
-        started_ = true;
     }
 
     void on_header(const Piece& p) {
-        started_ = true;
         if (p.kind == Piece::Kind::partial_marker) {
             header_text_ += p.text;
             return;
@@ -163,7 +161,6 @@ private:
     std::optional<std::string> preset_role_;
     std::string header_text_;
     std::size_t header_offset_ = 0;
-    bool started_ = false;
     RawMessage current_;
     std::vector<RawMessage> messages_;
     std::string pending_tail_;

@@ -249,3 +249,25 @@ TEST_CASE("chatml parses the ChatML/Hermes/Qwen outputs of llama.cpp's parser te
     }
     CHECK(checked == 6);
 }
+
+TEST_CASE("chatml every prefix of a whole conversation parses without an error", "[chatml][prefix]") {
+    const std::vector<Message> convo = {
+        Message::text(Role::system, "Be brief."), Message::text(Role::user, "Weather?"),
+        Message(Role::assistant, {ContentPart::thinking("Tool."),
+                                  ContentPart::make(ToolCall{"call_1", "get_weather", {{"city", "Paris"}}, std::nullopt})}),
+        Message(Role::tool, {ContentPart::make(ToolResult{"call_1", "get_weather", "sunny", false})}),
+        Message::text(Role::assistant, "Sunny.")};
+    const std::string text = render(convo, {{"add_generation_prompt", false}});
+    const Json full = essentials(parse(text));
+    for (std::size_t n = 0; n < text.size(); ++n) {
+        const std::string prefix = text.substr(0, n);
+        INFO("prefix of " << n << " bytes: " << prefix);
+        std::vector<Message> messages;
+        REQUIRE_NOTHROW(messages = parse(prefix));
+        REQUIRE_FALSE(messages.empty());
+        const bool at_boundary = prefix.ends_with("<|im_end|>") || prefix.ends_with("<|im_end|>\n");
+        CHECK(incomplete(messages.back()) == !at_boundary);
+        const std::size_t finished = at_boundary ? messages.size() : messages.size() - 1;
+        for (std::size_t i = 0; i < finished && n > 12; ++i) CHECK(essentials({messages[i]})[0] == full[i]);
+    }
+}

@@ -176,3 +176,25 @@ TEST_CASE("harmony parses the gpt-oss outputs of llama.cpp's parser tests", "[ha
     }
     CHECK(checked == 15);
 }
+
+TEST_CASE("harmony every prefix of a whole rendered conversation parses without an error", "[harmony][prefix]") {
+    const std::vector<Message> convo = {text(Role::user, "Weather?"), thinking("Use the tool."),
+                                        call("call_1", "get_weather", {{"city", "Paris"}}),
+                                        result("call_1", "get_weather", "sunny"),
+                                        text(Role::assistant, "Sunny.", Channel::final)};
+    const Json options = {{"system_message", false}, {"add_generation_prompt", false}, {"auto_drop_analysis", false}};
+    const std::string full_text = adapter()->to_wire(convo, Json::object(), options).get<std::string>();
+    const Json full = essentials(parse(full_text, {{"role", nullptr}}));
+    CHECK(full == essentials(convo));
+    for (std::size_t n = 1; n < full_text.size(); ++n) {
+        const std::string prefix = full_text.substr(0, n);
+        INFO("prefix of " << n << " bytes: " << prefix);
+        std::vector<Message> messages;
+        REQUIRE_NOTHROW(messages = parse(prefix, {{"role", nullptr}}));
+        REQUIRE_FALSE(messages.empty());
+        const bool at_boundary = prefix.ends_with("<|end|>") || prefix.ends_with("<|call|>");
+        CHECK(incomplete(messages.back()) == !at_boundary);
+        const std::size_t finished = at_boundary ? messages.size() : messages.size() - 1;
+        for (std::size_t i = 0; i < finished; ++i) CHECK(essentials({messages[i]})[0] == full[i]);
+    }
+}
