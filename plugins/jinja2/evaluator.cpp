@@ -1024,6 +1024,14 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
         case BinaryOp::Add:
             if (ints && checked_add(a.as_int(), b.as_int(), r)) return Value::integer(r);
             if (nums) return Value::real(a.as_float() + b.as_float());
+            if (a.is_string() && b.is_string() && (a.is_markup() || b.is_markup())) {
+                // Markup + str escapes the plain side (markupsafe semantics)
+                Args none;
+                std::string s = to_str(find_filter("escape", profile_)(*this, a, none));
+                s += to_str(find_filter("escape", profile_)(*this, b, none));
+                check_string(s.size());
+                return Value::markup(std::move(s));
+            }
             if (a.is_string() && b.is_string()) {
                 check_string(a.str().size() + b.str().size());
                 std::string s;

@@ -87,9 +87,10 @@ Value f_string(Evaluator&, const Value& s, Args&) {
     return Value::string(soft_str(s));
 }
 
-Value f_safe(Evaluator&, const Value& s, Args&) { return s.is_string() ? s : Value::string(soft_str(s)); }
+Value f_safe(Evaluator&, const Value& s, Args&) { return s.is_markup() ? s : Value::markup(soft_str(s)); }
 
 Value f_escape(Evaluator& ev, const Value& s, Args&) {
+    if (s.is_markup()) return s;
     std::string in = soft_str(s), out;
     out.reserve(in.size());
     for (char c : in) {
@@ -102,7 +103,12 @@ Value f_escape(Evaluator& ev, const Value& s, Args&) {
             default: out += c;
         }
     }
-    return str_result(ev, std::move(out));
+    ev.check_string(out.size());
+    return Value::markup(std::move(out));
+}
+
+Value f_forceescape(Evaluator& ev, const Value& s, Args& a) {
+    return f_escape(ev, Value::string(soft_str(s)), a);
 }
 
 Value f_replace(Evaluator& ev, const Value& s, Args& a) {
@@ -685,6 +691,12 @@ Value f_groupby(Evaluator& ev, const Value& v, Args& a) {
 Value f_attr(Evaluator& ev, const Value& v, Args& a) {
     const Value* name = arg(a, 0, "name");
     if (!name) throw Failure("TypeError", "do_attr() missing required argument 'name'");
+    // Python getattr only: a dict's keys are not attributes
+    if (v.is_dict()) {
+        std::string n = soft_str(*name);
+        if (method_kind(v, n, ev.profile()) == MethodKind::None)
+            return Value::undefined(UndefinedReason::Attribute, n, "dict object");
+    }
     return ev.getattr(v, soft_str(*name));
 }
 
@@ -829,7 +841,7 @@ const Table& common_table() {
         {"dictsort", f_dictsort}, {"e", f_escape},
         {"escape", f_escape},     {"filesizeformat", f_filesizeformat},
         {"first", f_first},       {"float", f_float},
-        {"forceescape", f_escape}, {"format", f_format},
+        {"forceescape", f_forceescape}, {"format", f_format},
         {"groupby", f_groupby},   {"indent", f_indent},
         {"int", f_int},           {"items", f_items},
         {"join", f_join},         {"last", f_last},

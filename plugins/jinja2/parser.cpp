@@ -53,16 +53,18 @@ private:
     }
     [[noreturn]] void fail(const std::string& message) { fail(message, cur()); }
 
+    // Jinja's describe_token, quoted as its messages quote it.
     static std::string describe(const Token& t) {
         switch (t.type) {
-            case Tok::End: return "end of template";
-            case Tok::VarEnd: return "end of print statement";
-            case Tok::BlockEnd: return "end of statement block";
-            case Tok::Name: return "'" + t.text + "'";
-            case Tok::String: return "string";
-            case Tok::Int: return "integer";
-            case Tok::Float: return "float";
-            case Tok::Op: return "'" + t.text + "'";
+            case Tok::End: return "'end of template'";
+            case Tok::VarEnd: return "'end of print statement'";
+            case Tok::BlockEnd: return "'end of statement block'";
+            case Tok::VarBegin: return "'begin of print statement'";
+            case Tok::BlockBegin: return "'begin of statement block'";
+            case Tok::String: return "'string'";
+            case Tok::Int: return "'integer'";
+            case Tok::Float: return "'float'";
+            case Tok::Data: return "'template data / text'";
             default: return "'" + t.text + "'";
         }
     }
@@ -114,16 +116,19 @@ private:
     // Parses until a block tag whose name is in `ends`; leaves the cursor on that name.
     Body body(const std::vector<const char*>& ends) {
         DepthGuard guard(*this);
+        if (!ends.empty()) end_stack_.push_back(ends);
+        struct Pop {
+            Parser& p;
+            bool active;
+            ~Pop() {
+                if (active) p.end_stack_.pop_back();
+            }
+        } pop{*this, !ends.empty()};
         Body out;
         for (;;) {
             const Token& t = cur();
             if (t.type == Tok::End) {
-                if (!ends.empty()) {
-                    std::string expected;
-                    for (auto* e : ends) expected += (expected.empty() ? "'" : " or '") + std::string(e) + "'";
-                    fail("Unexpected end of template. Jinja was looking for the following tags: " + expected +
-                         ". The innermost block that needs to be closed is '" + block_stack_.back() + "'.");
-                }
+                if (!ends.empty()) fail_unknown_tag(nullptr);
                 return out;
             }
             if (t.type == Tok::Data) {
@@ -151,7 +156,28 @@ private:
         }
     }
 
-    [[noreturn]] void fail_unexpected_tag() { fail("Encountered unknown tag '" + cur().text + "'."); }
+    [[noreturn]] void fail_unexpected_tag() { fail_unknown_tag(&cur().text); }
+
+    // Jinja's message for an unknown tag (name) or an unexpected end of template (nullptr).
+    [[noreturn]] void fail_unknown_tag(const std::string* name) {
+        std::string msg = name ? "Encountered unknown tag '" + *name + "'." : "Unexpected end of template.";
+        if (!end_stack_.empty()) {
+            std::string looking;
+            for (auto* e : end_stack_.back()) looking += (looking.empty() ? "'" : " or '") + std::string(e) + "'";
+            bool expected_somewhere = false;
+            if (name)
+                for (const auto& ends : end_stack_)
+                    for (auto* e : ends)
+                        if (*name == e) expected_somewhere = true;
+            if (expected_somewhere)
+                msg += " You probably made a nesting mistake. Jinja is expecting this tag, but currently looking for " +
+                       looking + ".";
+            else
+                msg += " Jinja was looking for the following tags: " + looking + ".";
+        }
+        if (!block_stack_.empty()) msg += " The innermost block that needs to be closed is '" + block_stack_.back() + "'.";
+        fail(msg);
+    }
 
     // Consumes `{% name` ... `%}` after body() stopped on `name`.
     void end_tag(const char* name) {
@@ -192,15 +218,6 @@ private:
             block_stack_.pop_back();
             end_tag("endgeneration");
             return s;
-        }
-        static const std::set<std::string> known_ends = {
-            "endif", "endfor", "endset", "endmacro", "endcall", "endfilter", "endwith", "endblock", "else",
-            "elif", "endgeneration", "endraw"};
-        if (known_ends.count(n)) {
-            std::string msg = "Encountered unknown tag '" + n + "'.";
-            if (!block_stack_.empty())
-                msg += " The innermost block that needs to be closed is '" + block_stack_.back() + "'.";
-            fail(msg);
         }
         fail_unexpected_tag();
     }
@@ -880,6 +897,8 @@ private:
 
     ExprPtr call(ExprPtr callee) {
         auto c = at<CallExpr>(cur());
+        c->line = callee->line;  // errors point at the start of the call, not at its '('
+        c->column = callee->column;
         c->callee = std::move(callee);
         c->args = call_args();
         return c;
@@ -974,6 +993,7 @@ private:
     int depth_ = 0;
     std::vector<MacroStmt*> macro_stack_;
     std::vector<std::string> block_stack_;
+    std::vector<std::vector<const char*>> end_stack_;
 };
 
 }  // namespace

@@ -38,7 +38,7 @@ bool t_sequence(Evaluator&, const Value& v, Args&) {
 bool t_callable(Evaluator&, const Value& v, Args&) {
     return v.is_callable() || v.kind() == Kind::Loop || v.is_undefined();
 }
-bool t_escaped(Evaluator&, const Value&, Args&) { return false; }
+bool t_escaped(Evaluator&, const Value& v, Args&) { return v.is_markup(); }
 
 std::int64_t int_of(Evaluator& ev, const Value& v) {
     if (v.is_undefined()) ev.raise_undefined(v);

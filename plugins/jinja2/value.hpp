@@ -44,6 +44,9 @@ public:
     static Value integer(std::int64_t i) { Value v; v.kind_ = Kind::Int; v.num_.i = i; return v; }
     static Value real(double f) { Value v; v.kind_ = Kind::Float; v.num_.f = f; return v; }
     static Value string(std::string s);
+    // Jinja's Markup: a string marked safe (|safe, |escape); `+` with a plain str escapes the str.
+    static Value markup(std::string s) { Value v = string(std::move(s)); v.aux_ = 1; return v; }
+    bool is_markup() const { return kind_ == Kind::String && aux_ == 1; }
     static Value string(std::shared_ptr<const std::string> s) { Value v; v.kind_ = Kind::String; v.ptr_ = std::move(s); return v; }
     static Value list(std::shared_ptr<List> l) { Value v; v.kind_ = Kind::List; v.ptr_ = std::move(l); return v; }
     static Value dict(std::shared_ptr<Dict> d) { Value v; v.kind_ = Kind::Dict; v.ptr_ = std::move(d); return v; }

@@ -16,7 +16,7 @@ TEST_CASE("jinja2 errors: a syntax error names template, line and column, and sh
         CHECK(e.where().file == "bad.jinja");
         CHECK(e.where().line == 3);
         CHECK(e.where().column == 10);
-        CHECK(e.message() == "TemplateSyntaxError: unexpected end of print statement\n      {{ x + }}\n         ^");
+        CHECK(e.message() == "TemplateSyntaxError: unexpected 'end of print statement'\n      {{ x + }}\n             ^");
         CHECK(std::string(e.what()).rfind("bad.jinja:3:10: TemplateSyntaxError", 0) == 0);
     }
 }
