@@ -33,7 +33,8 @@ int run_parse_output(const Arguments& args) {
     }
     const std::string completion = read_completion(file);
     std::vector<cmf::Message> messages = adapter->from_wire(completion, options);
-    std::cout << cmf::messages_to_json(messages).dump(2) << "\n";
+    // Model output may hold invalid UTF-8: print it with U+FFFD rather than fail.
+    std::cout << cmf::messages_to_json(messages).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
     std::cout.flush();
     return std::cout ? 0 : 1;
 }
