@@ -45,6 +45,14 @@ Answer call(const Pipeline::Stage& stage, const cmf::Message& given, const Proce
     }
 }
 
+// Only prompt results nest messages in content (see visibility.hpp).
+bool has_prompt_result(const cmf::Message& m) {
+    for (const auto& part : m.content()) {
+        if (part->type() == cmf::ContentType::prompt_result) return true;
+    }
+    return false;
+}
+
 Effect deny_effect(Mode mode) { return mode == Mode::enforce ? Effect::stopped : Effect::recorded; }
 
 }  // namespace
@@ -114,7 +122,8 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
                 last_source = current[i].extensions_ptr();
                 last_filtered = visible_extensions(last_source, stage.capabilities);
             }
-            const cmf::Message given = current[i].with_extensions(last_filtered);
+            cmf::Message given = current[i].with_extensions(last_filtered);
+            if (has_prompt_result(current[i])) given = visible_message(current[i], stage.capabilities);
             const ProcessorContext context{hook, stage.config.name, i, current.size(), &stage.capabilities};
             Answer answer = call(stage, given, context);
 

@@ -121,9 +121,16 @@ ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& giv
     }
 
     cmf::Message merged = current;
-    // Content is mutable: a new list that holds the same part pointers is no change.
+    // Content is mutable. A part the processor left as given keeps the current part (which may
+    // hold nested messages the processor was shown filtered); a changed part is taken.
     if (returned.content_ptr() != given.content_ptr() && returned.content() != given.content()) {
-        merged = merged.with_content(returned.content());
+        cmf::Content parts = returned.content();
+        if (parts.size() == given.size() && given.size() == current.size()) {
+            for (std::size_t i = 0; i < parts.size(); ++i) {
+                if (parts[i] == given.part(i)) parts[i] = current.part(i);
+            }
+        }
+        merged = merged.with_content(std::move(parts));
         out.changed = true;
     }
     if (returned.channel() != given.channel()) {
