@@ -166,8 +166,9 @@ std::vector<cmf::Message> read_conversation(const WireNode& body) {
                 rest.push_back(std::move(p));
             }
         }
-        if (!results.empty()) out.emplace_back(cmf::Role::tool, std::move(results));
-        if (!rest.empty() || results.empty()) {
+        const bool had_results = !results.empty();
+        if (had_results) out.emplace_back(cmf::Role::tool, std::move(results));
+        if (!rest.empty() || !had_results) {
             cmf::Message m(role, std::move(rest));
             if (auto slot = finish_custom(std::move(message_custom))) m = m.with_custom(std::move(slot));
             out.push_back(std::move(m));
