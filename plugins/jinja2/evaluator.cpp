@@ -117,7 +117,13 @@ void slice_indices(std::int64_t n, const Value* start, const Value* stop, std::i
 
 // ----- JSON input -----
 
-Value from_json(const Json& j) {
+static Value from_json_at(const Json& j, int depth);
+
+Value from_json(const Json& j) { return from_json_at(j, 0); }
+
+static Value from_json_at(const Json& j, int depth) {
+    if (depth > kMaxValueDepth)
+        throw Failure::limit_exceeded("input nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
     switch (j.type()) {
         case Json::value_t::null: return Value::none();
         case Json::value_t::boolean: return Value::boolean(j.get<bool>());
@@ -132,13 +138,13 @@ Value from_json(const Json& j) {
         case Json::value_t::array: {
             auto l = std::make_shared<List>();
             l->items.reserve(j.size());
-            for (const auto& e : j) l->items.push_back(from_json(e));
+            for (const auto& e : j) l->items.push_back(from_json_at(e, depth + 1));
             return Value::list(std::move(l));
         }
         case Json::value_t::object: {
             auto d = std::make_shared<Dict>();
             d->items.reserve(j.size());
-            for (const auto& [k, v] : j.items()) d->items.emplace_back(Value::string(k), from_json(v));
+            for (const auto& [k, v] : j.items()) d->items.emplace_back(Value::string(k), from_json_at(v, depth + 1));
             return Value::dict(std::move(d));
         }
         default: return Value::none();
@@ -461,7 +467,8 @@ Flow Evaluator::exec_for(const ForStmt& n, Frame* parent, const Value& iterable,
     }
     f.vars.emplace_back(n.loop_slot, Value::loop(state));
     const std::size_t count = items->items.size();
-    for (std::size_t i = 0; i < count; ++i) {
+    // (the bound is re-checked: in the prompty profile the body may shrink the list it iterates)
+    for (std::size_t i = 0; i < count && i < items->items.size(); ++i) {
         tick();
         state->index0 = i;
         assign(n.target, items->items[i]);

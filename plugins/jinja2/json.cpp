@@ -28,7 +28,8 @@ public:
                     out_ += "[]";
                     return;
                 }
-                if (level > 1000) throw Failure("RecursionError", "maximum recursion depth exceeded while encoding a JSON object");
+                if (level > kMaxValueDepth)
+                    throw Failure::limit_exceeded("value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
                 out_ += '[';
                 for (std::size_t i = 0; i < items.size(); ++i) {
                     if (i) out_ += s_.item_separator;
@@ -45,7 +46,8 @@ public:
                     out_ += "{}";
                     return;
                 }
-                if (level > 1000) throw Failure("RecursionError", "maximum recursion depth exceeded while encoding a JSON object");
+                if (level > kMaxValueDepth)
+                    throw Failure::limit_exceeded("value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
                 std::vector<const std::pair<Value, Value>*> order;
                 order.reserve(items.size());
                 for (const auto& kv : items) order.push_back(&kv);

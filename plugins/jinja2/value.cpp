@@ -33,6 +33,50 @@ std::shared_ptr<List> make_list(std::vector<Value> items, List::Flavor flavor) {
 
 // ----- containers -----
 
+namespace {
+// Frees nested containers iteratively: while one container is being destroyed, the children of
+// any container that dies meanwhile are queued here instead of being destroyed recursively.
+thread_local std::vector<Value>* g_pending = nullptr;
+
+template <class Range, class Take>
+void release(Range& range, Take take) {
+    if (g_pending) {
+        for (auto& e : range) g_pending->push_back(take(e));
+        return;
+    }
+    std::vector<Value> queue;
+    g_pending = &queue;
+    for (auto& e : range) queue.push_back(take(e));
+    while (!queue.empty()) {
+        Value v = std::move(queue.back());
+        queue.pop_back();
+    }  // each v dies here; its container's destructor appends to the queue
+    g_pending = nullptr;
+}
+
+struct DepthGuard {
+    int& d;
+    explicit DepthGuard(int& depth) : d(depth) {
+        if (++d > kMaxValueDepth)
+            throw Failure::limit_exceeded("value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+    }
+    ~DepthGuard() { --d; }
+};
+thread_local int g_depth = 0;
+}  // namespace
+
+List::~List() {
+    release(items, [](Value& v) { return std::move(v); });
+}
+
+Dict::~Dict() {
+    release(items, [](std::pair<Value, Value>& kv) { return std::move(kv.second); });
+}
+
+Namespace::~Namespace() {
+    release(attrs, [](std::pair<std::string, Value>& kv) { return std::move(kv.second); });
+}
+
 const Value* Dict::find(const Value& key) const {
     if (key.is_string()) return find(std::string_view(key.str()));
     for (const auto& [k, v] : items)
@@ -110,6 +154,14 @@ bool truthy(const Value& v) {
 }
 
 bool equals(const Value& a, const Value& b) {
+    if (a.kind() == Kind::List || a.kind() == Kind::Dict) {
+        DepthGuard guard(g_depth);
+        return equals_impl(a, b);
+    }
+    return equals_impl(a, b);
+}
+
+bool equals_impl(const Value& a, const Value& b) {
     if (a.is_number() && b.is_number()) {
         if (a.is_float() || b.is_float()) return a.as_float() == b.as_float();
         return a.as_int() == b.as_int();
@@ -145,6 +197,7 @@ bool equals(const Value& a, const Value& b) {
 }
 
 bool less(const Value& a, const Value& b) {
+    DepthGuard guard(g_depth);
     if (a.is_number() && b.is_number()) {
         if (a.is_float() || b.is_float()) return a.as_float() < b.as_float();
         return a.as_int() < b.as_int();
@@ -336,6 +389,7 @@ std::string repr_string(std::string_view s) {
 }
 
 void append_repr(std::string& out, const Value& v) {
+    DepthGuard guard(g_depth);
     switch (v.kind()) {
         case Kind::String: append_repr_string(out, v.str()); return;
         case Kind::List: {

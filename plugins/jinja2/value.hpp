@@ -112,11 +112,17 @@ struct List {
     enum class Flavor : std::uint8_t { List, Tuple, Generator };
     std::vector<Value> items;
     Flavor flavor = Flavor::List;
+    ~List();  // iterative: a million-deep nest must not overflow the stack when freed
 };
+
+// Recursive algorithms over values (repr, equality, ordering, tojson, input conversion) stop
+// with LimitExceeded beyond this depth instead of overflowing the stack.
+constexpr int kMaxValueDepth = 512;
 
 // A Python dict: insertion-ordered, keys compared with Python equality (1 == 1.0 == True).
 struct Dict {
     std::vector<std::pair<Value, Value>> items;
+    ~Dict();
     const Value* find(const Value& key) const;
     const Value* find(std::string_view key) const;
     void set(Value key, Value value);
@@ -126,6 +132,7 @@ struct Dict {
 // Jinja's namespace(): the one object templates may assign attributes to.
 struct Namespace {
     std::vector<std::pair<std::string, Value>> attrs;
+    ~Namespace();
     const Value* find(std::string_view name) const;
     void set(std::string_view name, Value value);
 };
@@ -160,6 +167,7 @@ struct LoopState {
 // ----- Python semantics on values -----
 bool truthy(const Value& v);
 bool equals(const Value& a, const Value& b);
+bool equals_impl(const Value& a, const Value& b);  // equals without the depth guard
 // Python '<' ordering; throws TypeError text when the types do not order.
 bool less(const Value& a, const Value& b);
 // The Python type name ("str", "int", "dict", "NoneType", "Undefined", ...).

@@ -117,3 +117,20 @@ TEST_CASE("jinja2 sandbox: the chat-template profile is immutable, prompty is no
                                   chat_options());
     CHECK(priv.text == "|False");
 }
+
+TEST_CASE("jinja2 sandbox: a 100,000-deep value built in a loop is neither printed nor freed recursively") {
+    require_limit("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}",
+                  "value nested deeper than 512 levels");
+    require_limit("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}"
+                  "{{ ns.x|tojson }}",
+                  "value nested deeper than 512 levels");
+}
+
+TEST_CASE("jinja2 sandbox: deeply nested input is refused") {
+    Json deep = Json::array();
+    for (int i = 0; i < 2000; ++i) deep = Json::array({deep});
+    auto renderer = jinja2_renderer();
+    Outcome o = render_outcome(*renderer, "{{ x }}", Json{{"x", deep}}, chat_options());
+    CHECK(o.error_kind == "LimitExceeded");
+    CHECK(o.error_message.find("input nested deeper than 512 levels") != std::string::npos);
+}
