@@ -38,19 +38,27 @@ namespace {
 // any container that dies meanwhile are queued here instead of being destroyed recursively.
 thread_local std::vector<Value>* g_pending = nullptr;
 
-template <class Range, class Take>
-void release(Range& range, Take take) {
+bool nests(const Value& v) { return v.kind() == Kind::List || v.kind() == Kind::Dict || v.kind() == Kind::Namespace; }
+
+// Only containers can nest deeply; scalars and strings are freed in place as usual.
+template <class Range, class Get>
+void release(Range& range, Get get) {
     if (g_pending) {
-        for (auto& e : range) g_pending->push_back(take(e));
+        for (auto& e : range)
+            if (nests(get(e))) g_pending->push_back(std::move(get(e)));
         return;
     }
+    bool any = false;
+    for (auto& e : range) any = any || nests(get(e));
+    if (!any) return;
     std::vector<Value> queue;
     g_pending = &queue;
-    for (auto& e : range) queue.push_back(take(e));
+    for (auto& e : range)
+        if (nests(get(e))) queue.push_back(std::move(get(e)));
     while (!queue.empty()) {
         Value v = std::move(queue.back());
         queue.pop_back();
-    }  // each v dies here; its container's destructor appends to the queue
+    }  // each v dies here; its container's destructor appends its own containers to the queue
     g_pending = nullptr;
 }
 
@@ -66,15 +74,15 @@ thread_local int g_depth = 0;
 }  // namespace
 
 List::~List() {
-    release(items, [](Value& v) { return std::move(v); });
+    release(items, [](Value& v) -> Value& { return v; });
 }
 
 Dict::~Dict() {
-    release(items, [](std::pair<Value, Value>& kv) { return std::move(kv.second); });
+    release(items, [](std::pair<Value, Value>& kv) -> Value& { return kv.second; });
 }
 
 Namespace::~Namespace() {
-    release(attrs, [](std::pair<std::string, Value>& kv) { return std::move(kv.second); });
+    release(attrs, [](std::pair<std::string, Value>& kv) -> Value& { return kv.second; });
 }
 
 const Value* Dict::find(const Value& key) const {
