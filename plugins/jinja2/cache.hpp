@@ -1,6 +1,6 @@
 #pragma once
-// Compiled templates keyed by content hash (and profile and name), bounded LRU, thread-safe.
-// A hit compares the full source, so a hash collision can never serve the wrong template.
+// Compiled templates keyed by a content hash (sampled; see key_of) with profile and name, bounded
+// LRU, thread-safe. A hit compares the full source, so a collision can never serve the wrong template.
 #include <cstddef>
 #include <list>
 #include <memory>

@@ -114,37 +114,51 @@ private:
         for (int shift = 12; shift >= 0; shift -= 4) out_ += hex[(cp >> shift) & 15];
     }
 
+    static bool plain(unsigned char c, bool ascii_only) {
+        return c >= 0x20 && c != '"' && c != '\\' && (!ascii_only || c < 0x7F);
+    }
+
     void string(const std::string& s) {
+        out_.reserve(out_.size() + s.size() + 2);
         out_ += '"';
-        for (std::size_t i = 0; i < s.size(); ++i) {
+        std::size_t i = 0;
+        while (i < s.size()) {
+            // copy the longest run that needs no escaping in one append
+            std::size_t run = i;
+            while (run < s.size() && plain(static_cast<unsigned char>(s[run]), s_.ensure_ascii)) ++run;
+            if (run > i) {
+                out_.append(s, i, run - i);
+                i = run;
+                if (i >= s.size()) break;
+            }
             auto c = static_cast<unsigned char>(s[i]);
             switch (c) {
-                case '"': out_ += "\\\""; continue;
-                case '\\': out_ += "\\\\"; continue;
-                case '\n': out_ += "\\n"; continue;
-                case '\r': out_ += "\\r"; continue;
-                case '\t': out_ += "\\t"; continue;
-                case '\b': out_ += "\\b"; continue;
-                case '\f': out_ += "\\f"; continue;
+                case '"': out_ += "\\\""; ++i; continue;
+                case '\\': out_ += "\\\\"; ++i; continue;
+                case '\n': out_ += "\\n"; ++i; continue;
+                case '\r': out_ += "\\r"; ++i; continue;
+                case '\t': out_ += "\\t"; ++i; continue;
+                case '\b': out_ += "\\b"; ++i; continue;
+                case '\f': out_ += "\\f"; ++i; continue;
                 default: break;
             }
-            if (c < 0x20) {
+            if (c < 0x80) {  // control characters, and DEL under ensure_ascii
                 u_escape(c);
-            } else if (c < 0x80 || !s_.ensure_ascii) {
-                out_ += static_cast<char>(c);
+                ++i;
+                continue;
+            }
+            // non-ASCII with ensure_ascii: \uXXXX (surrogate pairs above the BMP)
+            std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+            unsigned cp = c & (0x3F >> (len - 1));
+            for (std::size_t k = 1; k < len && i + k < s.size(); ++k)
+                cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+            i += len;
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                u_escape(0xD800 + (cp >> 10));
+                u_escape(0xDC00 + (cp & 0x3FF));
             } else {
-                std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-                unsigned cp = c & (0x3F >> (len - 1));
-                for (std::size_t k = 1; k < len && i + k < s.size(); ++k)
-                    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-                i += len - 1;
-                if (cp >= 0x10000) {
-                    cp -= 0x10000;
-                    u_escape(0xD800 + (cp >> 10));
-                    u_escape(0xDC00 + (cp & 0x3FF));
-                } else {
-                    u_escape(cp);
-                }
+                u_escape(cp);
             }
         }
         out_ += '"';
