@@ -231,7 +231,7 @@ TEST_CASE("references: ${file:} parses by extension, stays inside the prompt's t
     CHECK(b.metadata.dump() == R"({"leak":true})");
 }
 
-TEST_CASE("references: env default is everything after the second colon; unknown protocols stay") {
+TEST_CASE("references: env default is everything after the second colon, and unknown protocols stay") {
     Agent a = load_text("---\nname: ${env:U:a:b}\ndescription: ${vault:x}\n---\nb", "r", ".", with_env({}));
     CHECK(a.name == "a:b");
     CHECK(*a.description == "${vault:x}");

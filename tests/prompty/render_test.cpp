@@ -124,18 +124,21 @@ TEST_CASE("render: rich inputs become placeholders whose values travel in the re
         CHECK(is_placeholder_for(placeholder, rich.name));
         (rich.name == "history" ? history : photo) = placeholder;
     }
-    CHECK(r.text == "system:\nBe brief.\n" + history + "\nuser:\nHi " + photo);
+    // Strict by default: the author's role markers carry this request's marker nonce.
+    REQUIRE(r.request.marker_nonce.size() == 16);
+    const std::string nonce = "[nonce=" + r.request.marker_nonce + "]";
+    CHECK(r.text == "system" + nonce + ":\nBe brief.\n" + history + "\nuser" + nonce + ":\nHi " + photo);
     const RichInput& h = r.request.rich_inputs.at(history);
     CHECK(h.kind == "thread");
     CHECK(h.value.dump() == R"([{"role":"user","content":[{"kind":"text","value":"earlier"}]}])");
     const RichInput& p = r.request.rich_inputs.at(photo);
     CHECK(p.kind == "image");
     CHECK(p.value == "https://x/cat.png");
-    CHECK(r.request.marker_nonce.empty());
 
-    // A fresh placeholder for every render.
+    // A fresh placeholder and marker nonce for every render.
     RenderResult again = render(in_process(), agent, inputs);
     CHECK(again.request.rich_inputs.count(history) == 0);
+    CHECK(again.request.marker_nonce != r.request.marker_nonce);
 }
 
 TEST_CASE("render: a value tagged {_kind: thread} is rich even when not declared") {

@@ -50,7 +50,7 @@ TEST_CASE("run: an image input becomes an image part") {
     CHECK(r.out.find("__PROMPTY_THREAD_") == std::string::npos);
 }
 
-TEST_CASE("run: errors name the file and position; a missing required input is a ValueError") {
+TEST_CASE("run: errors name the file and position, and a missing required input is a ValueError") {
     auto missing = run_cli("run", examples + "chat.prompty");
     CHECK(missing.exit_code == 1);
     CHECK(missing.err == "cmfpipe: ValueError: " + examples + "chat.prompty: Missing required input: question\n");

@@ -2,27 +2,45 @@
 // the wire adapter of --to KIND (adapter->to_wire(messages, agent JSON, options)).
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/files.hpp"
+#include "cmfpipe/core/pipeline/config.hpp"
+#include "cmfpipe/core/pipeline/pipeline.hpp"
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/core/prompty/prepare.hpp"
 #include "cmfpipe/core/tracing.hpp"
 #include "cmfpipe/errors.hpp"
 #include "command.hpp"
+#include "default_pipeline.hpp"
 
 namespace cmfpipe::cli {
 namespace {
+
+// Every decision of the pipeline goes to stderr, one JSON object a line, and into the trace.
+void report_decisions(const pipeline::PipelineResult& result, tracing::Span& span) {
+    if (result.decisions.empty()) return;
+    Json all = Json::array();
+    for (const auto& decision : result.decisions) {
+        Json json = pipeline::to_json(decision);
+        std::cerr << "cmfpipe: decision: " << json.dump() << "\n";
+        all.push_back(std::move(json));
+    }
+    span.emit("decisions", all);
+}
 
 int run_run(const Arguments& args) {
     if (args.positionals().size() != 1) throw UsageError("run wants exactly one .prompty file");
     const std::string file = args.positionals()[0];
     const std::string to = args.value("to").value_or("cmf");
-    if (args.value("config")) {
-        // TODO(pipeline): apply the pipeline YAML (processors on llm_input, adapter options) once
-        // the pipeline configuration lands in core; until then refuse rather than ignore it.
-        throw UsageError("--config is not supported by this build yet (the pipeline configuration is pending)");
+    if (args.value("config") && args.flag("no-pipeline")) {
+        throw UsageError("--config and --no-pipeline exclude each other");
     }
+    // The processor pipeline: --config, or the installed default; its plugin directories join
+    // the registry's search path before any plugin is loaded.
+    std::optional<pipeline::PipelineConfig> config;
+    if (!args.flag("no-pipeline")) config = pipeline::load_pipeline_config(pipeline_config_file(args));
 
     tracing::Tracer tracer;
     if (auto trace_file = args.value("trace")) {
@@ -30,7 +48,9 @@ int run_run(const Arguments& args) {
     }
     if (args.flag("trace-console")) tracer.add("console", std::make_shared<tracing::ConsoleBackend>(std::cerr));
 
-    Registry registry = load_registry(args);
+    Registry registry = load_registry(args, config ? config->plugin_dirs : std::vector<std::filesystem::path>{});
+    std::optional<pipeline::Pipeline> processors;
+    if (config) processors.emplace(pipeline::Pipeline::build(*config, registry));
     // The adapter is resolved first, so an unknown --to is reported before any work is done.
     std::shared_ptr<Adapter> adapter;
     if (to != "cmf") adapter = registry.make_adapter(to);
@@ -57,8 +77,18 @@ int run_run(const Arguments& args) {
             render_options.trace = trace;
             prompty::Prepared prepared =
                 prompty::prepare(prompty::make_invokers(registry, agent), agent, inputs, render_options);
-            output = adapter ? adapter->to_wire(prepared.messages, prompty::to_json(agent), Json::object())
-                             : cmf::messages_to_json(prepared.messages);
+            std::vector<cmf::Message> messages = std::move(prepared.messages);
+            if (processors) {
+                pipeline::PipelineResult result = processors->run("llm_input", std::move(messages));
+                report_decisions(result, span);
+                if (result.stopped) {
+                    span.emit("result", {{"stopped", true}});
+                    return 3;
+                }
+                messages = std::move(result.messages);
+            }
+            output = adapter ? adapter->to_wire(messages, prompty::to_json(agent), Json::object())
+                             : cmf::messages_to_json(messages);
             span.emit("result", output);
         } catch (const Error& e) {
             span.emit_error(e.kind(), e.what());
@@ -79,7 +109,8 @@ std::vector<OptionSpec> run_options() {
     options.insert(options.begin(),
                    {{"inputs", "FILE.json", "input values, a JSON object ('-' reads stdin)"},
                     {"to", "KIND", "cmf (default: CMF messages as JSON) or a wire adapter kind (openai, ...)"},
-                    {"config", "PIPELINE.yaml", "a pipeline configuration (pending)"},
+                    {"config", "PIPELINE.yaml", "the processor pipeline (default: the installed config/default.yaml)"},
+                    {"no-pipeline", "", "skip the processor pipeline"},
                     {"allow-root", "DIR", "let ${file:} references read below DIR too", true},
                     {"trace", "FILE.jsonl", "append one trace record (spans: run, load, prepare, render, parse) per run"},
                     {"trace-console", "", "print span start/end lines on stderr"}});
@@ -87,7 +118,9 @@ std::vector<OptionSpec> run_options() {
 }
 
 const CommandRegistration registration{{
-    "run", "load a .prompty file, render and parse it; prints the CMF messages (or --to KIND's wire form)",
+    "run",
+    "load, render and parse a .prompty file, run the llm_input processors; prints the CMF messages "
+    "(or --to KIND's wire form); exit 3 when a processor stopped the request",
     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] [--trace FILE.jsonl]",
     run_options(), 1, run_run}};
 

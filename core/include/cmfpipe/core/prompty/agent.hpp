@@ -62,7 +62,9 @@ struct TemplateConfig {
     Json format_extra = Json::object();
     Json parser_extra = Json::object();
 
-    bool is_strict() const { return strict.value_or(false); }
+    // Strict unless the template says otherwise: role markers that arrive through an input are
+    // rejected by default (the reference runtimes make it opt-in; see docs/prompty.md).
+    bool is_strict() const { return strict.value_or(true); }
 };
 
 struct Agent {
