@@ -99,7 +99,8 @@ Invokers make_invokers(const Registry& registry, const Agent& agent) {
 Json parser_options(const Agent& agent) {
     Json out = agent.template_config.parser_options.is_object() ? agent.template_config.parser_options : Json::object();
     out["strict"] = agent.template_config.is_strict();
-    if (!agent.source.empty()) out["template_name"] = agent.source;  // parse errors name the file
+    // Parse errors point into the rendered text, whose lines are not the file's: say so.
+    if (!agent.source.empty()) out["template_name"] = "<rendered " + agent.source + ">";
     return out;
 }
 
