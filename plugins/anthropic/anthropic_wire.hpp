@@ -31,8 +31,6 @@ std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& 
 
 // ---- stream.cpp: streamed events (SSE text or a JSON array of event objects) -> the message
 // object they add up to.
-bool looks_like_sse(std::string_view text);
-std::vector<Json> sse_events(std::string_view text);
 Json accumulate_events(const std::vector<Json>& events);
 
 }  // namespace cmfpipe::anthropic

@@ -1,6 +1,7 @@
 // The "anthropic" adapter plugin: CMF <-> Anthropic Messages API JSON. Config:
 // {"default_max_tokens": N} (4096 when absent), used when the agent sets no maxOutputTokens.
 #include "anthropic_wire.hpp"
+#include "cmfpipe/wire/sse.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/plugin.hpp"
 
@@ -19,8 +20,8 @@ public:
         auto first = completion.find_first_not_of(" \t\r\n");
         if (first == std::string_view::npos) throw ValueError("anthropic response: the completion is empty");
         std::string_view text = completion.substr(first);
-        if (looks_like_sse(text)) {
-            Json message = accumulate_events(sse_events(text));
+        if (wire::looks_like_sse(text)) {
+            Json message = accumulate_events(wire::sse_events(text, "anthropic stream"));
             return read_response(wire::WireNode("anthropic stream", message), options);
         }
         Json doc = wire::parse_wire_json(text, "anthropic response");

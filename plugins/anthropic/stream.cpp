@@ -5,65 +5,9 @@
 // an error event is a ValueError.
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/sse.hpp"
 
 namespace cmfpipe::anthropic {
-namespace {
-
-std::string_view trim(std::string_view s) {
-    auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) return {};
-    auto e = s.find_last_not_of(" \t\r");
-    return s.substr(b, e - b + 1);
-}
-
-}  // namespace
-
-bool looks_like_sse(std::string_view text) {
-    std::string_view head = trim(text.substr(0, text.find('\n')));
-    return head.rfind("event:", 0) == 0 || head.rfind("data:", 0) == 0 || head.rfind(":", 0) == 0;
-}
-
-std::vector<Json> sse_events(std::string_view text) {
-    std::vector<Json> events;
-    std::string data;
-    bool has_data = false;
-    int line_no = 0, event_line = 0;
-    auto flush = [&] {
-        if (!has_data) return;
-        has_data = false;
-        try {
-            events.push_back(wire::parse_wire_json(data, "anthropic stream event"));
-        } catch (const ValueError& e) {
-            throw ValueError("anthropic stream: the event at line " + std::to_string(event_line) + ": " + e.message());
-        }
-        data.clear();
-    };
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        ++line_no;
-        if (line.empty()) {
-            flush();
-        } else if (line.rfind("data:", 0) == 0) {
-            std::string_view value = line.substr(5);
-            if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-            if (has_data) {
-                data += '\n';
-            } else {
-                event_line = line_no;
-            }
-            data.append(value);
-            has_data = true;
-        }  // "event:" repeats the data's own "type"; comments and other fields carry nothing
-        pos = end + 1;
-    }
-    flush();
-    return events;
-}
-
 Json accumulate_events(const std::vector<Json>& events) {
     Json message;
     std::vector<std::string> partial_json;  // input_json_delta text per block index

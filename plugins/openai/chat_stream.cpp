@@ -24,12 +24,6 @@ struct ChoiceSoFar {
     Json finish_reason;
 };
 
-std::string_view trim(std::string_view s) {
-    auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) return {};
-    auto e = s.find_last_not_of(" \t\r");
-    return s.substr(b, e - b + 1);
-}
 
 void append_delta(const WireNode& delta, ChoiceSoFar& so_far) {
     delta.object();
@@ -60,57 +54,6 @@ void append_delta(const WireNode& delta, ChoiceSoFar& so_far) {
 }
 
 }  // namespace
-
-bool looks_like_sse(std::string_view text) {
-    std::string_view head = trim(text.substr(0, text.find('\n')));
-    return head.rfind("data:", 0) == 0 || head.rfind("event:", 0) == 0 || head.rfind(":", 0) == 0 ||
-           head.rfind("id:", 0) == 0;
-}
-
-std::vector<Json> sse_events(std::string_view text) {
-    std::vector<Json> events;
-    std::string data;
-    bool has_data = false;
-    int line_no = 0, event_line = 0;
-    auto flush = [&] {
-        if (!has_data) return;
-        has_data = false;
-        if (trim(data) == "[DONE]") {
-            data.clear();
-            return;
-        }
-        try {
-            events.push_back(wire::parse_wire_json(data, "openai stream event"));
-        } catch (const ValueError& e) {
-            throw ValueError("openai stream: the event at line " + std::to_string(event_line) + ": " + e.message());
-        }
-        data.clear();
-    };
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        ++line_no;
-        if (line.empty()) {
-            flush();
-        } else if (line.rfind("data:", 0) == 0) {
-            std::string_view value = line.substr(5);
-            if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-            if (has_data) {
-                data += '\n';
-            } else {
-                event_line = line_no;
-            }
-            data.append(value);
-            has_data = true;
-        }  // comments (":"), event:, id:, retry: carry nothing we need
-        pos = end + 1;
-    }
-    flush();
-    return events;
-}
 
 Json accumulate_chunks(const std::vector<Json>& chunks) {
     Json body = {{"object", "chat.completion"}};

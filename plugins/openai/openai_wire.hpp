@@ -76,8 +76,6 @@ std::vector<cmf::Message> read_chat_completion(const wire::WireNode& body, const
 std::vector<cmf::Message> read_chat_conversation(const wire::WireNode& messages);
 
 // ---- chat_stream.cpp: streamed chunks (SSE text or a JSON array) -> one chat.completion body.
-bool looks_like_sse(std::string_view text);
-std::vector<Json> sse_events(std::string_view text);
 Json accumulate_chunks(const std::vector<Json>& chunks);
 
 // ---- responses_output.cpp / media_apis.cpp: other response bodies -> CMF.

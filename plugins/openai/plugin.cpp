@@ -5,6 +5,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/plugin.hpp"
+#include "cmfpipe/wire/sse.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -48,7 +49,7 @@ public:
     std::vector<cmf::Message> from_wire(std::string_view completion, const Json& options) const override {
         std::string_view text = trim_left(completion);
         if (text.empty()) throw ValueError("openai response: the completion is empty");
-        if (looks_like_sse(text)) return read_stream(sse_events(text), options);
+        if (wire::looks_like_sse(text)) return read_stream(wire::sse_events(text, "openai stream"), options);
         Json doc = wire::parse_wire_json(text, "openai response");
         if (doc.is_array()) return read_stream(doc.get<std::vector<Json>>(), options);
         wire::WireNode body("openai response", doc);

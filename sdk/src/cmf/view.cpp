@@ -5,7 +5,7 @@
 #include "cmfpipe/cmf/filter.hpp"
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/cmf/uri_pattern.hpp"
-#include "scannable_json.hpp"
+#include "cmfpipe/wire/json_text.hpp"  // Python json.dumps spacing, as the reference scans
 
 namespace cmfpipe::cmf {
 namespace {
@@ -81,7 +81,7 @@ MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std:
         action_ = ViewAction::execute;
         name_ = p->name;
         uri_ = "tool://" + p->namespace_.value_or("_") + "/" + p->name;
-        content_ = detail::scannable_json(p->arguments);
+        content_ = wire::dump_spaced(p->arguments);
         properties_ = Json{{"namespace", opt(p->namespace_)}, {"tool_id", p->tool_call_id}};
     } else if (const auto* p = std::get_if<ToolResult>(&value)) {
         pre_ = false;
@@ -91,7 +91,7 @@ MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std:
         if (p->content.is_string())
             content_ = p->content.get<std::string>();
         else if (!p->content.is_null())
-            content_ = detail::scannable_json(p->content);
+            content_ = wire::dump_spaced(p->content);
         properties_ = Json{{"is_error", p->is_error}, {"tool_name", p->tool_name}};
     } else if (const auto* p = std::get_if<Resource>(&value)) {
         pre_ = false;
@@ -114,7 +114,7 @@ MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std:
         action_ = ViewAction::invoke;
         name_ = p->name;
         uri_ = "prompt://" + p->server_id.value_or("_") + "/" + p->name;
-        content_ = detail::scannable_json(p->arguments);
+        content_ = wire::dump_spaced(p->arguments);
         properties_ = Json{{"server_id", opt(p->server_id)}};
     } else if (const auto* p = std::get_if<PromptResult>(&value)) {
         pre_ = false;
