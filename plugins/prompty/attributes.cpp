@@ -28,14 +28,12 @@ Json typed_value(std::string_view text) {
     return std::string(text);
 }
 
-Json value_of(std::string_view text) {
-    if (!text.empty() && text.front() == '"') {
-        text.remove_prefix(1);
-        if (!text.empty() && text.back() == '"') text.remove_suffix(1);
-        return std::string(text);
-    }
-    if (!text.empty() && text.back() == '"') text.remove_suffix(1);  // `"?` closing alone
-    return typed_value(trim(text));
+// The value as written, quotes removed; `quoted` says whether it was a quoted string.
+std::string_view value_text(std::string_view text, bool& quoted) {
+    quoted = !text.empty() && text.front() == '"';
+    if (quoted) text.remove_prefix(1);
+    if (!text.empty() && text.back() == '"') text.remove_suffix(1);  // `"?` closing alone too
+    return quoted ? text : trim(text);
 }
 
 }  // namespace
@@ -49,7 +47,10 @@ std::vector<Attribute> parse_attributes(std::string_view block, const SourceLoca
         if (eq == std::string_view::npos) {
             throw ValueError("role marker attribute '" + std::string(item) + "' has no '='", where);
         }
-        out.push_back({std::string(trim(item.substr(0, eq))), item, value_of(trim(item.substr(eq + 1)))});
+        bool quoted = false;
+        const std::string_view text = value_text(trim(item.substr(eq + 1)), quoted);
+        out.push_back({std::string(trim(item.substr(0, eq))), item, std::string(text),
+                       quoted ? Json(std::string(text)) : typed_value(text)});
     };
     bool quoted = false;
     std::size_t start = 0;

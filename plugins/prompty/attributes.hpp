@@ -16,7 +16,8 @@ namespace cmfpipe::prompty_parser {
 struct Attribute {
     std::string key;
     std::string_view source;  // the item as written, trimmed ("name=\"Alice\"")
-    Json value;
+    std::string text;         // the value as written, quotes removed ("Alice", "7")
+    Json value;               // the typed value ("Alice", 7)
 };
 
 // `block` is what the role marker scanner found between "[" and "]". `where` locates the

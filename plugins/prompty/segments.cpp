@@ -34,7 +34,8 @@ Json strict_attributes(const std::vector<Attribute>& attributes, std::string_vie
                              " carries no render nonce, so it did not come from the template",
                          where);
     }
-    if (!nonce->value.is_string() || nonce->value.get_ref<const std::string&>() != options.expected_nonce) {
+    // Compared as written: a hex nonce made only of digits (or like "12e45") is typed as a number.
+    if (nonce->text != options.expected_nonce) {
         throw ValueError("Role marker nonce mismatch (possible injection): role marker " +
                              quoted_marker(line) + " carries a nonce that is not this render's",
                          where);
@@ -49,11 +50,10 @@ Json strict_attributes(const std::vector<Attribute>& attributes, std::string_vie
 // Strict mode off: attributes as written, except this request's own nonce (when the template
 // was prepared in strict mode after all), which is internal.
 Json lenient_attributes(const std::vector<Attribute>& attributes, const SegmentOptions& options) {
-    Json object = attributes_to_json(attributes);
-    auto nonce = object.find("nonce");
-    if (!options.expected_nonce.empty() && nonce != object.end() && nonce->is_string() &&
-        nonce->get_ref<const std::string&>() == options.expected_nonce) {
-        object.erase(nonce);
+    Json object = Json::object();
+    for (const auto& a : attributes) {
+        if (a.key == "nonce" && !options.expected_nonce.empty() && a.text == options.expected_nonce) continue;
+        object[a.key] = a.value;
     }
     return object;
 }

@@ -114,3 +114,17 @@ TEST_CASE("author attributes survive strict mode without the nonce", "[prompty_p
     expected["metadata"] = {{"name", "Alice"}, {"id", 7}};
     CHECK(to_vector_form(parser().parse(text, Json::object(), request)) == Json::array({expected}));
 }
+
+// A random hex nonce is sometimes all decimal digits, or shaped like a float ("12e45"); attribute
+// typing must not turn it into a number that no longer equals the request's nonce.
+TEST_CASE("a nonce that reads as a number still matches in strict and lenient mode", "[prompty_parser][strict]") {
+    for (const std::string nonce : {"6910858051620543", "0123456789012345", "12e4567890123456", "0000000000000007"}) {
+        cmfpipe::RequestContext request;
+        request.marker_nonce = nonce;
+        const auto text = rendered_with("hi", request, Json::object());
+        CHECK(text == "system[nonce=" + nonce + "]:\nYou are helpful.\n\nuser[nonce=" + nonce + "]:\nhi\n");
+        const Json expected = Json::array({text_message("system", "You are helpful."), text_message("user", "hi")});
+        CHECK(to_vector_form(parser().parse(text, Json::object(), request)) == expected);
+        CHECK(to_vector_form(parser().parse(text, Json{{"strict", false}}, request)) == expected);
+    }
+}
