@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <iostream>
 #include <map>
 
@@ -72,84 +74,62 @@ Json agent_of(const Json& input) {
                 {"outputs", input.value("outputs", Json::array())}};
 }
 
+// Runs `check` on every vector of `operation` that the skip list does not name, counts the
+// outcome (an exception is a failure) and reports the counts.
+void run_vectors(const std::string& operation, std::size_t expected_total,
+                 const std::function<bool(const Json& input, const Json& vector)>& check) {
+    const auto vectors = vectors_of(operation);
+    const auto skips = skips_of(operation);
+    REQUIRE(vectors.size() == expected_total);
+    Counts counts;
+    for (const Json& v : vectors) {
+        const std::string name = v.at("name");
+        if (skips.count(name)) {
+            ++counts.skipped;
+            continue;
+        }
+        INFO("vector " << name << ": " << v.value("description", ""));
+        bool same = false;
+        try {
+            same = check(v.at("input"), v);
+            CHECK(same);
+        } catch (const std::exception& e) {
+            FAIL_CHECK("threw: " << e.what());
+        }
+        ++(same ? counts.passed : counts.failed);
+    }
+    report(operation, counts, vectors.size(), skips);
+}
+
 }  // namespace
 
 TEST_CASE("prompty toRequest vectors through the openai and anthropic plugins") {
-    const auto vectors = vectors_of("toRequest");
-    const auto skips = skips_of("toRequest");
-    REQUIRE(vectors.size() == 28);
-    Counts counts;
-    for (const Json& v : vectors) {
-        const std::string name = v.at("name");
-        if (skips.count(name)) {
-            ++counts.skipped;
-            continue;
-        }
-        INFO("vector " << name << ": " << v.value("description", ""));
-        const Json& input = v.at("input");
-        try {
-            auto adapter = registry().make_adapter(input.at("provider").get<std::string>());
-            Json body = adapter->to_wire(cmfpipe::testing::prompty_to_cmf(input.at("messages")), agent_of(input),
-                                         Json::object());
-            const Json& expected = v.at("expected").at("request_body");
-            INFO("expected " << expected.dump() << "\n     got " << body.dump());
-            bool same = unordered(body) == unordered(expected);
-            CHECK(same);
-            ++(same ? counts.passed : counts.failed);
-        } catch (const std::exception& e) {
-            FAIL_CHECK("threw: " << e.what());
-            ++counts.failed;
-        }
-    }
-    report("toRequest", counts, vectors.size(), skips);
+    run_vectors("toRequest", 28, [](const Json& input, const Json& v) {
+        auto adapter = registry().make_adapter(input.at("provider").get<std::string>());
+        Json body = adapter->to_wire(cmfpipe::testing::prompty_to_cmf(input.at("messages")), agent_of(input),
+                                     Json::object());
+        const Json& expected = v.at("expected").at("request_body");
+        INFO("expected " << expected.dump() << "\n     got " << body.dump());
+        return unordered(body) == unordered(expected);
+    });
 }
 
 TEST_CASE("prompty process vectors through the openai and anthropic plugins") {
-    const auto vectors = vectors_of("process");
-    const auto skips = skips_of("process");
-    REQUIRE(vectors.size() == 21);
-    Counts counts;
-    for (const Json& v : vectors) {
-        const std::string name = v.at("name");
-        if (skips.count(name)) {
-            ++counts.skipped;
-            continue;
-        }
-        INFO("vector " << name << ": " << v.value("description", ""));
-        const Json& input = v.at("input");
-        try {
-            auto adapter = registry().make_adapter(input.at("provider").get<std::string>());
-            // The wire form is recognised from the body; only "has outputs" comes from the agent.
-            Json options = {{"structured", input.value("has_outputs", false)}};
-            auto messages = adapter->from_wire(input.at("response").dump(), options);
-            Json result = cmfpipe::testing::process_result(messages);
-            const Json& expected = v.at("expected").at("result");
-            INFO("expected " << expected.dump() << "\n     got " << result.dump() << "\n     CMF "
-                             << cmfpipe::cmf::messages_to_json(messages).dump());
-            bool same = unordered(result) == unordered(expected);
-            CHECK(same);
-            ++(same ? counts.passed : counts.failed);
-        } catch (const std::exception& e) {
-            FAIL_CHECK("threw: " << e.what());
-            ++counts.failed;
-        }
-    }
-    report("process", counts, vectors.size(), skips);
+    run_vectors("process", 21, [](const Json& input, const Json& v) {
+        auto adapter = registry().make_adapter(input.at("provider").get<std::string>());
+        // The wire form is recognised from the body; only "has outputs" comes from the agent.
+        Json options = {{"structured", input.value("has_outputs", false)}};
+        auto messages = adapter->from_wire(input.at("response").dump(), options);
+        Json result = cmfpipe::testing::process_result(messages);
+        const Json& expected = v.at("expected").at("result");
+        INFO("expected " << expected.dump() << "\n     got " << result.dump() << "\n     CMF "
+                         << cmfpipe::cmf::messages_to_json(messages).dump());
+        return unordered(result) == unordered(expected);
+    });
 }
 
 TEST_CASE("prompty processStream vectors through the openai plugin") {
-    const auto vectors = vectors_of("processStream");
-    const auto skips = skips_of("processStream");
-    REQUIRE(vectors.size() == 2);
-    Counts counts;
-    for (const Json& v : vectors) {
-        const std::string name = v.at("name");
-        if (skips.count(name)) {
-            ++counts.skipped;
-            continue;
-        }
-        INFO("vector " << name << ": " << v.value("description", ""));
-        const Json& input = v.at("input");
+    run_vectors("processStream", 2, [](const Json& input, const Json& v) {
         const Json& expected = v.at("expected");
         // The provider events as the JSON array of chunks from_wire accepts.
         Json chunks = Json::array();
@@ -162,18 +142,14 @@ TEST_CASE("prompty processStream vectors through the openai plugin") {
             if (c.at("kind") == "failure") failure = c.at("failure").at("message").get<std::string>();
         }
         auto adapter = registry().make_adapter(input.at("provider").get<std::string>());
-        bool same = false;
         try {
             auto messages = adapter->from_wire(chunks.dump(), Json::object());
             Json result = cmfpipe::testing::process_result(messages);
             INFO("expected text " << expected.at("partialText") << ", got " << result.dump());
-            same = !failure && result == expected.at("partialText");
+            return !failure && result == expected.at("partialText");
         } catch (const cmfpipe::ValueError& e) {
             INFO("expected failure " << failure.value_or("(none)") << ", got ValueError " << e.what());
-            same = failure && e.message() == *failure && !expected.at("completionCommitted").get<bool>();
+            return failure && e.message() == *failure && !expected.at("completionCommitted").get<bool>();
         }
-        CHECK(same);
-        ++(same ? counts.passed : counts.failed);
-    }
-    report("processStream", counts, vectors.size(), skips);
+    });
 }
