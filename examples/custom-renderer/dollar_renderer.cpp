@@ -18,8 +18,9 @@ namespace {
 using cmfpipe::Json;
 
 class DollarRenderer final : public cmfpipe::Renderer {
-public:
-    std::string render(std::string_view text, const Json& inputs, const Json& options) const override {
+  public:
+    std::string render(std::string_view text, const Json& inputs,
+                       const Json& options) const override {
         const std::string name = options.value("template_name", std::string("<template>"));
         std::string out;
         out.reserve(text.size());
@@ -37,15 +38,17 @@ public:
                 column += static_cast<int>(close + 1 - i);
                 i = close + 1;
             } else {
-                if (text[i] == '\n') ++line, column = 1;
-                else ++column;
+                if (text[i] == '\n')
+                    ++line, column = 1;
+                else
+                    ++column;
                 out += text[i++];
             }
         }
         return out;
     }
 
-private:
+  private:
     static std::string substitute(std::string_view expression, const Json& inputs,
                                   const cmfpipe::SourceLocation& where) {
         std::string_view path = expression;
@@ -59,7 +62,8 @@ private:
         const Json* value = lookup(inputs, path);
         if (value == nullptr || value->is_null()) {
             if (has_fallback) return std::string(fallback);
-            throw cmfpipe::ValueError("no input '" + std::string(path) + "' and no fallback", where);
+            throw cmfpipe::ValueError("no input '" + std::string(path) + "' and no fallback",
+                                      where);
         }
         return value->is_string() ? value->get<std::string>() : value->dump();
     }
@@ -87,7 +91,8 @@ private:
 };
 
 void register_kinds(cmfpipe::Registrar& registrar) {
-    registrar.add_renderer("dollar", [](const Json&) { return std::make_unique<DollarRenderer>(); });
+    registrar.add_renderer("dollar",
+                           [](const Json&) { return std::make_unique<DollarRenderer>(); });
 }
 
 }  // namespace

@@ -11,12 +11,13 @@ namespace cmfpipe::anthropic {
 
 // ---- request.cpp: CMF messages + agent -> a Messages API request body (Prompty spec §7.5).
 // default_max_tokens: max_tokens when the agent sets no maxOutputTokens (the API requires one).
-Json messages_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options,
-                      std::int64_t default_max_tokens);
+Json messages_request(const std::vector<cmf::Message>& messages, const Json& agent,
+                      const Json& options, std::int64_t default_max_tokens);
 
 // ---- blocks.cpp: content blocks <-> CMF parts, shared by requests, responses and conversations.
 // One CMF part as a block; `signature` is a thinking part's signature (may be empty).
-Json part_to_block(const cmf::ContentPart& part, const std::string& place, const std::string& signature);
+Json part_to_block(const cmf::ContentPart& part, const std::string& place,
+                   const std::string& signature);
 // One block of a message as parts. Thinking signatures, redacted thinking and blocks CMF has no
 // type for are kept in `custom` (thinking_signatures, redacted_thinking, provider_blocks).
 void block_to_parts(const wire::WireNode& block, cmf::Content& parts, Json& custom);

@@ -18,7 +18,8 @@ constexpr std::string_view base64_marker = ";base64,";
 template <class Source>
 Json source_json(const Source& source, const std::string& place) {
     if (source.type == cmf::MediaSourceType::base64) {
-        if (!source.media_type) throw ValueError("anthropic: " + place + ": base64 data needs a media_type");
+        if (!source.media_type)
+            throw ValueError("anthropic: " + place + ": base64 data needs a media_type");
         return Json{{"type", "base64"}, {"media_type", *source.media_type}, {"data", source.data}};
     }
     std::string_view url = source.data;
@@ -26,7 +27,8 @@ Json source_json(const Source& source, const std::string& place) {
         auto at = url.find(base64_marker);
         if (at != std::string_view::npos) {
             return Json{{"type", "base64"},
-                        {"media_type", std::string(url.substr(data_scheme.size(), at - data_scheme.size()))},
+                        {"media_type",
+                         std::string(url.substr(data_scheme.size(), at - data_scheme.size()))},
                         {"data", std::string(url.substr(at + base64_marker.size()))}};
         }
     }
@@ -64,20 +66,26 @@ std::shared_ptr<const Json> finish_custom(Json custom) {
     return std::make_shared<const Json>(std::move(custom));
 }
 
-Json part_to_block(const ContentPart& part, const std::string& place, const std::string& signature) {
-    if (const auto* text = part.get_if<cmf::Text>()) return Json{{"type", "text"}, {"text", text->text}};
+Json part_to_block(const ContentPart& part, const std::string& place,
+                   const std::string& signature) {
+    if (const auto* text = part.get_if<cmf::Text>())
+        return Json{{"type", "text"}, {"text", text->text}};
     if (const auto* thinking = part.get_if<cmf::Thinking>()) {
         Json block = {{"type", "thinking"}, {"thinking", thinking->text}};
         if (!signature.empty()) block["signature"] = signature;
         return block;
     }
     if (const auto* call = part.get_if<cmf::ToolCall>()) {
-        return Json{{"type", "tool_use"}, {"id", call->tool_call_id}, {"name", call->name}, {"input", call->arguments}};
+        return Json{{"type", "tool_use"},
+                    {"id", call->tool_call_id},
+                    {"name", call->name},
+                    {"input", call->arguments}};
     }
     if (const auto* result = part.get_if<cmf::ToolResult>()) {
         Json block = {{"type", "tool_result"}, {"tool_use_id", result->tool_call_id}};
         if (!result->content.is_null()) {
-            block["content"] = result->content.is_string() ? result->content : Json(result->content.dump());
+            block["content"] =
+                result->content.is_string() ? result->content : Json(result->content.dump());
         }
         if (result->is_error) block["is_error"] = true;
         return block;
@@ -105,8 +113,11 @@ void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
         custom["redacted_thinking"].push_back(block.at("data").string());
     } else if (type == "tool_use") {
         WireNode input = block.at("input");
-        if (!input.is_object()) input.fail("expected an object, got " + std::string(wire::json_type_name(input.json())));
-        parts.push_back(ContentPart::make(cmf::ToolCall{block.at("id").string(), block.at("name").string(), input.json(), std::nullopt}));
+        if (!input.is_object())
+            input.fail("expected an object, got " +
+                       std::string(wire::json_type_name(input.json())));
+        parts.push_back(ContentPart::make(cmf::ToolCall{
+            block.at("id").string(), block.at("name").string(), input.json(), std::nullopt}));
     } else if (type == "tool_result") {
         cmf::ToolResult result;
         result.tool_call_id = block.at("tool_use_id").string();
@@ -123,7 +134,8 @@ void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
         doc.title = block.optional_string("title");
         parts.push_back(ContentPart::make(std::move(doc)));
     } else {
-        custom["provider_blocks"].push_back(block.json());  // server tools, citations...: kept verbatim
+        custom["provider_blocks"].push_back(
+            block.json());  // server tools, citations...: kept verbatim
     }
 }
 
@@ -144,7 +156,8 @@ std::vector<cmf::Message> read_conversation(const WireNode& body) {
         message.object();
         WireNode role_node = message.at("role");
         const std::string& role_name = role_node.string();
-        if (role_name != "user" && role_name != "assistant") role_node.fail("unknown role '" + role_name + "'");
+        if (role_name != "user" && role_name != "assistant")
+            role_node.fail("unknown role '" + role_name + "'");
         cmf::Role role = role_name == "user" ? cmf::Role::user : cmf::Role::assistant;
         cmf::Content parts, results;
         Json message_custom = Json::object();
@@ -152,15 +165,18 @@ std::vector<cmf::Message> read_conversation(const WireNode& body) {
         if (content.is_string()) {
             parts.push_back(ContentPart::text(content.string()));
         } else {
-            for (const WireNode& block : content.elements()) block_to_parts(block, parts, message_custom);
+            for (const WireNode& block : content.elements())
+                block_to_parts(block, parts, message_custom);
         }
         // Tool results ride in user messages on this wire; in CMF they are a tool message.
         cmf::Content rest;
         for (cmf::PartPtr& p : parts) {
-            if (const auto* call = p->get_if<cmf::ToolCall>()) tool_names[call->tool_call_id] = call->name;
+            if (const auto* call = p->get_if<cmf::ToolCall>())
+                tool_names[call->tool_call_id] = call->name;
             if (const auto* result = p->get_if<cmf::ToolResult>()) {
                 cmf::ToolResult named = *result;
-                if (auto it = tool_names.find(named.tool_call_id); it != tool_names.end()) named.tool_name = it->second;
+                if (auto it = tool_names.find(named.tool_call_id); it != tool_names.end())
+                    named.tool_name = it->second;
                 results.push_back(ContentPart::make(std::move(named)));
             } else {
                 rest.push_back(std::move(p));
@@ -170,7 +186,8 @@ std::vector<cmf::Message> read_conversation(const WireNode& body) {
         if (had_results) out.emplace_back(cmf::Role::tool, std::move(results));
         if (!rest.empty() || !had_results) {
             cmf::Message m(role, std::move(rest));
-            if (auto slot = finish_custom(std::move(message_custom))) m = m.with_custom(std::move(slot));
+            if (auto slot = finish_custom(std::move(message_custom)))
+                m = m.with_custom(std::move(slot));
             out.push_back(std::move(m));
         }
     }

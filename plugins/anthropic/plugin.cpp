@@ -1,24 +1,28 @@
 // The "anthropic" adapter plugin: CMF <-> Anthropic Messages API JSON. Config:
 // {"default_max_tokens": N} (4096 when absent), used when the agent sets no maxOutputTokens.
-#include "anthropic_wire.hpp"
-#include "cmfpipe/wire/sse.hpp"
-#include "cmfpipe/errors.hpp"
 #include "cmfpipe/plugin.hpp"
+#include "anthropic_wire.hpp"
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/sse.hpp"
 
 namespace cmfpipe::anthropic {
 namespace {
 
 class AnthropicAdapter final : public Adapter {
-public:
-    explicit AnthropicAdapter(std::int64_t default_max_tokens) : default_max_tokens_(default_max_tokens) {}
+  public:
+    explicit AnthropicAdapter(std::int64_t default_max_tokens)
+        : default_max_tokens_(default_max_tokens) {}
 
-    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) const override {
+    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
+                 const Json& options) const override {
         return messages_request(messages, agent, options, default_max_tokens_);
     }
 
-    std::vector<cmf::Message> from_wire(std::string_view completion, const Json& options) const override {
+    std::vector<cmf::Message> from_wire(std::string_view completion,
+                                        const Json& options) const override {
         auto first = completion.find_first_not_of(" \t\r\n");
-        if (first == std::string_view::npos) throw ValueError("anthropic response: the completion is empty");
+        if (first == std::string_view::npos)
+            throw ValueError("anthropic response: the completion is empty");
         std::string_view text = completion.substr(first);
         if (wire::looks_like_sse(text)) {
             Json message = accumulate_events(wire::sse_events(text, "anthropic stream"));
@@ -34,13 +38,15 @@ public:
         if (doc.value("type", "") == "error") {
             auto error = body.find("error");
             throw ValueError("anthropic response reported an error: " +
-                             (error && error->is_object() ? error->string_or("message", doc.dump()) : doc.dump()));
+                             (error && error->is_object() ? error->string_or("message", doc.dump())
+                                                          : doc.dump()));
         }
-        if (doc.contains("messages") && !doc.contains("content")) return read_conversation(body);  // a request body
+        if (doc.contains("messages") && !doc.contains("content"))
+            return read_conversation(body);  // a request body
         return read_response(body, options);
     }
 
-private:
+  private:
     std::int64_t default_max_tokens_;
 };
 
@@ -50,7 +56,8 @@ void register_kinds(Registrar& r) {
         if (config.is_object() && config.contains("default_max_tokens")) {
             const Json& v = config["default_max_tokens"];
             if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) {
-                throw ConfigError("anthropic: default_max_tokens must be a positive integer, got " + v.dump());
+                throw ConfigError("anthropic: default_max_tokens must be a positive integer, got " +
+                                  v.dump());
             }
             max_tokens = v.get<std::int64_t>();
         }

@@ -19,7 +19,8 @@ std::string thinking_signature(const cmf::Message& message, std::size_t k) {
     const auto& custom = message.custom();
     if (!custom) return "";
     auto sigs = custom->find("thinking_signatures");
-    if (sigs == custom->end() || !sigs->is_array() || k >= sigs->size() || !(*sigs)[k].is_string()) return "";
+    if (sigs == custom->end() || !sigs->is_array() || k >= sigs->size() || !(*sigs)[k].is_string())
+        return "";
     return (*sigs)[k].get<std::string>();
 }
 
@@ -44,7 +45,8 @@ Json tools_json(const Json& agent) {
         Json plain = tool;
         plain.erase("strict");  // OpenAI's strict-mode schema rewriting does not apply here
         Json wire_tool = {{"name", name}};
-        if (auto d = tool.find("description"); d != tool.end() && d->is_string()) wire_tool["description"] = *d;
+        if (auto d = tool.find("description"); d != tool.end() && d->is_string())
+            wire_tool["description"] = *d;
         wire_tool["input_schema"] = wire::tool_parameters_schema(plain);
         out.push_back(std::move(wire_tool));
     }
@@ -53,11 +55,12 @@ Json tools_json(const Json& agent) {
 
 }  // namespace
 
-Json messages_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options,
-                      std::int64_t default_max_tokens) {
+Json messages_request(const std::vector<cmf::Message>& messages, const Json& agent,
+                      const Json& options, std::int64_t default_max_tokens) {
     Json body = Json::object();
     if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string()) body["model"] = *id;
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
+            body["model"] = *id;
     }
     Json system = Json::array();
     Json wire_messages = Json::array();
@@ -67,7 +70,9 @@ Json messages_request(const std::vector<cmf::Message>& messages, const Json& age
         if (message.role() == cmf::Role::system || message.role() == cmf::Role::developer) {
             for (std::size_t i = 0; i < message.size(); ++i) {
                 const auto* text = message.part(i)->get_if<cmf::Text>();
-                if (!text) throw ValueError("anthropic: " + place_of(m, i, *message.part(i)) + ": system takes text only");
+                if (!text)
+                    throw ValueError("anthropic: " + place_of(m, i, *message.part(i)) +
+                                     ": system takes text only");
                 system.push_back(Json{{"type", "text"}, {"text", text->text}});
             }
             continue;
@@ -77,7 +82,8 @@ Json messages_request(const std::vector<cmf::Message>& messages, const Json& age
         for (std::size_t i = 0; i < message.size(); ++i) {
             const cmf::ContentPart& part = *message.part(i);
             std::string signature;
-            if (part.type() == cmf::ContentType::thinking) signature = thinking_signature(message, thinking_index++);
+            if (part.type() == cmf::ContentType::thinking)
+                signature = thinking_signature(message, thinking_index++);
             blocks.push_back(part_to_block(part, place_of(m, i, part), signature));
         }
         const bool is_tool = message.role() == cmf::Role::tool;
@@ -108,7 +114,8 @@ Json messages_request(const std::vector<cmf::Message>& messages, const Json& age
     const Json* max = option("maxOutputTokens");
     body["max_tokens"] = max ? *max : Json(default_max_tokens);
     if (const Json* v = option("stopSequences")) body["stop_sequences"] = *v;
-    // frequencyPenalty, presencePenalty, seed, allowMultipleToolCalls: not supported, dropped (§7.6).
+    // frequencyPenalty, presencePenalty, seed, allowMultipleToolCalls: not supported, dropped
+    // (§7.6).
     if (const Json* extra = option("additionalProperties"); extra && extra->is_object()) {
         for (const auto& [key, value] : extra->items()) {
             if (!body.contains(key)) body[key] = value;

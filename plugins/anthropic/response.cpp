@@ -17,7 +17,8 @@ std::optional<cmf::StopReason> stop_reason_of(std::string_view reason) {
 
 bool wants_structured_output(const Json& options) {
     if (!options.is_object()) return false;
-    if (auto it = options.find("structured"); it != options.end() && it->is_boolean()) return it->get<bool>();
+    if (auto it = options.find("structured"); it != options.end() && it->is_boolean())
+        return it->get<bool>();
     auto it = options.find("outputs");
     return it != options.end() && (it->is_array() || it->is_object()) && !it->empty();
 }
@@ -42,7 +43,8 @@ std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& 
     for (const cmf::PartPtr& p : parts) {
         if (const auto* t = p->get_if<cmf::Text>()) text += t->text;
         if (p->type() == cmf::ContentType::tool_call) has_calls = true;
-        if (p->type() == cmf::ContentType::tool_result) body.at("content").fail("a response cannot hold tool_result blocks");
+        if (p->type() == cmf::ContentType::tool_result)
+            body.at("content").fail("a response cannot hold tool_result blocks");
     }
     if (wants_structured_output(options) && !has_calls && !text.empty()) {
         Json parsed = Json::parse(text, nullptr, false);
@@ -69,14 +71,16 @@ std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& 
     }
     completion->model = body.optional_string("model");
     completion->raw_format = "anthropic";
-    cmf::Message message = cmf::Message(cmf::Role::assistant, std::move(parts)).with_completion(std::move(completion));
+    cmf::Message message =
+        cmf::Message(cmf::Role::assistant, std::move(parts)).with_completion(std::move(completion));
     if (auto id = body.optional_string("id")) {
         auto provenance = std::make_shared<cmf::ProvenanceExtension>();
         provenance->source = "anthropic";
         provenance->message_id = *id;
         message = message.with_provenance(std::move(provenance));
     }
-    if (auto slot = finish_custom(std::move(custom))) message = message.with_custom(std::move(slot));
+    if (auto slot = finish_custom(std::move(custom)))
+        message = message.with_custom(std::move(slot));
     return {std::move(message)};
 }
 

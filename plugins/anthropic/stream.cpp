@@ -17,11 +17,14 @@ Json accumulate_events(const std::vector<Json>& events) {
         if (type == "error") {
             auto error = event.find("error");
             throw ValueError("anthropic stream: the provider reported an error: " +
-                             (error && error->is_object() ? error->string_or("message", error->json().dump()) : events[i].dump()));
+                             (error && error->is_object()
+                                  ? error->string_or("message", error->json().dump())
+                                  : events[i].dump()));
         }
         if (type == "message_start") {
             message = event.at("message").object().json();
-            if (!message.contains("content") || !message["content"].is_array()) message["content"] = Json::array();
+            if (!message.contains("content") || !message["content"].is_array())
+                message["content"] = Json::array();
             continue;
         }
         if (type == "ping") continue;
@@ -56,15 +59,19 @@ Json accumulate_events(const std::vector<Json>& events) {
             if (index >= content.size()) index_node.fail("no block started at this index");
             if (!partial_json[index].empty()) {
                 Json input = Json::parse(partial_json[index], nullptr, false);
-                if (input.is_discarded()) index_node.fail("the tool input streamed for this block is not valid JSON: " + partial_json[index]);
+                if (input.is_discarded())
+                    index_node.fail("the tool input streamed for this block is not valid JSON: " +
+                                    partial_json[index]);
                 content[index]["input"] = std::move(input);
             }
         } else if (type == "message_delta") {
             if (auto delta = event.find("delta")) {
-                for (const auto& [key, value] : delta->object().json().items()) message[key] = value;
+                for (const auto& [key, value] : delta->object().json().items())
+                    message[key] = value;
             }
             if (auto usage = event.find("usage")) {
-                for (const auto& [key, value] : usage->object().json().items()) message["usage"][key] = value;
+                for (const auto& [key, value] : usage->object().json().items())
+                    message["usage"][key] = value;
             }
         }  // message_stop and unknown event types carry nothing to keep
     }

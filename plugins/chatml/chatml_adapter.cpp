@@ -11,12 +11,14 @@ namespace cmfpipe::chatml {
 namespace {
 
 class ChatmlAdapter final : public Adapter {
-public:
-    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) const override {
+  public:
+    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
+                 const Json& options) const override {
         return Json(render_prompt(messages, agent, read_settings(options)));
     }
 
-    std::vector<cmf::Message> from_wire(std::string_view completion, const Json& options) const override {
+    std::vector<cmf::Message> from_wire(std::string_view completion,
+                                        const Json& options) const override {
         return parse_completion(completion, read_settings(options));
     }
 };

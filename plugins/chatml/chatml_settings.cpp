@@ -8,14 +8,16 @@ namespace {
 
 const Json* find(const Json& options, const char* key) {
     if (!options.is_object()) return nullptr;
-    if (auto scoped = options.find("chatml"); scoped != options.end() && scoped->is_object() && scoped->contains(key))
+    if (auto scoped = options.find("chatml");
+        scoped != options.end() && scoped->is_object() && scoped->contains(key))
         return &(*scoped)[key];
     if (options.contains(key)) return &options[key];
     return nullptr;
 }
 
 [[noreturn]] void wrong(const char* key, const char* wanted, const Json& got) {
-    throw ValueError(std::string("chatml option '") + key + "' must be " + wanted + ", got " + got.dump());
+    throw ValueError(std::string("chatml option '") + key + "' must be " + wanted + ", got " +
+                     got.dump());
 }
 
 void read_flag(const Json& options, const char* key, bool& into) {
@@ -51,11 +53,13 @@ Settings read_settings(const Json& options) {
     if (const Json* v = find(options, "role")) {
         if (!v->is_string()) wrong("role", "a role name", *v);
         s.role = v->get<std::string>();
-        if (s.role != "assistant" && s.role != "user" && s.role != "system" && s.role != "tool" && s.role != "developer")
+        if (s.role != "assistant" && s.role != "user" && s.role != "system" && s.role != "tool" &&
+            s.role != "developer")
             wrong("role", "system, developer, user, assistant or tool", *v);
     }
     read_flag(options, "complete", s.complete);
-    if (const Json* v = find(options, "source"); v && v->is_string()) s.source = v->get<std::string>();
+    if (const Json* v = find(options, "source"); v && v->is_string())
+        s.source = v->get<std::string>();
     return s;
 }
 

@@ -12,7 +12,9 @@ namespace {
 
 using cmf::ContentPart;
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 std::string_view trim_left(std::string_view s) {
     while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -22,7 +24,9 @@ std::string_view trim_right(std::string_view s) {
     while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
     return s;
 }
-std::string_view trim(std::string_view s) { return trim_right(trim_left(s)); }
+std::string_view trim(std::string_view s) {
+    return trim_right(trim_left(s));
+}
 
 // One newline on each side, as the renderer writes <tool_response>\nX\n</tool_response>.
 std::string_view strip_one_newline(std::string_view s) {
@@ -32,7 +36,7 @@ std::string_view strip_one_newline(std::string_view s) {
 }
 
 class Parser {
-public:
+  public:
     Parser(std::string_view input, const Settings& settings) : input_(input), settings_(settings) {}
 
     std::vector<cmf::Message> run() {
@@ -50,7 +54,7 @@ public:
         return std::move(messages_);
     }
 
-private:
+  private:
     enum class State { between, role_line, body, think, call, response };
 
     [[noreturn]] void fail(std::size_t offset, const std::string& what) const {
@@ -76,12 +80,24 @@ private:
             return;
         }
         switch (state_) {
-        case State::between: between(p); return;
-        case State::role_line: role_line(p); return;
-        case State::body: body(p); return;
-        case State::think: think(p); return;
-        case State::call: call(p); return;
-        case State::response: response(p); return;
+            case State::between:
+                between(p);
+                return;
+            case State::role_line:
+                role_line(p);
+                return;
+            case State::body:
+                body(p);
+                return;
+            case State::think:
+                think(p);
+                return;
+            case State::call:
+                call(p);
+                return;
+            case State::response:
+                response(p);
+                return;
         }
     }
 
@@ -94,11 +110,13 @@ private:
         if (p.kind == Piece::Kind::text && trim(p.text).empty()) return;
         std::string_view shown = trim_left(p.text);
         fail(p.offset + (p.text.size() - shown.size()),
-             "expected <|im_start|> to begin a turn, found '" + std::string(shown.substr(0, 40)) + "'");
+             "expected <|im_start|> to begin a turn, found '" + std::string(shown.substr(0, 40)) +
+                 "'");
     }
 
     void role_line(const Piece& p) {
-        if (p.kind != Piece::Kind::text) fail(p.offset, "a turn header must be a role and a newline before any tag");
+        if (p.kind != Piece::Kind::text)
+            fail(p.offset, "a turn header must be a role and a newline before any tag");
         std::size_t nl = p.text.find('\n');
         role_text_ += p.text.substr(0, nl);
         if (nl == std::string_view::npos) return;
@@ -120,40 +138,45 @@ private:
         }
         const bool assistant = role_ == "assistant";
         switch (p.tag) {
-        case Tag::im_end:
-        case Tag::end_of_text: end_turn(true); return;
-        case Tag::im_start:
-            if (whole_turns_) fail(p.offset, "<|im_start|> inside a turn that was not closed with <|im_end|>");
-            text_ += p.text;
-            return;
-        case Tag::think_open:
-            if (!assistant) break;
-            flush_text(true);
-            state_ = State::think;
-            return;
-        case Tag::think_close:
-            if (assistant && parts_.empty() && !seen_any_tag_) {  // the prompt opened the block
-                parts_.push_back(ContentPart::thinking(std::string(trim(text_))));
-                text_.clear();
-                text_touches_tag_ = true;
-                seen_any_tag_ = true;
+            case Tag::im_end:
+            case Tag::end_of_text:
+                end_turn(true);
                 return;
-            }
-            break;
-        case Tag::call_open:
-            if (!assistant) break;
-            flush_text(true);
-            block_.clear();
-            block_offset_ = p.offset;
-            state_ = State::call;
-            return;
-        case Tag::response_open:
-            if (assistant) break;
-            flush_text(true);
-            block_.clear();
-            state_ = State::response;
-            return;
-        default: break;
+            case Tag::im_start:
+                if (whole_turns_)
+                    fail(p.offset,
+                         "<|im_start|> inside a turn that was not closed with <|im_end|>");
+                text_ += p.text;
+                return;
+            case Tag::think_open:
+                if (!assistant) break;
+                flush_text(true);
+                state_ = State::think;
+                return;
+            case Tag::think_close:
+                if (assistant && parts_.empty() && !seen_any_tag_) {  // the prompt opened the block
+                    parts_.push_back(ContentPart::thinking(std::string(trim(text_))));
+                    text_.clear();
+                    text_touches_tag_ = true;
+                    seen_any_tag_ = true;
+                    return;
+                }
+                break;
+            case Tag::call_open:
+                if (!assistant) break;
+                flush_text(true);
+                block_.clear();
+                block_offset_ = p.offset;
+                state_ = State::call;
+                return;
+            case Tag::response_open:
+                if (assistant) break;
+                flush_text(true);
+                block_.clear();
+                state_ = State::response;
+                return;
+            default:
+                break;
         }
         text_ += p.text;  // a tag with no meaning here stays text
     }
@@ -213,21 +236,24 @@ private:
             error = "a tool call must be a JSON object with a string \"name\"";
         } else {
             Json arguments = body.value("arguments", Json::object());
-            if (arguments.is_string()) arguments = Json::parse(arguments.get<std::string>(), nullptr, false);
+            if (arguments.is_string())
+                arguments = Json::parse(arguments.get<std::string>(), nullptr, false);
             if (arguments.is_discarded() || !arguments.is_object()) {
                 error = "the \"arguments\" of a tool call must be a JSON object";
             } else {
                 std::string id = "call_" + std::to_string(++calls_);
                 std::string name = body["name"].get<std::string>();
                 open_calls_.push_back({id, name});
-                parts_.push_back(ContentPart::make(cmf::ToolCall{id, name, std::move(arguments), std::nullopt}));
+                parts_.push_back(
+                    ContentPart::make(cmf::ToolCall{id, name, std::move(arguments), std::nullopt}));
                 block_.clear();
                 return;
             }
         }
         auto where = wire::location_of(input_, error_at, settings_.source);
         errors_.push_back(Json{{"message", error}, {"line", where.line}, {"column", where.column}});
-        parts_.push_back(ContentPart::text(std::string(input_.substr(block_offset_, end_offset - block_offset_))));
+        parts_.push_back(ContentPart::text(
+            std::string(input_.substr(block_offset_, end_offset - block_offset_))));
         block_.clear();
     }
 
@@ -238,7 +264,8 @@ private:
             name = open_calls_.front().second;
             open_calls_.pop_front();
         }
-        parts_.push_back(ContentPart::make(cmf::ToolResult{id, name, Json(std::move(content)), false}));
+        parts_.push_back(
+            ContentPart::make(cmf::ToolResult{id, name, Json(std::move(content)), false}));
         seen_any_tag_ = true;
     }
 
@@ -266,9 +293,12 @@ private:
         if (!closed) {
             if (!settings_.complete) custom["incomplete"] = true;
             std::string pending;
-            if (state_ == State::call) pending = std::string(spelling(Tag::call_open)) + block_;
-            else if (state_ == State::response) pending = std::string(spelling(Tag::response_open)) + block_;
-            else pending = pending_tail_;
+            if (state_ == State::call)
+                pending = std::string(spelling(Tag::call_open)) + block_;
+            else if (state_ == State::response)
+                pending = std::string(spelling(Tag::response_open)) + block_;
+            else
+                pending = pending_tail_;
             if (!pending.empty()) custom["pending"] = pending;
         }
         if (!errors_.empty()) custom["parse_errors"] = errors_;
@@ -280,7 +310,8 @@ private:
             ext->completion = std::move(completion);
         }
         if (!custom.empty()) ext->custom = std::make_shared<const Json>(std::move(custom));
-        messages_.emplace_back(role, std::move(parts_), std::nullopt, ext->empty() ? nullptr : std::move(ext));
+        messages_.emplace_back(role, std::move(parts_), std::nullopt,
+                               ext->empty() ? nullptr : std::move(ext));
         parts_.clear();
         pending_tail_.clear();
         state_ = State::between;
@@ -288,33 +319,34 @@ private:
 
     void finish() {
         switch (state_) {
-        case State::between:
-            if (!pending_tail_.empty() && whole_turns_) {  // "<|im_st" cut at the start of a turn
+            case State::between:
+                if (!pending_tail_.empty() &&
+                    whole_turns_) {  // "<|im_st" cut at the start of a turn
+                    begin_turn("assistant");
+                    end_turn(false);
+                }
+                return;
+            case State::role_line:
                 begin_turn("assistant");
+                pending_tail_ = "<|im_start|>" + role_text_;
                 end_turn(false);
-            }
-            return;
-        case State::role_line:
-            begin_turn("assistant");
-            pending_tail_ = "<|im_start|>" + role_text_;
-            end_turn(false);
-            return;
-        case State::think:
-            parts_.push_back(ContentPart::thinking(std::string(trim(text_))));
-            text_.clear();
-            end_turn(false);
-            return;
-        case State::body:
-            if (!pending_tail_.empty() && settings_.complete) {  // whole text: the tail is text
-                text_ += pending_tail_;
-                pending_tail_.clear();
-            }
-            end_turn(false);
-            return;
-        case State::call:
-        case State::response:
-            end_turn(false);
-            return;
+                return;
+            case State::think:
+                parts_.push_back(ContentPart::thinking(std::string(trim(text_))));
+                text_.clear();
+                end_turn(false);
+                return;
+            case State::body:
+                if (!pending_tail_.empty() && settings_.complete) {  // whole text: the tail is text
+                    text_ += pending_tail_;
+                    pending_tail_.clear();
+                }
+                end_turn(false);
+                return;
+            case State::call:
+            case State::response:
+                end_turn(false);
+                return;
         }
     }
 

@@ -14,7 +14,8 @@ constexpr std::string_view tools_intro =
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
     "You are provided with function signatures within <tools></tools> XML tags:\n<tools>";
 constexpr std::string_view tools_outro =
-    "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
+    "\n</tools>\n\nFor each function call, return a json object with function name and arguments "
+    "within "
     "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
     "<args-json-object>}\n</tool_call>";
 
@@ -35,16 +36,20 @@ std::vector<Json> tool_lines(const Json& agent) {
         for (auto& f : wire::function_tools(Json{{"tools", Json::array({tool})}}, "chatml")) {
             Json function = {{"name", f.name}};
             if (!f.description.empty()) function["description"] = f.description;
-            function["parameters"] = f.parameters ? *f.parameters : Json{{"type", "object"}, {"properties", Json::object()}};
+            function["parameters"] = f.parameters
+                                         ? *f.parameters
+                                         : Json{{"type", "object"}, {"properties", Json::object()}};
             out.push_back(Json{{"type", "function"}, {"function", std::move(function)}});
         }
     }
     return out;
 }
 
-[[noreturn]] void cannot_carry(std::size_t index, const cmf::Message& m, const cmf::ContentPart& part) {
-    throw ValueError("chatml: messages[" + std::to_string(index) + "] (" + std::string(cmf::to_string(m.role())) +
-                     ") has a " + std::string(cmf::to_string(part.type())) + " part, which ChatML cannot carry");
+[[noreturn]] void cannot_carry(std::size_t index, const cmf::Message& m,
+                               const cmf::ContentPart& part) {
+    throw ValueError("chatml: messages[" + std::to_string(index) + "] (" +
+                     std::string(cmf::to_string(m.role())) + ") has a " +
+                     std::string(cmf::to_string(part.type())) + " part, which ChatML cannot carry");
 }
 
 std::string turn(std::string_view role, const std::string& body) {
@@ -57,8 +62,8 @@ std::string result_text(const Json& content) {
 
 std::string call_text(const cmf::ToolCall& call) {
     std::string name = call.namespace_ ? *call.namespace_ + "." + call.name : call.name;
-    return "<tool_call>\n{\"name\": " + Json(name).dump() + ", \"arguments\": " + wire::dump_spaced(call.arguments) +
-           "}\n</tool_call>";
+    return "<tool_call>\n{\"name\": " + Json(name).dump() +
+           ", \"arguments\": " + wire::dump_spaced(call.arguments) + "}\n</tool_call>";
 }
 
 std::string assistant_body(std::size_t index, const cmf::Message& m) {
@@ -83,7 +88,7 @@ std::string assistant_body(std::size_t index, const cmf::Message& m) {
 }
 
 class Writer {
-public:
+  public:
     explicit Writer(const Settings& s) : settings_(s) {}
 
     void message(std::size_t index, const cmf::Message& m) {
@@ -107,7 +112,8 @@ public:
         }
         if (!has_text && !m.content().empty()) return;  // only tool results
         close_results();
-        const std::string_view role = m.role() == Role::developer ? "system" : cmf::to_string(m.role());
+        const std::string_view role =
+            m.role() == Role::developer ? "system" : cmf::to_string(m.role());
         out_ += turn(role, text);
     }
 
@@ -117,9 +123,10 @@ public:
     }
     std::string& out() { return out_; }
 
-private:
+  private:
     void tool_result(const cmf::ToolResult& r) {
-        const std::string block = "<tool_response>\n" + result_text(r.content) + "\n</tool_response>";
+        const std::string block =
+            "<tool_response>\n" + result_text(r.content) + "\n</tool_response>";
         if (settings_.hermes) {
             close_results();
             out_ += turn("tool", block);
@@ -144,10 +151,12 @@ private:
 
 }  // namespace
 
-std::string render_prompt(const std::vector<cmf::Message>& messages, const Json& agent, const Settings& settings) {
+std::string render_prompt(const std::vector<cmf::Message>& messages, const Json& agent,
+                          const Settings& settings) {
     std::size_t first = 0;
     std::optional<std::string> system = settings.default_system;
-    if (!messages.empty() && (messages[0].role() == Role::system || messages[0].role() == Role::developer)) {
+    if (!messages.empty() &&
+        (messages[0].role() == Role::system || messages[0].role() == Role::developer)) {
         std::string text;
         for (const auto& part : messages[0].content()) {
             const auto* t = part->text_if();

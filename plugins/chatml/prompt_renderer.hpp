@@ -2,8 +2,9 @@
 // CMF messages -> ChatML prompt text:
 //   <|im_start|>system\nSYSTEM[\n\n# Tools ... <tools>\n{tool}\n...</tools> ...]<|im_end|>\n
 //   <|im_start|>user\nTEXT<|im_end|>\n
-//   <|im_start|>assistant\n[<think>\nTHINKING\n</think>\n\n]TEXT[\n<tool_call>\n{"name": N, "arguments": {...}}\n</tool_call>]<|im_end|>\n
-//   tool results (Qwen)   <|im_start|>user\n<tool_response>\nCONTENT\n</tool_response>[\n<tool_response>...]<|im_end|>\n
+//   <|im_start|>assistant\n[<think>\nTHINKING\n</think>\n\n]TEXT[\n<tool_call>\n{"name": N,
+//   "arguments": {...}}\n</tool_call>]<|im_end|>\n tool results (Qwen)
+//   <|im_start|>user\n<tool_response>\nCONTENT\n</tool_response>[\n<tool_response>...]<|im_end|>\n
 //   tool results (Hermes) <|im_start|>tool\n<tool_response>\nCONTENT\n</tool_response><|im_end|>\n
 //   generation prompt     <|im_start|>assistant\n
 // The system turn is the first message when it is a system or developer message, else
@@ -21,6 +22,7 @@
 
 namespace cmfpipe::chatml {
 
-std::string render_prompt(const std::vector<cmf::Message>& messages, const Json& agent, const Settings& settings);
+std::string render_prompt(const std::vector<cmf::Message>& messages, const Json& agent,
+                          const Settings& settings);
 
 }  // namespace cmfpipe::chatml

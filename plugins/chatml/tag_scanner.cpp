@@ -6,23 +6,32 @@
 namespace cmfpipe::chatml {
 namespace {
 
-constexpr std::array<Tag, 9> all_tags = {Tag::im_start,   Tag::im_end,     Tag::end_of_text,
-                                         Tag::think_open, Tag::think_close, Tag::call_open,
+constexpr std::array<Tag, 9> all_tags = {Tag::im_start,   Tag::im_end,        Tag::end_of_text,
+                                         Tag::think_open, Tag::think_close,   Tag::call_open,
                                          Tag::call_close, Tag::response_open, Tag::response_close};
 
 }  // namespace
 
 std::string_view spelling(Tag tag) {
     switch (tag) {
-    case Tag::im_start: return "<|im_start|>";
-    case Tag::im_end: return "<|im_end|>";
-    case Tag::end_of_text: return "<|endoftext|>";
-    case Tag::think_open: return "<think>";
-    case Tag::think_close: return "</think>";
-    case Tag::call_open: return "<tool_call>";
-    case Tag::call_close: return "</tool_call>";
-    case Tag::response_open: return "<tool_response>";
-    case Tag::response_close: return "</tool_response>";
+        case Tag::im_start:
+            return "<|im_start|>";
+        case Tag::im_end:
+            return "<|im_end|>";
+        case Tag::end_of_text:
+            return "<|endoftext|>";
+        case Tag::think_open:
+            return "<think>";
+        case Tag::think_close:
+            return "</think>";
+        case Tag::call_open:
+            return "<tool_call>";
+        case Tag::call_close:
+            return "</tool_call>";
+        case Tag::response_open:
+            return "<tool_response>";
+        case Tag::response_close:
+            return "</tool_response>";
     }
     return "";
 }
@@ -30,7 +39,8 @@ std::string_view spelling(Tag tag) {
 std::optional<Piece> TagScanner::next() {
     if (pos_ >= input_.size()) return std::nullopt;
     const std::size_t begin = pos_;
-    for (std::size_t lt = input_.find('<', pos_); lt != std::string_view::npos; lt = input_.find('<', lt + 1)) {
+    for (std::size_t lt = input_.find('<', pos_); lt != std::string_view::npos;
+         lt = input_.find('<', lt + 1)) {
         std::string_view rest = input_.substr(lt);
         std::optional<Tag> found;
         bool partial = false;

@@ -10,7 +10,17 @@
 
 namespace cmfpipe::chatml {
 
-enum class Tag { im_start, im_end, end_of_text, think_open, think_close, call_open, call_close, response_open, response_close };
+enum class Tag {
+    im_start,
+    im_end,
+    end_of_text,
+    think_open,
+    think_close,
+    call_open,
+    call_close,
+    response_open,
+    response_close
+};
 
 std::string_view spelling(Tag tag);
 
@@ -23,11 +33,11 @@ struct Piece {
 };
 
 class TagScanner {
-public:
+  public:
     explicit TagScanner(std::string_view input) : input_(input) {}
     std::optional<Piece> next();
 
-private:
+  private:
     std::string_view input_;
     std::size_t pos_ = 0;
 };

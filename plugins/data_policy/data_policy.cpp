@@ -24,8 +24,9 @@ bool contains(const std::vector<std::string>& list, std::string_view value) {
 }
 
 class DataPolicyProcessor : public cmfpipe::Processor {
-public:
-    ProcessorResult process(const cmf::Message& message, const cmfpipe::ProcessorContext& context) const override {
+  public:
+    ProcessorResult process(const cmf::Message& message,
+                            const cmfpipe::ProcessorContext& context) const override {
         const cmf::CapabilitySet none;
         const auto& caps = context.capabilities ? *context.capabilities : none;
         const cmf::StringSet no_labels;
@@ -37,14 +38,16 @@ public:
             const std::string name = view.name().value_or("");
             const std::string action(cmf::to_string(view.action()));
             if (contains(policy->denied_actions, action)) {
-                return ProcessorResult::deny("action '" + action + "' on '" + name + "' is denied by its data policy",
-                                             "data_policy.denied_action", {{"name", name}, {"action", action}});
+                return ProcessorResult::deny(
+                    "action '" + action + "' on '" + name + "' is denied by its data policy",
+                    "data_policy.denied_action", {{"name", name}, {"action", action}});
             }
             if (policy->allowed_actions && !contains(*policy->allowed_actions, action)) {
-                return ProcessorResult::deny("action '" + action + "' on '" + name +
-                                                 "' is not among the actions its data policy allows",
-                                             "data_policy.action_not_allowed",
-                                             {{"name", name}, {"action", action}, {"allowed", *policy->allowed_actions}});
+                return ProcessorResult::deny(
+                    "action '" + action + "' on '" + name +
+                        "' is not among the actions its data policy allows",
+                    "data_policy.action_not_allowed",
+                    {{"name", name}, {"action", action}, {"allowed", *policy->allowed_actions}});
             }
             if (!view.is_post()) continue;
             for (const auto& label : policy->apply_labels) {

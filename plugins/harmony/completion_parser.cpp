@@ -14,8 +14,9 @@ bool only_whitespace(std::string_view text) {
 }
 
 class Machine {
-public:
-    Machine(std::string_view input, const ParseSettings& settings) : input_(input), settings_(settings) {
+  public:
+    Machine(std::string_view input, const ParseSettings& settings)
+        : input_(input), settings_(settings) {
         if (settings.open_role) {
             state_ = State::header;
             preset_role_ = settings.open_role;
@@ -29,18 +30,25 @@ public:
         return std::move(messages_);
     }
 
-private:
+  private:
     enum class State { expect_start, header, content };
 
     [[noreturn]] void fail(std::size_t offset, const std::string& what) const {
-        throw ValueError("harmony: " + what, wire::location_of(input_, offset, settings_.source_name));
+        throw ValueError("harmony: " + what,
+                         wire::location_of(input_, offset, settings_.source_name));
     }
 
     void feed(const Piece& p) {
         switch (state_) {
-        case State::expect_start: on_expect_start(p); break;
-        case State::header: on_header(p); break;
-        case State::content: on_content(p); break;
+            case State::expect_start:
+                on_expect_start(p);
+                break;
+            case State::header:
+                on_header(p);
+                break;
+            case State::content:
+                on_content(p);
+                break;
         }
     }
 
@@ -55,8 +63,8 @@ private:
         } else {
             std::size_t skip = 0;  // point at what is there, not at the whitespace before it
             while (skip < p.text.size() && only_whitespace(p.text.substr(skip, 1))) ++skip;
-            fail(p.offset + skip,
-                 "expected <|start|> to begin a message, found '" + std::string(p.text.substr(skip, 40)) + "'");
+            fail(p.offset + skip, "expected <|start|> to begin a message, found '" +
+                                      std::string(p.text.substr(skip, 40)) + "'");
         }
     }
 
@@ -77,32 +85,35 @@ private:
             return;
         }
         switch (p.marker) {
-        case Marker::channel:
-        case Marker::constrain: header_text_ += p.text; return;
-        case Marker::start:
-            // "<|start|>" right where a header begins: the completion names its own role.
-            if (only_whitespace(header_text_)) {
-                begin_header(p.offset + p.text.size(), std::nullopt);
+            case Marker::channel:
+            case Marker::constrain:
+                header_text_ += p.text;
+                return;
+            case Marker::start:
+                // "<|start|>" right where a header begins: the completion names its own role.
+                if (only_whitespace(header_text_)) {
+                    begin_header(p.offset + p.text.size(), std::nullopt);
+                    return;
+                }
+                fail(p.offset, "<|start|> inside the message header '" + header_text_ + "'");
+            case Marker::message: {
+                RawMessage m;
+                try {
+                    m.header = parse_header(header_text_, preset_role_);
+                } catch (const HeaderError& e) {
+                    fail(header_offset_,
+                         std::string(e.what()) + " (header '" + header_text_ + "')");
+                }
+                m.content_offset = p.offset + p.text.size();
+                current_ = std::move(m);
+                state_ = State::content;
                 return;
             }
-            fail(p.offset, "<|start|> inside the message header '" + header_text_ + "'");
-        case Marker::message: {
-            RawMessage m;
-            try {
-                m.header = parse_header(header_text_, preset_role_);
-            } catch (const HeaderError& e) {
-                fail(header_offset_, std::string(e.what()) + " (header '" + header_text_ + "')");
-            }
-            m.content_offset = p.offset + p.text.size();
-            current_ = std::move(m);
-            state_ = State::content;
-            return;
-        }
-        case Marker::end:
-        case Marker::return_:
-        case Marker::call:
-            fail(p.offset, std::string(p.text) + " ends a message whose header '" + header_text_ +
-                               "' never reached <|message|>");
+            case Marker::end:
+            case Marker::return_:
+            case Marker::call:
+                fail(p.offset, std::string(p.text) + " ends a message whose header '" +
+                                   header_text_ + "' never reached <|message|>");
         }
     }
 
@@ -123,35 +134,36 @@ private:
 
     void finish() {
         switch (state_) {
-        case State::expect_start:
-            if (!pending_tail_.empty()) {
+            case State::expect_start:
+                if (!pending_tail_.empty()) {
+                    RawMessage m;
+                    m.header.role = "assistant";
+                    m.incomplete = true;
+                    m.pending = pending_tail_;
+                    m.content_offset = pending_offset_;
+                    messages_.push_back(std::move(m));
+                }
+                return;
+            case State::header: {
                 RawMessage m;
-                m.header.role = "assistant";
-                m.incomplete = true;
-                m.pending = pending_tail_;
-                m.content_offset = pending_offset_;
+                m.header = parse_partial_header(header_text_, preset_role_);
+                m.incomplete = !settings_.complete;
+                m.pending = header_text_;
+                m.content_offset = input_.size();
+                if (settings_.complete && !only_whitespace(header_text_))
+                    fail(header_offset_,
+                         "the completion ends inside the message header '" + header_text_ + "'");
                 messages_.push_back(std::move(m));
+                return;
             }
-            return;
-        case State::header: {
-            RawMessage m;
-            m.header = parse_partial_header(header_text_, preset_role_);
-            m.incomplete = !settings_.complete;
-            m.pending = header_text_;
-            m.content_offset = input_.size();
-            if (settings_.complete && !only_whitespace(header_text_))
-                fail(header_offset_, "the completion ends inside the message header '" + header_text_ + "'");
-            messages_.push_back(std::move(m));
-            return;
-        }
-        case State::content:
-            if (settings_.complete) {  // whole text: a marker-like tail is content after all
-                current_.content += current_.pending;
-                current_.pending.clear();
-            }
-            current_.incomplete = !settings_.complete;
-            messages_.push_back(std::move(current_));
-            return;
+            case State::content:
+                if (settings_.complete) {  // whole text: a marker-like tail is content after all
+                    current_.content += current_.pending;
+                    current_.pending.clear();
+                }
+                current_.incomplete = !settings_.complete;
+                messages_.push_back(std::move(current_));
+                return;
         }
     }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Harmony text -> harmony messages, by a state machine over the scanner's pieces:
-//   expect-start --<|start|>--> header --<|message|>--> content --<|end|>/<|return|>/<|call|>--> expect-start
+//   expect-start --<|start|>--> header --<|message|>--> content --<|end|>/<|return|>/<|call|>-->
+//   expect-start
 // The parser starts in `header` when the prompt already opened the turn (`<|start|>assistant`),
 // which is what a completion continues; a completion that begins with <|start|> is read with
 // the roles it names.
@@ -23,15 +24,15 @@ namespace cmfpipe::harmony {
 struct RawMessage {
     Header header;
     std::string content;
-    std::optional<Marker> stop;     // the marker that ended the message; nullopt when cut
+    std::optional<Marker> stop;  // the marker that ended the message; nullopt when cut
     bool incomplete = false;
-    std::string pending;            // unmapped raw text at the cut (a header or marker in progress)
-    std::size_t content_offset = 0; // where the content starts in the input
+    std::string pending;  // unmapped raw text at the cut (a header or marker in progress)
+    std::size_t content_offset = 0;  // where the content starts in the input
 };
 
 struct ParseSettings {
     std::optional<std::string> open_role = std::string("assistant");  // nullopt: expect <|start|>
-    std::string source_name = "completion";                            // for error locations
+    std::string source_name = "completion";                           // for error locations
     bool complete = false;  // the caller says the text is whole (a stripped stop token is no cut)
 };
 

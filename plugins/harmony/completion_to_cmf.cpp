@@ -22,7 +22,8 @@ Split split_recipient(const std::string& recipient) {
     auto dot = recipient.find('.');
     if (dot == std::string::npos) return {std::nullopt, recipient};
     std::string ns = recipient.substr(0, dot);
-    return {ns == "functions" ? std::nullopt : std::optional<std::string>(ns), recipient.substr(dot + 1)};
+    return {ns == "functions" ? std::nullopt : std::optional<std::string>(ns),
+            recipient.substr(dot + 1)};
 }
 
 std::string tool_name_of(const std::string& author) {
@@ -36,15 +37,19 @@ bool addressed_to_tool(const std::optional<std::string>& recipient) {
 std::optional<cmf::StopReason> stop_reason(const std::optional<Marker>& stop) {
     if (!stop) return std::nullopt;
     switch (*stop) {
-    case Marker::end: return cmf::StopReason::end;
-    case Marker::return_: return cmf::StopReason::return_;
-    case Marker::call: return cmf::StopReason::call;
-    default: return std::nullopt;
+        case Marker::end:
+            return cmf::StopReason::end;
+        case Marker::return_:
+            return cmf::StopReason::return_;
+        case Marker::call:
+            return cmf::StopReason::call;
+        default:
+            return std::nullopt;
     }
 }
 
 class Mapper {
-public:
+  public:
     Mapper(std::string_view input, const std::string& source) : input_(input), source_(source) {}
 
     cmf::Message map(const RawMessage& r) {
@@ -62,15 +67,18 @@ public:
         if (role == cmf::Role::tool) {
             const std::string author = h.author.value_or("tool");
             if (h.recipient) harmony["recipient"] = *h.recipient;
-            parts.push_back(ContentPart::make(cmf::ToolResult{answer(author), tool_name_of(author), Json(r.content), false}));
+            parts.push_back(ContentPart::make(
+                cmf::ToolResult{answer(author), tool_name_of(author), Json(r.content), false}));
         } else if (role == cmf::Role::assistant && addressed_to_tool(h.recipient)) {
             map_call(r, harmony, pending, errors, parts);
         } else {
             if (h.recipient) harmony["recipient"] = *h.recipient;
             if (h.content_type) harmony["content_type"] = *h.content_type;
             if (has_body) {
-                const bool thinking = role == cmf::Role::assistant && channel == cmf::Channel::analysis;
-                parts.push_back(thinking ? ContentPart::thinking(r.content) : ContentPart::text(r.content));
+                const bool thinking =
+                    role == cmf::Role::assistant && channel == cmf::Channel::analysis;
+                parts.push_back(thinking ? ContentPart::thinking(r.content)
+                                         : ContentPart::text(r.content));
             }
         }
 
@@ -90,25 +98,29 @@ public:
             ext->completion = std::move(completion);
         }
         if (!custom.empty()) ext->custom = std::make_shared<const Json>(std::move(custom));
-        return cmf::Message(role, std::move(parts), channel, ext->empty() ? nullptr : std::move(ext));
+        return cmf::Message(role, std::move(parts), channel,
+                            ext->empty() ? nullptr : std::move(ext));
     }
 
-private:
-    void map_call(const RawMessage& r, Json& harmony, std::string& pending, Json& errors, cmf::Content& parts) {
+  private:
+    void map_call(const RawMessage& r, Json& harmony, std::string& pending, Json& errors,
+                  cmf::Content& parts) {
         const Header& h = r.header;
         const std::string& recipient = *h.recipient;
         if (h.content_type != default_content_type)
             harmony["content_type"] = h.content_type ? Json(*h.content_type) : Json(nullptr);
         // JSON is what the content type says, or what function calls take when it says nothing.
-        const bool json_declared = h.content_type ? h.content_type->find("json") != std::string::npos
-                                                  : recipient.rfind("functions.", 0) == 0;
+        const bool json_declared = h.content_type
+                                       ? h.content_type->find("json") != std::string::npos
+                                       : recipient.rfind("functions.", 0) == 0;
 
         Json arguments = Json::parse(r.content, nullptr, false);
         if (!arguments.is_discarded() && arguments.is_object()) {
             Split s = split_recipient(recipient);
             const std::string id = "call_" + std::to_string(++calls_);
             open_calls_[recipient].push_back(id);
-            parts.push_back(ContentPart::make(cmf::ToolCall{id, s.name, std::move(arguments), s.ns}));
+            parts.push_back(
+                ContentPart::make(cmf::ToolCall{id, s.name, std::move(arguments), s.ns}));
             return;
         }
         harmony["recipient"] = recipient;
@@ -131,7 +143,9 @@ private:
     static std::pair<std::string, std::size_t> argument_error(const std::string& content) {
         try {
             Json parsed = Json::parse(content);
-            return {"the arguments of a tool call must be a JSON object, got " + std::string(parsed.type_name()), 0};
+            return {"the arguments of a tool call must be a JSON object, got " +
+                        std::string(parsed.type_name()),
+                    0};
         } catch (const Json::parse_error& e) {
             return {std::string("the arguments of a tool call are not valid JSON: ") + e.what(),
                     e.byte > 0 ? e.byte - 1 : 0};

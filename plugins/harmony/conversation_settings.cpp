@@ -8,7 +8,7 @@ namespace {
 
 // The first place that has `key`, in the documented order; nullptr when none has it.
 class Lookup {
-public:
+  public:
     Lookup(const Json& agent, const Json& options) {
         add(options, "harmony");
         add_object(options);
@@ -22,7 +22,7 @@ public:
         return nullptr;
     }
 
-private:
+  private:
     void add_object(const Json& j) {
         if (j.is_object()) scopes_.push_back(&j);
     }
@@ -33,7 +33,8 @@ private:
 };
 
 [[noreturn]] void wrong_type(const char* key, const char* wanted, const Json& got) {
-    throw ValueError(std::string("harmony option '") + key + "' must be " + wanted + ", got " + got.dump());
+    throw ValueError(std::string("harmony option '") + key + "' must be " + wanted + ", got " +
+                     got.dump());
 }
 
 void read_text(const Lookup& lookup, const char* key, std::optional<std::string>& into) {
@@ -59,7 +60,8 @@ std::vector<ToolNamespace> read_namespaces(const Json& list) {
     std::vector<ToolNamespace> out;
     for (const auto& entry : list) {
         if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
-            throw ValueError("harmony option 'system_tools': every namespace needs a string 'name'");
+            throw ValueError(
+                "harmony option 'system_tools': every namespace needs a string 'name'");
         ToolNamespace ns;
         ns.name = entry["name"].get<std::string>();
         ns.description = entry.value("description", "");

@@ -33,7 +33,8 @@ struct ToolNamespace {
 };
 
 struct ConversationSettings {
-    std::optional<std::string> identity = std::string("You are ChatGPT, a large language model trained by OpenAI.");
+    std::optional<std::string> identity =
+        std::string("You are ChatGPT, a large language model trained by OpenAI.");
     std::optional<std::string> knowledge_cutoff = std::string("2024-06");
     std::optional<std::string> current_date;
     std::optional<std::string> reasoning_effort = std::string("medium");

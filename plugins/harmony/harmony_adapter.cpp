@@ -1,4 +1,5 @@
-// The `harmony` adapter plugin: CMF <-> the harmony format of gpt-oss (docs/adapters-harmony-chatml.md).
+// The `harmony` adapter plugin: CMF <-> the harmony format of gpt-oss
+// (docs/adapters-harmony-chatml.md).
 //   to_wire:   messages -> the prompt text (a JSON string), see prompt_renderer.hpp
 //   from_wire: completion text -> CMF messages, see completion_parser.hpp and completion_to_cmf.hpp
 // from_wire options: role ("assistant": the prompt opened the assistant's turn, the default;
@@ -23,25 +24,30 @@ ParseSettings parse_settings(const Json& options) {
         } else if (role.is_string() && is_role(role.get<std::string>())) {
             s.open_role = role.get<std::string>();
         } else {
-            throw ValueError("harmony option 'role' must be a role name or null, got " + role.dump());
+            throw ValueError("harmony option 'role' must be a role name or null, got " +
+                             role.dump());
         }
     }
     if (options.contains("complete")) {
         if (!options["complete"].is_boolean())
-            throw ValueError("harmony option 'complete' must be true or false, got " + options["complete"].dump());
+            throw ValueError("harmony option 'complete' must be true or false, got " +
+                             options["complete"].dump());
         s.complete = options["complete"].get<bool>();
     }
-    if (options.contains("source") && options["source"].is_string()) s.source_name = options["source"];
+    if (options.contains("source") && options["source"].is_string())
+        s.source_name = options["source"];
     return s;
 }
 
 class HarmonyAdapter final : public Adapter {
-public:
-    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) const override {
+  public:
+    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
+                 const Json& options) const override {
         return Json(render_prompt(messages, agent, options));
     }
 
-    std::vector<cmf::Message> from_wire(std::string_view completion, const Json& options) const override {
+    std::vector<cmf::Message> from_wire(std::string_view completion,
+                                        const Json& options) const override {
         const ParseSettings settings = parse_settings(options);
         return to_cmf(parse_completion(completion, settings), completion, settings.source_name);
     }

@@ -9,7 +9,9 @@
 namespace cmfpipe::harmony {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::vector<std::string> split_words(std::string_view text) {
     std::vector<std::string> words;
@@ -37,7 +39,8 @@ std::optional<std::string> take_channel(std::string& header, bool complete) {
     if (last != first) header.erase(first, last - first);
     std::size_t value_begin = first + marker.size();
     std::size_t value_end = value_begin;
-    while (value_end < header.size() && !is_space(header[value_end]) && header[value_end] != '<') ++value_end;
+    while (value_end < header.size() && !is_space(header[value_end]) && header[value_end] != '<')
+        ++value_end;
     if (!complete && value_end == header.size()) {
         header.erase(first);
         return std::nullopt;
@@ -55,7 +58,8 @@ std::optional<std::string> take_channel(std::string& header, bool complete) {
 }  // namespace
 
 bool is_role(std::string_view word) {
-    static constexpr std::array<std::string_view, 5> roles = {"system", "developer", "user", "assistant", "tool"};
+    static constexpr std::array<std::string_view, 5> roles = {"system", "developer", "user",
+                                                              "assistant", "tool"};
     for (auto r : roles)
         if (word == r) return true;
     return false;
@@ -67,7 +71,8 @@ Header parse_header(std::string_view text, const std::optional<std::string>& pre
     h.channel = take_channel(header, true);
     // "to=x<|constrain|>json": the constrain marker starts a word of its own.
     const std::string constrain(spelling(Marker::constrain));
-    for (std::size_t at = header.find(constrain); at != std::string::npos; at = header.find(constrain, at + 1 + constrain.size()))
+    for (std::size_t at = header.find(constrain); at != std::string::npos;
+         at = header.find(constrain, at + 1 + constrain.size()))
         header.insert(at, " ");
     std::vector<std::string> words = split_words(header);
 
@@ -106,7 +111,8 @@ Header parse_header(std::string_view text, const std::optional<std::string>& pre
         for (const auto& w : words) rest += (rest.empty() ? "" : " ") + w;
         throw HeaderError("unexpected words in a message header: '" + rest + "'");
     }
-    if (h.recipient && h.recipient->empty()) throw HeaderError("an empty recipient ('to=' with no name)");
+    if (h.recipient && h.recipient->empty())
+        throw HeaderError("an empty recipient ('to=' with no name)");
     return h;
 }
 
@@ -122,8 +128,9 @@ Header parse_partial_header(std::string_view text, const std::optional<std::stri
         return h;
     }
     std::vector<std::string> words = split_words(header);
-    const bool first_word_finished = words.size() > 1 || (!header.empty() && is_space(header.back())) ||
-                                     (!words.empty() && text.find(spelling(Marker::channel)) != std::string_view::npos);
+    const bool first_word_finished =
+        words.size() > 1 || (!header.empty() && is_space(header.back())) ||
+        (!words.empty() && text.find(spelling(Marker::channel)) != std::string_view::npos);
     if (!words.empty() && first_word_finished) {
         if (is_role(words.front())) {
             h.role = words.front();

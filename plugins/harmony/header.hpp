@@ -15,16 +15,16 @@
 namespace cmfpipe::harmony {
 
 struct Header {
-    std::string role;                        // system | developer | user | assistant | tool
-    std::optional<std::string> author;       // a tool message's author: "functions.lookup_weather"
-    std::optional<std::string> recipient;    // "functions.get_weather", "assistant", "python"
-    std::optional<std::string> channel;      // "analysis", "commentary", "final" (or another name)
-    std::optional<std::string> content_type; // "<|constrain|>json", "json", "code"
+    std::string role;                         // system | developer | user | assistant | tool
+    std::optional<std::string> author;        // a tool message's author: "functions.lookup_weather"
+    std::optional<std::string> recipient;     // "functions.get_weather", "assistant", "python"
+    std::optional<std::string> channel;       // "analysis", "commentary", "final" (or another name)
+    std::optional<std::string> content_type;  // "<|constrain|>json", "json", "code"
 };
 
 // A header that cannot be read; what() says why.
 class HeaderError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

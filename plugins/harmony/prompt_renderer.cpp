@@ -75,9 +75,11 @@ std::string result_text(const Json& content) {
     return content.is_string() ? content.get<std::string>() : wire::dump_spaced(content);
 }
 
-[[noreturn]] void cannot_carry(std::size_t index, const cmf::Message& m, const cmf::ContentPart& part) {
-    throw ValueError("harmony: messages[" + std::to_string(index) + "] (" + std::string(cmf::to_string(m.role())) +
-                     ") has a " + std::string(cmf::to_string(part.type())) +
+[[noreturn]] void cannot_carry(std::size_t index, const cmf::Message& m,
+                               const cmf::ContentPart& part) {
+    throw ValueError("harmony: messages[" + std::to_string(index) + "] (" +
+                     std::string(cmf::to_string(m.role())) + ") has a " +
+                     std::string(cmf::to_string(part.type())) +
                      " part, which the harmony format cannot carry");
 }
 
@@ -113,7 +115,8 @@ void assistant_turns(std::size_t index, const cmf::Message& m, std::vector<Turn>
         } else if (const auto* call = part->get_if<cmf::ToolCall>()) {
             t.recipient = call->namespace_.value_or("functions") + "." + call->name;
             t.channel = m.channel() == Channel::analysis ? "analysis" : "commentary";
-            t.content_type = hints.content_type ? *hints.content_type : std::optional<std::string>("<|constrain|>json");
+            t.content_type = hints.content_type ? *hints.content_type
+                                                : std::optional<std::string>("<|constrain|>json");
             t.content = wire::dump_spaced(call->arguments);
         } else {
             cannot_carry(index, m, *part);
@@ -122,7 +125,8 @@ void assistant_turns(std::size_t index, const cmf::Message& m, std::vector<Turn>
     }
 }
 
-void plain_turn(std::size_t index, const cmf::Message& m, const std::string& author, std::vector<Turn>& out) {
+void plain_turn(std::size_t index, const cmf::Message& m, const std::string& author,
+                std::vector<Turn>& out) {
     const HeaderHints hints = hints_of(m);
     std::optional<Turn> text_turn;
     for (const auto& part : m.content()) {
@@ -155,10 +159,12 @@ std::string system_message(const ConversationSettings& s, bool has_function_tool
     if (!s.system_tools.empty()) sections.push_back(tools_section(s.system_tools));
     if (!s.valid_channels.empty()) {
         std::string channels = "# Valid channels: ";
-        for (std::size_t i = 0; i < s.valid_channels.size(); ++i) channels += (i ? ", " : "") + s.valid_channels[i];
+        for (std::size_t i = 0; i < s.valid_channels.size(); ++i)
+            channels += (i ? ", " : "") + s.valid_channels[i];
         channels += ".";
         if (s.channel_required) channels += " Channel must be included for every message.";
-        if (has_function_tools) channels += "\nCalls to these tools must go to the commentary channel: 'functions'.";
+        if (has_function_tools)
+            channels += "\nCalls to these tools must go to the commentary channel: 'functions'.";
         sections.push_back(channels);
     }
     std::string body;
@@ -186,7 +192,8 @@ std::vector<Turn> drop_old_analysis(std::vector<Turn> turns) {
 
 }  // namespace
 
-std::string render_prompt(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) {
+std::string render_prompt(const std::vector<cmf::Message>& messages, const Json& agent,
+                          const Json& options) {
     const ConversationSettings settings = read_settings(agent, options);
     std::vector<wire::FunctionTool> functions = wire::function_tools(agent, "harmony");
 
@@ -207,11 +214,19 @@ std::string render_prompt(const std::vector<cmf::Message>& messages, const Json&
     for (std::size_t i = first; i < messages.size(); ++i) {
         const auto& m = messages[i];
         switch (m.role()) {
-        case Role::assistant: assistant_turns(i, m, turns); break;
-        case Role::user: plain_turn(i, m, "user", turns); break;
-        case Role::system:
-        case Role::developer: plain_turn(i, m, "developer", turns); break;
-        case Role::tool: plain_turn(i, m, "tool", turns); break;
+            case Role::assistant:
+                assistant_turns(i, m, turns);
+                break;
+            case Role::user:
+                plain_turn(i, m, "user", turns);
+                break;
+            case Role::system:
+            case Role::developer:
+                plain_turn(i, m, "developer", turns);
+                break;
+            case Role::tool:
+                plain_turn(i, m, "tool", turns);
+                break;
         }
     }
     if (settings.auto_drop_analysis) turns = drop_old_analysis(std::move(turns));
@@ -229,10 +244,12 @@ std::string render_prompt(const std::vector<cmf::Message>& messages, const Json&
             sections.push_back("# Instructions");
             sections.push_back(instructions);
         }
-        if (!functions.empty()) sections.push_back(tools_section({ToolNamespace{"functions", "", functions}}));
+        if (!functions.empty())
+            sections.push_back(tools_section({ToolNamespace{"functions", "", functions}}));
         Turn developer;
         developer.author = "developer";
-        for (std::size_t i = 0; i < sections.size(); ++i) developer.content += (i ? "\n\n" : "") + sections[i];
+        for (std::size_t i = 0; i < sections.size(); ++i)
+            developer.content += (i ? "\n\n" : "") + sections[i];
         out += write_turn(developer);
     }
     for (const auto& t : turns) out += write_turn(t);

@@ -6,8 +6,9 @@
 namespace cmfpipe::harmony {
 namespace {
 
-constexpr std::array<Marker, 7> all_markers = {Marker::start,     Marker::end,     Marker::message, Marker::channel,
-                                               Marker::constrain, Marker::return_, Marker::call};
+constexpr std::array<Marker, 7> all_markers = {Marker::start,   Marker::end,       Marker::message,
+                                               Marker::channel, Marker::constrain, Marker::return_,
+                                               Marker::call};
 
 // At `at` (a '<'): the marker spelled there, or whether the rest of the input is a proper
 // prefix of some spelling (a marker cut by the end of the input).
@@ -34,13 +35,20 @@ MarkerMatch match_at(std::string_view input, std::size_t at) {
 
 std::string_view spelling(Marker marker) {
     switch (marker) {
-    case Marker::start: return "<|start|>";
-    case Marker::end: return "<|end|>";
-    case Marker::message: return "<|message|>";
-    case Marker::channel: return "<|channel|>";
-    case Marker::constrain: return "<|constrain|>";
-    case Marker::return_: return "<|return|>";
-    case Marker::call: return "<|call|>";
+        case Marker::start:
+            return "<|start|>";
+        case Marker::end:
+            return "<|end|>";
+        case Marker::message:
+            return "<|message|>";
+        case Marker::channel:
+            return "<|channel|>";
+        case Marker::constrain:
+            return "<|constrain|>";
+        case Marker::return_:
+            return "<|return|>";
+        case Marker::call:
+            return "<|call|>";
     }
     return "";
 }

@@ -24,12 +24,12 @@ struct Piece {
 };
 
 class TokenScanner {
-public:
+  public:
     explicit TokenScanner(std::string_view input) : input_(input) {}
     // The next piece; std::nullopt at the end of the input.
     std::optional<Piece> next();
 
-private:
+  private:
     std::string_view input_;
     std::size_t pos_ = 0;
 };

@@ -31,13 +31,15 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 std::string namespace_section(const ToolNamespace& ns) {
     std::vector<std::string> lines = {"## " + ns.name + "\n"};
     const bool has_functions = !ns.tools.empty();
-    for (const auto& line : lines_of(ns.description)) lines.push_back(has_functions ? "// " + line : line);
+    for (const auto& line : lines_of(ns.description))
+        lines.push_back(has_functions ? "// " + line : line);
     if (has_functions) {
         lines.push_back("namespace " + ns.name + " {\n");
         for (const auto& tool : ns.tools) {
             for (const auto& line : lines_of(tool.description)) lines.push_back("// " + line);
             if (tool.parameters)
-                lines.push_back("type " + tool.name + " = (_: " + typescript_type(*tool.parameters, "") + ") => any;\n");
+                lines.push_back("type " + tool.name +
+                                " = (_: " + typescript_type(*tool.parameters, "") + ") => any;\n");
             else
                 lines.push_back("type " + tool.name + " = () => any;\n");
         }

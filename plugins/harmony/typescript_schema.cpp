@@ -11,7 +11,8 @@ bool is_enum(const Json& schema) {
 }
 
 bool is_nullable(const Json& schema) {
-    return schema.contains("nullable") && schema["nullable"].is_boolean() && schema["nullable"].get<bool>();
+    return schema.contains("nullable") && schema["nullable"].is_boolean() &&
+           schema["nullable"].get<bool>();
 }
 
 const std::string* string_field(const Json& schema, const char* key) {
@@ -36,8 +37,9 @@ std::string with_null(std::string type, const Json& schema) {
 
 // The " | variant // comments" lines of a oneOf. skip_first_description: the property's own
 // description was already written above the property.
-void render_variants(const Json& variants, const std::string& indent, const std::string* property_description,
-                     bool skip_first_description, bool newline_after_each, std::string& out) {
+void render_variants(const Json& variants, const std::string& indent,
+                     const std::string* property_description, bool skip_first_description,
+                     bool newline_after_each, std::string& out) {
     std::size_t i = 0;
     for (const auto& variant : variants) {
         if (newline_after_each)
@@ -50,30 +52,36 @@ void render_variants(const Json& variants, const std::string& indent, const std:
         if (description && !(i == 0 && skip_first_description) &&
             !(property_description && *description == *property_description))
             comments = *description;
-        if (variant.contains("default")) comments += (comments.empty() ? "" : " ") + default_text(variant);
+        if (variant.contains("default"))
+            comments += (comments.empty() ? "" : " ") + default_text(variant);
         if (!comments.empty()) out += " // " + comments;
         if (newline_after_each) out += "\n";
         ++i;
     }
 }
 
-void render_property(const std::string& key, const Json& property, bool required, const std::string& indent,
-                     std::string& out) {
+void render_property(const std::string& key, const Json& property, bool required,
+                     const std::string& indent, std::string& out) {
     const char* optional = required ? "" : "?";
-    if (const auto* title = string_field(property, "title")) out += indent + "// " + *title + "\n" + indent + "//\n";
+    if (const auto* title = string_field(property, "title"))
+        out += indent + "// " + *title + "\n" + indent + "//\n";
     const bool one_of = property.contains("oneOf") && property["oneOf"].is_array();
     const std::string* description = string_field(property, "description");
     if (!one_of && description) out += indent + "// " + *description + "\n";
-    if (property.contains("examples") && property["examples"].is_array() && !property["examples"].empty()) {
+    if (property.contains("examples") && property["examples"].is_array() &&
+        !property["examples"].empty()) {
         out += indent + "// Examples:\n";
         for (const auto& example : property["examples"])
-            if (example.is_string()) out += indent + "// - \"" + example.get<std::string>() + "\"\n";
+            if (example.is_string())
+                out += indent + "// - \"" + example.get<std::string>() + "\"\n";
     }
     if (one_of) {
         const Json& variants = property["oneOf"];
         // A description equal to the first branch's is written once, on the branch.
-        const std::string* first_description = variants.empty() ? nullptr : string_field(variants[0], "description");
-        const bool above = description && !(first_description && *first_description == *description);
+        const std::string* first_description =
+            variants.empty() ? nullptr : string_field(variants[0], "description");
+        const bool above =
+            description && !(first_description && *first_description == *description);
         if (above) out += indent + "// " + *description + "\n";
         if (property.contains("default")) out += indent + "// " + default_text(property) + "\n";
         out += indent + key + optional + ":\n";
@@ -81,14 +89,16 @@ void render_property(const std::string& key, const Json& property, bool required
         out += indent + ",\n";
         return;
     }
-    out += indent + key + optional + ": " + with_null(typescript_type(property, indent + "    "), property) + ",";
+    out += indent + key + optional + ": " +
+           with_null(typescript_type(property, indent + "    "), property) + ",";
     if (property.contains("default")) out += " // " + default_text(property);
     out += "\n";
 }
 
 std::string object_type(const Json& schema, const std::string& indent) {
     std::string out;
-    if (const auto* description = string_field(schema, "description")) out += indent + "// " + *description + "\n";
+    if (const auto* description = string_field(schema, "description"))
+        out += indent + "// " + *description + "\n";
     out += "{\n";
     if (schema.contains("properties") && schema["properties"].is_object()) {
         std::set<std::string> required;
@@ -115,7 +125,8 @@ std::string typescript_type(const Json& schema, const std::string& indent) {
         std::string out;
         for (const auto& t : schema["type"]) {
             if (!t.is_string()) continue;
-            const std::string name = t.get<std::string>() == "integer" ? "number" : t.get<std::string>();
+            const std::string name =
+                t.get<std::string>() == "integer" ? "number" : t.get<std::string>();
             out += (out.empty() ? "" : " | ") + name;
         }
         if (!out.empty()) return out;
@@ -127,7 +138,8 @@ std::string typescript_type(const Json& schema, const std::string& indent) {
         if (is_enum(schema)) {
             std::string out;
             for (const auto& v : schema["enum"])
-                if (v.is_string()) out += (out.empty() ? "\"" : " | \"") + v.get<std::string>() + "\"";
+                if (v.is_string())
+                    out += (out.empty() ? "\"" : " | \"") + v.get<std::string>() + "\"";
             if (!out.empty()) return out;
         }
         return "string";
@@ -135,7 +147,8 @@ std::string typescript_type(const Json& schema, const std::string& indent) {
     if (*type == "number" || *type == "integer") return "number";
     if (*type == "boolean") return "boolean";
     if (*type == "array")
-        return schema.contains("items") ? typescript_type(schema["items"], indent) + "[]" : "Array<any>";
+        return schema.contains("items") ? typescript_type(schema["items"], indent) + "[]"
+                                        : "Array<any>";
     return "any";
 }
 

@@ -25,8 +25,21 @@ struct Node {
 };
 
 enum class ExprKind {
-    Const, Name, GetAttr, GetItem, Slice, Unary, Binary, Compare, CondExpr, ListLit, DictLit, Call, Filter,
-    Test, UnknownFilter
+    Const,
+    Name,
+    GetAttr,
+    GetItem,
+    Slice,
+    Unary,
+    Binary,
+    Compare,
+    CondExpr,
+    ListLit,
+    DictLit,
+    Call,
+    Filter,
+    Test,
+    UnknownFilter
 };
 
 enum class UnaryOp { Neg, Pos, Not };
@@ -38,7 +51,9 @@ struct CallArgs {
     std::vector<std::pair<std::string, ExprPtr>> keyword;
     ExprPtr star_args;    // *args
     ExprPtr star_kwargs;  // **kwargs
-    bool empty() const { return positional.empty() && keyword.empty() && !star_args && !star_kwargs; }
+    bool empty() const {
+        return positional.empty() && keyword.empty() && !star_args && !star_kwargs;
+    }
 };
 
 struct Expr : Node {
@@ -118,7 +133,8 @@ struct CallExpr : Expr {
 
 struct FilterExpr : Expr {
     FilterExpr() : Expr(ExprKind::Filter) {}
-    ExprPtr subject;  // null inside {% filter %} blocks and {% set x | f %}: the body is the subject
+    ExprPtr
+        subject;  // null inside {% filter %} blocks and {% set x | f %}: the body is the subject
     std::string name;
     FilterFn fn = nullptr;
     CallArgs args;
@@ -145,8 +161,24 @@ struct TestExpr : Expr {
 // ----- statements -----
 
 enum class StmtKind {
-    Data, Print, If, For, Set, SetBlock, Macro, CallBlock, FilterBlock, With, Break, Continue, Include, Import,
-    FromImport, Extends, Block, Scope
+    Data,
+    Print,
+    If,
+    For,
+    Set,
+    SetBlock,
+    Macro,
+    CallBlock,
+    FilterBlock,
+    With,
+    Break,
+    Continue,
+    Include,
+    Import,
+    FromImport,
+    Extends,
+    Block,
+    Scope
 };
 
 struct Stmt : Node {

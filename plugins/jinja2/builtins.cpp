@@ -30,7 +30,9 @@ Value range_fn(Evaluator& ev, Args& a) {
     if (!a.keyword.empty()) throw Failure("TypeError", "range() takes no keyword arguments");
     std::int64_t start = 0, stop = 0, step = 1;
     switch (a.positional.size()) {
-        case 1: stop = int_arg(a.positional[0], ""); break;
+        case 1:
+            stop = int_arg(a.positional[0], "");
+            break;
         case 2:
             start = int_arg(a.positional[0], "");
             stop = int_arg(a.positional[1], "");
@@ -40,26 +42,34 @@ Value range_fn(Evaluator& ev, Args& a) {
             stop = int_arg(a.positional[1], "");
             step = int_arg(a.positional[2], "");
             break;
-        default: throw Failure("TypeError", "range expected at most 3 arguments, got " + std::to_string(a.positional.size()));
+        default:
+            throw Failure("TypeError", "range expected at most 3 arguments, got " +
+                                           std::to_string(a.positional.size()));
     }
     if (step == 0) throw Failure("ValueError", "range() arg 3 must not be zero");
-    long double span = step > 0 ? (static_cast<long double>(stop) - start) : (static_cast<long double>(start) - stop);
-    long double count_ld = span <= 0 ? 0 : (span + (std::abs(static_cast<long double>(step)) - 1)) / std::abs(static_cast<long double>(step));
+    long double span = step > 0 ? (static_cast<long double>(stop) - start)
+                                : (static_cast<long double>(start) - stop);
+    long double count_ld = span <= 0 ? 0
+                                     : (span + (std::abs(static_cast<long double>(step)) - 1)) /
+                                           std::abs(static_cast<long double>(step));
     if (count_ld > static_cast<long double>(ev.settings().limits.max_list_items))
-        throw Failure::limit_exceeded("range of " + std::to_string(static_cast<unsigned long long>(count_ld)) +
-                                      " items exceeds the limit of " + std::to_string(ev.settings().limits.max_list_items));
+        throw Failure::limit_exceeded(
+            "range of " + std::to_string(static_cast<unsigned long long>(count_ld)) +
+            " items exceeds the limit of " + std::to_string(ev.settings().limits.max_list_items));
     auto count = static_cast<std::size_t>(count_ld);
     ev.check_list(count);
     auto l = make_list();
     l->items.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) l->items.push_back(Value::integer(start + static_cast<std::int64_t>(i) * step));
+    for (std::size_t i = 0; i < count; ++i)
+        l->items.push_back(Value::integer(start + static_cast<std::int64_t>(i) * step));
     return Value::list(std::move(l));
 }
 
 Value namespace_fn(Evaluator&, Args& a) {
     auto ns = std::make_shared<Namespace>();
     for (const auto& p : a.positional) {
-        if (!p.is_dict()) throw Failure("TypeError", "namespace() positional argument must be a mapping");
+        if (!p.is_dict())
+            throw Failure("TypeError", "namespace() positional argument must be a mapping");
         for (const auto& [k, v] : p.dict().items) ns->set(to_str(k), v);
     }
     for (const auto& [k, v] : a.keyword) ns->set(k, v);
@@ -74,7 +84,9 @@ Value dict_fn(Evaluator& ev, Args& a) {
         } else {
             for (const auto& pair : ev.iterate(p)->items) {
                 auto kv = ev.iterate(pair);
-                if (kv->items.size() != 2) throw Failure("ValueError", "dictionary update sequence element has wrong length");
+                if (kv->items.size() != 2)
+                    throw Failure("ValueError",
+                                  "dictionary update sequence element has wrong length");
                 d->set(kv->items[0], kv->items[1]);
             }
         }
@@ -177,7 +189,8 @@ const std::array<Entry, 7> kEntries = {{
 
 int find_builtin(std::string_view name, Profile profile) {
     for (std::size_t i = 0; i < kEntries.size(); ++i) {
-        if (name == kEntries[i].name && (!kEntries[i].chat_only || profile == Profile::ChatTemplate))
+        if (name == kEntries[i].name &&
+            (!kEntries[i].chat_only || profile == Profile::ChatTemplate))
             return static_cast<int>(i);
     }
     return -1;
@@ -186,7 +199,8 @@ int find_builtin(std::string_view name, Profile profile) {
 const Value& builtin_value(int id) {
     static const std::vector<Value> values = [] {
         std::vector<Value> v;
-        for (const auto& e : kEntries) v.push_back(Value::callable(std::make_shared<Builtin>(e.name, e.fn)));
+        for (const auto& e : kEntries)
+            v.push_back(Value::callable(std::make_shared<Builtin>(e.name, e.fn)));
         return v;
     }();
     return values[static_cast<std::size_t>(id)];

@@ -13,24 +13,29 @@ std::size_t TemplateCache::key_of(std::string_view source, const CompileOptions&
     std::string sample;
     sample.reserve(600);
     sample.append(source.substr(0, 256));
-    if (source.size() > 256) sample.append(source.substr(source.size() - std::min<std::size_t>(256, source.size() - 256)));
+    if (source.size() > 256)
+        sample.append(
+            source.substr(source.size() - std::min<std::size_t>(256, source.size() - 256)));
     std::size_t step = source.size() / 64 + 1;
     for (std::size_t i = 0; i < source.size(); i += step) sample += source[i];
     std::size_t h = std::hash<std::string>{}(sample);
     h ^= source.size() * 0x9e3779b97f4a7c15ULL;
     h ^= std::hash<std::string>{}(options.name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= static_cast<std::size_t>(options.profile) * 0x100000001b3ULL + static_cast<std::size_t>(options.max_nesting_depth);
+    h ^= static_cast<std::size_t>(options.profile) * 0x100000001b3ULL +
+         static_cast<std::size_t>(options.max_nesting_depth);
     return h;
 }
 
-std::shared_ptr<const Template> TemplateCache::get(std::string_view source, const CompileOptions& options) {
+std::shared_ptr<const Template> TemplateCache::get(std::string_view source,
+                                                   const CompileOptions& options) {
     std::size_t key = key_of(source, options);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         auto range = entries_.equal_range(key);
         for (auto it = range.first; it != range.second; ++it) {
             const Template& t = *it->second.tpl;
-            if (it->second.raw_source == source && t.profile == options.profile && t.name == options.name) {
+            if (it->second.raw_source == source && t.profile == options.profile &&
+                t.name == options.name) {
                 lru_.splice(lru_.begin(), lru_, it->second.lru);
                 ++hits_;
                 return it->second.tpl;

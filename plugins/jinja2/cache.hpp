@@ -1,6 +1,7 @@
 #pragma once
 // Compiled templates keyed by a content hash (sampled; see key_of) with profile and name, bounded
-// LRU, thread-safe. A hit compares the full source, so a collision can never serve the wrong template.
+// LRU, thread-safe. A hit compares the full source, so a collision can never serve the wrong
+// template.
 #include <cstddef>
 #include <list>
 #include <memory>
@@ -14,7 +15,7 @@
 namespace cmfpipe::jinja2 {
 
 class TemplateCache {
-public:
+  public:
     explicit TemplateCache(std::size_t capacity = 256) : capacity_(capacity) {}
 
     // The compiled template for `source`, compiling it (outside the lock) on a miss.
@@ -24,7 +25,7 @@ public:
     std::size_t hits() const;
     std::size_t misses() const;
 
-private:
+  private:
     struct Entry {
         std::shared_ptr<const Template> tpl;
         std::string raw_source;

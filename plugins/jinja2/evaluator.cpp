@@ -8,8 +8,8 @@
 
 #include "builtins.hpp"
 #include "filters.hpp"
-#include "tests.hpp"
 #include "methods.hpp"
+#include "tests.hpp"
 
 namespace cmfpipe::jinja2 {
 namespace {
@@ -28,7 +28,9 @@ struct MacroCallable final : Callable {
     Module* module;
     std::shared_ptr<const std::vector<std::pair<int, Value>>> closure;
     Value caller;  // for the `caller` of a call block
-    Value call(Evaluator& ev, Args& args) override { return ev.call_macro(*node, module, closure, args, caller); }
+    Value call(Evaluator& ev, Args& args) override {
+        return ev.call_macro(*node, module, closure, args, caller);
+    }
     std::string name() const override { return node->name; }
 };
 
@@ -38,7 +40,8 @@ struct RecursiveLoop final : Callable {
     Frame* parent;
     int depth;
     Value call(Evaluator& ev, Args& args) override {
-        if (args.positional.size() != 1) throw Failure("TypeError", "loop() takes exactly one argument");
+        if (args.positional.size() != 1)
+            throw Failure("TypeError", "loop() takes exactly one argument");
         return ev.call_recursive_loop(*node, parent, args.positional[0], depth + 1);
     }
     std::string name() const override { return "loop"; }
@@ -53,8 +56,10 @@ struct LoopMethod final : Callable {
             if (args.positional.empty()) throw Failure("TypeError", "no items for cycling given");
             return args.positional[state->index0 % args.positional.size()];
         }
-        bool changed = !state->changed_seen || state->changed_last.size() != args.positional.size() ||
-                       !std::equal(state->changed_last.begin(), state->changed_last.end(), args.positional.begin(),
+        bool changed = !state->changed_seen ||
+                       state->changed_last.size() != args.positional.size() ||
+                       !std::equal(state->changed_last.begin(), state->changed_last.end(),
+                                   args.positional.begin(),
                                    [](const Value& a, const Value& b) { return equals(a, b); });
         state->changed_seen = true;
         state->changed_last = args.positional;
@@ -65,17 +70,28 @@ struct LoopMethod final : Callable {
 
 std::string kind_object_name(Kind k) {
     switch (k) {
-        case Kind::None: return "None";
-        case Kind::Bool: return "bool object";
-        case Kind::Int: return "int object";
-        case Kind::Float: return "float object";
-        case Kind::String: return "str object";
-        case Kind::List: return "list object";
-        case Kind::Dict: return "dict object";
-        case Kind::Namespace: return "Namespace object";
-        case Kind::Loop: return "LoopContext object";
-        case Kind::Callable: return "function object";
-        default: return "object";
+        case Kind::None:
+            return "None";
+        case Kind::Bool:
+            return "bool object";
+        case Kind::Int:
+            return "int object";
+        case Kind::Float:
+            return "float object";
+        case Kind::String:
+            return "str object";
+        case Kind::List:
+            return "list object";
+        case Kind::Dict:
+            return "dict object";
+        case Kind::Namespace:
+            return "Namespace object";
+        case Kind::Loop:
+            return "LoopContext object";
+        case Kind::Callable:
+            return "function object";
+        default:
+            return "object";
     }
 }
 
@@ -84,22 +100,29 @@ std::string object_name(const Value& v) {
     return kind_object_name(v.kind());
 }
 
-bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& r) { return !__builtin_add_overflow(a, b, &r); }
-bool checked_sub(std::int64_t a, std::int64_t b, std::int64_t& r) { return !__builtin_sub_overflow(a, b, &r); }
-bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& r) { return !__builtin_mul_overflow(a, b, &r); }
+bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& r) {
+    return !__builtin_add_overflow(a, b, &r);
+}
+bool checked_sub(std::int64_t a, std::int64_t b, std::int64_t& r) {
+    return !__builtin_sub_overflow(a, b, &r);
+}
+bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& r) {
+    return !__builtin_mul_overflow(a, b, &r);
+}
 
 [[noreturn]] void unsupported(const char* op, const Value& a, const Value& b) {
-    throw Failure("TypeError", std::string("unsupported operand type(s) for ") + op + ": '" + type_name(a) + "' and '" +
-                                   type_name(b) + "'");
+    throw Failure("TypeError", std::string("unsupported operand type(s) for ") + op + ": '" +
+                                   type_name(a) + "' and '" + type_name(b) + "'");
 }
 
 // Python's slice index normalisation for a sequence of length n.
-void slice_indices(std::int64_t n, const Value* start, const Value* stop, std::int64_t step, std::int64_t& lo,
-                   std::int64_t& hi) {
+void slice_indices(std::int64_t n, const Value* start, const Value* stop, std::int64_t step,
+                   std::int64_t& lo, std::int64_t& hi) {
     auto clamp = [&](const Value* v, std::int64_t def_pos, std::int64_t def_neg) -> std::int64_t {
         if (!v || v->is_none() || v->is_undefined()) return step > 0 ? def_pos : def_neg;
         if (!v->is_int() && !v->is_bool())
-            throw Failure("TypeError", "slice indices must be integers or None or have an __index__ method");
+            throw Failure("TypeError",
+                          "slice indices must be integers or None or have an __index__ method");
         std::int64_t i = v->as_int();
         if (i < 0) {
             i += n;
@@ -119,22 +142,31 @@ void slice_indices(std::int64_t n, const Value* start, const Value* stop, std::i
 
 static Value from_json_at(const Json& j, int depth);
 
-Value from_json(const Json& j) { return from_json_at(j, 0); }
+Value from_json(const Json& j) {
+    return from_json_at(j, 0);
+}
 
 static Value from_json_at(const Json& j, int depth) {
     if (depth > kMaxValueDepth)
-        throw Failure::limit_exceeded("input nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+        throw Failure::limit_exceeded("input nested deeper than " + std::to_string(kMaxValueDepth) +
+                                      " levels");
     switch (j.type()) {
-        case Json::value_t::null: return Value::none();
-        case Json::value_t::boolean: return Value::boolean(j.get<bool>());
-        case Json::value_t::number_integer: return Value::integer(j.get<std::int64_t>());
+        case Json::value_t::null:
+            return Value::none();
+        case Json::value_t::boolean:
+            return Value::boolean(j.get<bool>());
+        case Json::value_t::number_integer:
+            return Value::integer(j.get<std::int64_t>());
         case Json::value_t::number_unsigned: {
             auto u = j.get<std::uint64_t>();
-            if (u > static_cast<std::uint64_t>(INT64_MAX)) return Value::real(static_cast<double>(u));
+            if (u > static_cast<std::uint64_t>(INT64_MAX))
+                return Value::real(static_cast<double>(u));
             return Value::integer(static_cast<std::int64_t>(u));
         }
-        case Json::value_t::number_float: return Value::real(j.get<double>());
-        case Json::value_t::string: return Value::string(j.get_ref<const std::string&>());
+        case Json::value_t::number_float:
+            return Value::real(j.get<double>());
+        case Json::value_t::string:
+            return Value::string(j.get_ref<const std::string&>());
         case Json::value_t::array: {
             auto l = std::make_shared<List>();
             l->items.reserve(j.size());
@@ -144,10 +176,12 @@ static Value from_json_at(const Json& j, int depth) {
         case Json::value_t::object: {
             auto d = std::make_shared<Dict>();
             d->items.reserve(j.size());
-            for (const auto& [k, v] : j.items()) d->items.emplace_back(Value::string(k), from_json_at(v, depth + 1));
+            for (const auto& [k, v] : j.items())
+                d->items.emplace_back(Value::string(k), from_json_at(v, depth + 1));
             return Value::dict(std::move(d));
         }
-        default: return Value::none();
+        default:
+            return Value::none();
     }
 }
 
@@ -158,11 +192,13 @@ void Evaluator::fail_iterations() {
                                   " loop iterations / produced items");
 }
 void Evaluator::fail_string(std::size_t bytes) {
-    throw Failure::limit_exceeded("string of " + std::to_string(bytes) + " bytes exceeds the limit of " +
+    throw Failure::limit_exceeded("string of " + std::to_string(bytes) +
+                                  " bytes exceeds the limit of " +
                                   std::to_string(settings_.limits.max_string_bytes));
 }
 void Evaluator::fail_list(std::size_t items) {
-    throw Failure::limit_exceeded("sequence of " + std::to_string(items) + " items exceeds the limit of " +
+    throw Failure::limit_exceeded("sequence of " + std::to_string(items) +
+                                  " items exceeds the limit of " +
                                   std::to_string(settings_.limits.max_list_items));
 }
 void Evaluator::fail_allocated() {
@@ -170,27 +206,32 @@ void Evaluator::fail_allocated() {
                                   std::to_string(settings_.limits.max_allocated_bytes) + " bytes");
 }
 void Evaluator::fail_output() {
-    throw Failure::limit_exceeded("output exceeds " + std::to_string(settings_.limits.max_output_bytes) + " bytes");
+    throw Failure::limit_exceeded("output exceeds " +
+                                  std::to_string(settings_.limits.max_output_bytes) + " bytes");
 }
 
 std::string Evaluator::undefined_message(const Value& u) const {
     if (const UndefinedInfo* info = u.undefined_info()) {
         switch (info->reason) {
-            case UndefinedReason::Missing: return repr_string(info->name) + " is undefined";
+            case UndefinedReason::Missing:
+                return repr_string(info->name) + " is undefined";
             case UndefinedReason::Attribute:
                 return repr_string(info->obj_type) + " has no attribute " + repr_string(info->name);
-            case UndefinedReason::Element: return info->obj_type + " has no element " + info->name;
+            case UndefinedReason::Element:
+                return info->obj_type + " has no element " + info->name;
             case UndefinedReason::Unsafe:
-                return "access to attribute " + repr_string(info->name) + " of " + repr_string(info->obj_type) +
-                       " object is unsafe.";
-            case UndefinedReason::Plain: return info->name.empty() ? "undefined value" : info->name;
+                return "access to attribute " + repr_string(info->name) + " of " +
+                       repr_string(info->obj_type) + " object is unsafe.";
+            case UndefinedReason::Plain:
+                return info->name.empty() ? "undefined value" : info->name;
         }
     }
     const Node* site = u.undefined_site();
     if (!site) return "undefined value";
     const auto* e = static_cast<const Expr*>(site);
     switch (e->kind) {
-        case ExprKind::Name: return repr_string(static_cast<const NameExpr*>(e)->name) + " is undefined";
+        case ExprKind::Name:
+            return repr_string(static_cast<const NameExpr*>(e)->name) + " is undefined";
         case ExprKind::GetAttr:
             return repr_string(kind_object_name(u.undefined_obj_kind())) + " has no attribute " +
                    repr_string(static_cast<const GetAttrExpr*>(e)->attr);
@@ -201,12 +242,14 @@ std::string Evaluator::undefined_message(const Value& u) const {
                 std::string r;
                 append_repr(r, k);
                 if (k.is_string())
-                    return repr_string(kind_object_name(u.undefined_obj_kind())) + " has no attribute " + r;
+                    return repr_string(kind_object_name(u.undefined_obj_kind())) +
+                           " has no attribute " + r;
                 return kind_object_name(u.undefined_obj_kind()) + " has no element " + r;
             }
             return "undefined value";
         }
-        default: return "undefined value";
+        default:
+            return "undefined value";
     }
 }
 
@@ -218,7 +261,8 @@ void Evaluator::raise_undefined(const Value& u) {
 
 // ----- rendering -----
 
-std::unique_ptr<Module> Evaluator::make_module(std::shared_ptr<const Template> tpl, bool with_context) {
+std::unique_ptr<Module> Evaluator::make_module(std::shared_ptr<const Template> tpl,
+                                               bool with_context) {
     auto mod = std::make_unique<Module>();
     mod->vars.resize(tpl->symbols.size());
     mod->bound.resize(tpl->symbols.size());
@@ -248,11 +292,15 @@ std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const 
         // output is discarded (as in Jinja), then render the parent chain with the child's blocks.
         std::shared_ptr<const Template> current = tpl;
         for (int hops = 0; current && current->has_extends; ++hops) {
-            if (hops > settings_.limits.max_recursion_depth) throw Failure::limit_exceeded("extends chain too deep");
+            if (hops > settings_.limits.max_recursion_depth)
+                throw Failure::limit_exceeded("extends chain too deep");
             for (const auto& [name, block] : current->blocks) {
-                auto it = std::find_if(block_chain_.begin(), block_chain_.end(), [&](auto& p) { return p.first == name; });
-                if (it == block_chain_.end()) block_chain_.emplace_back(name, std::vector<const BlockStmt*>{block});
-                else it->second.push_back(block);
+                auto it = std::find_if(block_chain_.begin(), block_chain_.end(),
+                                       [&](auto& p) { return p.first == name; });
+                if (it == block_chain_.end())
+                    block_chain_.emplace_back(name, std::vector<const BlockStmt*>{block});
+                else
+                    it->second.push_back(block);
             }
             std::shared_ptr<const Template> parent;
             std::string discard;
@@ -262,8 +310,8 @@ std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const 
                     parent = load(eval(*static_cast<const ExtendsStmt&>(*s).name), *s);
                     break;
                 }
-                if (s->kind == StmtKind::Set || s->kind == StmtKind::Macro || s->kind == StmtKind::Import ||
-                    s->kind == StmtKind::FromImport)
+                if (s->kind == StmtKind::Set || s->kind == StmtKind::Macro ||
+                    s->kind == StmtKind::Import || s->kind == StmtKind::FromImport)
                     exec(*s);
             }
             out_ = &out;
@@ -284,9 +332,12 @@ std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const 
             current = parent;
         }
         for (const auto& [name, block] : current->blocks) {
-            auto it = std::find_if(block_chain_.begin(), block_chain_.end(), [&](auto& p) { return p.first == name; });
-            if (it == block_chain_.end()) block_chain_.emplace_back(name, std::vector<const BlockStmt*>{block});
-            else if (it->second.back() != block) it->second.push_back(block);
+            auto it = std::find_if(block_chain_.begin(), block_chain_.end(),
+                                   [&](auto& p) { return p.first == name; });
+            if (it == block_chain_.end())
+                block_chain_.emplace_back(name, std::vector<const BlockStmt*>{block});
+            else if (it->second.back() != block)
+                it->second.push_back(block);
         }
         exec_body(current->body);
     } else {
@@ -297,7 +348,9 @@ std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const 
 
 void Evaluator::write_value(const Value& v) {
     switch (v.kind()) {
-        case Kind::String: write(v.str()); return;
+        case Kind::String:
+            write(v.str());
+            return;
         case Kind::Undefined: {
             const UndefinedInfo* info = v.undefined_info();
             if (info && info->reason == UndefinedReason::Unsafe) return;
@@ -336,12 +389,15 @@ Flow Evaluator::exec_body(const Body& body) {
     return Flow::Normal;
 }
 
-
 Flow Evaluator::exec(const Stmt& s) {
     try {
         switch (s.kind) {
-            case StmtKind::Data: write(static_cast<const DataStmt&>(s).text); return Flow::Normal;
-            case StmtKind::Print: write_value(eval(*static_cast<const PrintStmt&>(s).expr)); return Flow::Normal;
+            case StmtKind::Data:
+                write(static_cast<const DataStmt&>(s).text);
+                return Flow::Normal;
+            case StmtKind::Print:
+                write_value(eval(*static_cast<const PrintStmt&>(s).expr));
+                return Flow::Normal;
             case StmtKind::If: {
                 const auto& n = static_cast<const IfStmt&>(s);
                 for (const auto& [test, body] : n.branches)
@@ -357,13 +413,17 @@ Flow Evaluator::exec(const Stmt& s) {
                 assign(n.target, eval(*n.value));
                 return Flow::Normal;
             }
-            case StmtKind::SetBlock: exec_set_block(static_cast<const SetBlockStmt&>(s)); return Flow::Normal;
+            case StmtKind::SetBlock:
+                exec_set_block(static_cast<const SetBlockStmt&>(s));
+                return Flow::Normal;
             case StmtKind::Macro: {
                 const auto& n = static_cast<const MacroStmt&>(s);
                 bind(n.slot, macro_value(n));
                 return Flow::Normal;
             }
-            case StmtKind::CallBlock: exec_call_block(static_cast<const CallBlockStmt&>(s)); return Flow::Normal;
+            case StmtKind::CallBlock:
+                exec_call_block(static_cast<const CallBlockStmt&>(s));
+                return Flow::Normal;
             case StmtKind::FilterBlock: {
                 const auto& n = static_cast<const FilterBlockStmt&>(s);
                 Frame f{frame_, {}};
@@ -389,7 +449,8 @@ Flow Evaluator::exec(const Stmt& s) {
                 frame_ = &f;
                 Flow flow;
                 try {
-                    for (std::size_t i = 0; i < values.size(); ++i) assign(n.assignments[i].first, values[i]);
+                    for (std::size_t i = 0; i < values.size(); ++i)
+                        assign(n.assignments[i].first, values[i]);
                     flow = exec_body(n.body);
                 } catch (...) {
                     frame_ = saved;
@@ -398,15 +459,24 @@ Flow Evaluator::exec(const Stmt& s) {
                 frame_ = saved;
                 return flow;
             }
-            case StmtKind::Scope: return exec_body(static_cast<const ScopeStmt&>(s).body);
-            case StmtKind::Break: return Flow::Break;
-            case StmtKind::Continue: return Flow::Continue;
-            case StmtKind::Include: exec_include(static_cast<const IncludeStmt&>(s)); return Flow::Normal;
+            case StmtKind::Scope:
+                return exec_body(static_cast<const ScopeStmt&>(s).body);
+            case StmtKind::Break:
+                return Flow::Break;
+            case StmtKind::Continue:
+                return Flow::Continue;
+            case StmtKind::Include:
+                exec_include(static_cast<const IncludeStmt&>(s));
+                return Flow::Normal;
             case StmtKind::Import:
-            case StmtKind::FromImport: exec_import(s); return Flow::Normal;
+            case StmtKind::FromImport:
+                exec_import(s);
+                return Flow::Normal;
             case StmtKind::Extends:
                 throw Failure("TemplateRuntimeError", "extended multiple times");
-            case StmtKind::Block: exec_block(static_cast<const BlockStmt&>(s)); return Flow::Normal;
+            case StmtKind::Block:
+                exec_block(static_cast<const BlockStmt&>(s));
+                return Flow::Normal;
         }
     } catch (Failure& f) {
         locate(f, s);
@@ -417,7 +487,8 @@ Flow Evaluator::exec(const Stmt& s) {
 }
 
 void Evaluator::exec_block(const BlockStmt& s) {
-    auto it = std::find_if(block_chain_.begin(), block_chain_.end(), [&](auto& p) { return p.first == s.name; });
+    auto it = std::find_if(block_chain_.begin(), block_chain_.end(),
+                           [&](auto& p) { return p.first == s.name; });
     const BlockStmt* chosen = it == block_chain_.end() ? &s : it->second.front();
     Frame f{frame_, {}};
     Frame* saved = frame_;
@@ -478,10 +549,12 @@ Flow Evaluator::exec_for(const ForStmt& n, Frame* parent, const Value& iterable,
     return Flow::Normal;
 }
 
-Value Evaluator::call_recursive_loop(const ForStmt& node, Frame* parent, const Value& iterable, int depth) {
+Value Evaluator::call_recursive_loop(const ForStmt& node, Frame* parent, const Value& iterable,
+                                     int depth) {
     if (++depth_ > settings_.limits.max_recursion_depth) {
         --depth_;
-        throw Failure::limit_exceeded("recursion deeper than " + std::to_string(settings_.limits.max_recursion_depth));
+        throw Failure::limit_exceeded("recursion deeper than " +
+                                      std::to_string(settings_.limits.max_recursion_depth));
     }
     std::string buffer;
     std::string* saved_out = out_;
@@ -549,19 +622,21 @@ Value Evaluator::macro_value(const MacroStmt& m) {
     return Value::callable(std::move(c));
 }
 
-Value Evaluator::call_macro(const MacroStmt& m, Module* module,
-                            const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure, Args& args,
-                            const Value& caller) {
+Value Evaluator::call_macro(
+    const MacroStmt& m, Module* module,
+    const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure, Args& args,
+    const Value& caller) {
     Frame outer{nullptr, {}};
     if (closure && !closure->empty()) outer.vars = *closure;
     Frame f{&outer, {}};
     f.vars.reserve(m.params.size() + 1);
     std::size_t np = m.params.size();
     if (args.positional.size() > np && !m.uses_varargs)
-        throw Failure("TypeError", "macro '" + m.name + "' takes not more than " + std::to_string(np) +
-                                       " argument(s)");
+        throw Failure("TypeError", "macro '" + m.name + "' takes not more than " +
+                                       std::to_string(np) + " argument(s)");
     std::vector<const Value*> given(np, nullptr);
-    for (std::size_t i = 0; i < np && i < args.positional.size(); ++i) given[i] = &args.positional[i];
+    for (std::size_t i = 0; i < np && i < args.positional.size(); ++i)
+        given[i] = &args.positional[i];
     auto kwargs = std::make_shared<Dict>();
     Value caller_value = caller;
     for (const auto& [k, v] : args.keyword) {
@@ -569,7 +644,9 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
         for (std::size_t i = 0; i < np; ++i) {
             if (m.params[i].name == k) {
                 if (given[i] && i < args.positional.size())
-                    throw Failure("TypeError", "macro '" + m.name + "' got multiple values for argument '" + k + "'");
+                    throw Failure(
+                        "TypeError",
+                        "macro '" + m.name + "' got multiple values for argument '" + k + "'");
                 given[i] = &v;
                 matched = true;
                 break;
@@ -581,7 +658,8 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
             continue;
         }
         if (!m.uses_kwargs)
-            throw Failure("TypeError", "macro '" + m.name + "' takes no keyword argument '" + k + "'");
+            throw Failure("TypeError",
+                          "macro '" + m.name + "' takes no keyword argument '" + k + "'");
         kwargs->items.emplace_back(Value::string(k), v);
     }
     Module* saved_module = module_;
@@ -594,14 +672,19 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
     try {
         for (std::size_t i = 0; i < np; ++i) {
             const Param& p = m.params[i];
-            if (given[i]) f.vars.emplace_back(p.slot, *given[i]);
-            else if (p.default_value) f.vars.emplace_back(p.slot, eval(*p.default_value));
-            else f.vars.emplace_back(p.slot, Value::undefined(UndefinedReason::Plain,
-                                                               "parameter " + repr_string(p.name) + " was not provided"));
+            if (given[i])
+                f.vars.emplace_back(p.slot, *given[i]);
+            else if (p.default_value)
+                f.vars.emplace_back(p.slot, eval(*p.default_value));
+            else
+                f.vars.emplace_back(p.slot, Value::undefined(UndefinedReason::Plain,
+                                                             "parameter " + repr_string(p.name) +
+                                                                 " was not provided"));
         }
         if (m.uses_varargs) {
             auto rest = make_list({}, List::Flavor::Tuple);
-            for (std::size_t i = np; i < args.positional.size(); ++i) rest->items.push_back(args.positional[i]);
+            for (std::size_t i = np; i < args.positional.size(); ++i)
+                rest->items.push_back(args.positional[i]);
             f.vars.emplace_back(m.varargs_slot, Value::list(rest));
         }
         if (m.uses_kwargs) f.vars.emplace_back(m.kwargs_slot, Value::dict(kwargs));
@@ -639,7 +722,8 @@ void Evaluator::exec_include(const IncludeStmt& s) {
     }
     if (++depth_ > settings_.limits.max_recursion_depth) {
         --depth_;
-        throw Failure::limit_exceeded("recursion deeper than " + std::to_string(settings_.limits.max_recursion_depth));
+        throw Failure::limit_exceeded("recursion deeper than " +
+                                      std::to_string(settings_.limits.max_recursion_depth));
     }
     auto mod = make_module(tpl, s.with_context);
     if (s.with_context) {
@@ -652,7 +736,8 @@ void Evaluator::exec_include(const IncludeStmt& s) {
         for (Frame* fr = frame_; fr; fr = fr->parent) {
             for (const auto& [sl, v] : fr->vars) {
                 int slot = tpl->slot_of(module_->tpl->symbols[static_cast<std::size_t>(sl)]);
-                if (slot >= 0 && !(fr != frame_ && false)) mod->vars[slot] = v, mod->bound[slot] = true;
+                if (slot >= 0 && !(fr != frame_ && false))
+                    mod->vars[slot] = v, mod->bound[slot] = true;
             }
         }
     }
@@ -676,13 +761,15 @@ void Evaluator::exec_include(const IncludeStmt& s) {
 
 void Evaluator::exec_import(const Stmt& s) {
     bool from = s.kind == StmtKind::FromImport;
-    const Expr& name_expr = from ? *static_cast<const FromImportStmt&>(s).name : *static_cast<const ImportStmt&>(s).name;
+    const Expr& name_expr = from ? *static_cast<const FromImportStmt&>(s).name
+                                 : *static_cast<const ImportStmt&>(s).name;
     bool with_context = from ? static_cast<const FromImportStmt&>(s).with_context
                              : static_cast<const ImportStmt&>(s).with_context;
     auto tpl = load(eval(name_expr), s);
     if (++depth_ > settings_.limits.max_recursion_depth) {
         --depth_;
-        throw Failure::limit_exceeded("recursion deeper than " + std::to_string(settings_.limits.max_recursion_depth));
+        throw Failure::limit_exceeded("recursion deeper than " +
+                                      std::to_string(settings_.limits.max_recursion_depth));
     }
     modules_.push_back(make_module(tpl, with_context));
     Module* mod = modules_.back().get();
@@ -711,7 +798,8 @@ void Evaluator::exec_import(const Stmt& s) {
             int slot = tpl->slot_of(name);
             if (slot < 0 || !mod->bound[slot] || name[0] == '_')
                 throw Failure("TemplateRuntimeError", "the template " + repr_string(tpl->name) +
-                                                          " does not export the requested name " + repr_string(name));
+                                                          " does not export the requested name " +
+                                                          repr_string(name));
             assign(target, mod->vars[slot]);
         }
     } else {
@@ -755,12 +843,14 @@ Value Evaluator::eval_name(const NameExpr& e) {
 
 void Evaluator::assign(const Target& t, Value v) {
     switch (t.kind) {
-        case Target::Kind::Name: bind(t.slot, std::move(v)); return;
+        case Target::Kind::Name:
+            bind(t.slot, std::move(v));
+            return;
         case Target::Kind::Attr: {
             Value obj = lookup(t.slot, nullptr);
             if (obj.kind() != Kind::Namespace)
-                throw Failure("TemplateRuntimeError", "cannot assign attribute on non-namespace object", t.line,
-                              t.column);
+                throw Failure("TemplateRuntimeError",
+                              "cannot assign attribute on non-namespace object", t.line, t.column);
             obj.ns().set(t.attr, std::move(v));
             return;
         }
@@ -771,7 +861,8 @@ void Evaluator::assign(const Target& t, Value v) {
                     throw Failure("ValueError", "not enough values to unpack (expected " +
                                                     std::to_string(t.items.size()) + ", got " +
                                                     std::to_string(items->items.size()) + ")");
-                throw Failure("ValueError", "too many values to unpack (expected " + std::to_string(t.items.size()) + ")");
+                throw Failure("ValueError", "too many values to unpack (expected " +
+                                                std::to_string(t.items.size()) + ")");
             }
             for (std::size_t i = 0; i < t.items.size(); ++i) assign(t.items[i], items->items[i]);
             return;
@@ -783,8 +874,10 @@ void Evaluator::assign(const Target& t, Value v) {
 
 Value Evaluator::eval(const Expr& e) {
     switch (e.kind) {
-        case ExprKind::Const: return static_cast<const ConstExpr&>(e).value;
-        case ExprKind::Name: return eval_name(static_cast<const NameExpr&>(e));
+        case ExprKind::Const:
+            return static_cast<const ConstExpr&>(e).value;
+        case ExprKind::Name:
+            return eval_name(static_cast<const NameExpr&>(e));
         case ExprKind::GetAttr: {
             const auto& g = static_cast<const GetAttrExpr&>(e);
             Value obj = eval(*g.object);
@@ -806,17 +899,21 @@ Value Evaluator::eval(const Expr& e) {
                 throw;
             }
         }
-        case ExprKind::Slice: return eval_slice(static_cast<const SliceExpr&>(e));
+        case ExprKind::Slice:
+            return eval_slice(static_cast<const SliceExpr&>(e));
         case ExprKind::Unary: {
             const auto& u = static_cast<const UnaryExpr&>(e);
             Value v = eval(*u.operand);
             if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
             try {
                 if (v.is_undefined()) raise_undefined(v);
-                if (v.is_float()) return Value::real(u.op == UnaryOp::Neg ? -v.as_float() : v.as_float());
-                if (v.is_int() || v.is_bool()) return Value::integer(u.op == UnaryOp::Neg ? -v.as_int() : v.as_int());
+                if (v.is_float())
+                    return Value::real(u.op == UnaryOp::Neg ? -v.as_float() : v.as_float());
+                if (v.is_int() || v.is_bool())
+                    return Value::integer(u.op == UnaryOp::Neg ? -v.as_int() : v.as_int());
                 throw Failure("TypeError", std::string("bad operand type for unary ") +
-                                               (u.op == UnaryOp::Neg ? "-" : "+") + ": '" + type_name(v) + "'");
+                                               (u.op == UnaryOp::Neg ? "-" : "+") + ": '" +
+                                               type_name(v) + "'");
             } catch (Failure& f) {
                 locate(f, e);
                 throw;
@@ -870,7 +967,8 @@ Value Evaluator::eval(const Expr& e) {
                 Value key = eval(*k);
                 if (key.is_list() && key.list().flavor != List::Flavor::Tuple)
                     throw Failure("TypeError", "unhashable type: 'list'", e.line, e.column);
-                if (key.is_dict()) throw Failure("TypeError", "unhashable type: 'dict'", e.line, e.column);
+                if (key.is_dict())
+                    throw Failure("TypeError", "unhashable type: 'dict'", e.line, e.column);
                 dict->set(std::move(key), eval(*v));
             }
             return Value::dict(std::move(dict));
@@ -883,7 +981,8 @@ Value Evaluator::eval(const Expr& e) {
                 throw;
             }
         }
-        case ExprKind::Filter: return eval_filter(static_cast<const FilterExpr&>(e), nullptr);
+        case ExprKind::Filter:
+            return eval_filter(static_cast<const FilterExpr&>(e), nullptr);
         case ExprKind::Test: {
             const auto& t = static_cast<const TestExpr&>(e);
             Value subject = eval(*t.subject);
@@ -900,7 +999,8 @@ Value Evaluator::eval(const Expr& e) {
         case ExprKind::UnknownFilter: {
             const auto& u = static_cast<const UnknownFilterExpr&>(e);
             throw Failure("TemplateRuntimeError",
-                          std::string("No ") + (u.is_test ? "test" : "filter") + " named '" + u.name + "' found.",
+                          std::string("No ") + (u.is_test ? "test" : "filter") + " named '" +
+                              u.name + "' found.",
                           e.line, e.column);
         }
     }
@@ -927,8 +1027,9 @@ Value Evaluator::eval_call(const CallExpr& e) {
     if (e.callee->kind == ExprKind::GetAttr) {
         const auto& g = static_cast<const GetAttrExpr&>(*e.callee);
         Value obj = eval(*g.object);
-        MethodKind mk = (obj.is_string() || obj.is_dict() || obj.is_list()) ? method_kind(obj, g.attr, profile_)
-                                                                            : MethodKind::None;
+        MethodKind mk = (obj.is_string() || obj.is_dict() || obj.is_list())
+                            ? method_kind(obj, g.attr, profile_)
+                            : MethodKind::None;
         if (mk == MethodKind::Safe) {
             Args args;
             eval_args(e.args, args);
@@ -951,14 +1052,18 @@ Value Evaluator::call(const Value& callee, Args& args) {
     if (callee.kind() == Kind::Loop) {
         auto& state = callee.loop();
         if (!state.recurse)
-            throw Failure("TypeError", "Tried to call non recursive loop.  Maybe you forgot the 'recursive' modifier.");
+            throw Failure(
+                "TypeError",
+                "Tried to call non recursive loop.  Maybe you forgot the 'recursive' modifier.");
         return state.recurse->call(*this, args);
     }
-    if (!callee.is_callable()) throw Failure("TypeError", "'" + type_name(callee) + "' object is not callable");
+    if (!callee.is_callable())
+        throw Failure("TypeError", "'" + type_name(callee) + "' object is not callable");
     bool is_macro = dynamic_cast<MacroCallable*>(&callee.callable()) != nullptr;
     if (is_macro && ++depth_ > settings_.limits.max_recursion_depth) {
         --depth_;
-        throw Failure::limit_exceeded("recursion deeper than " + std::to_string(settings_.limits.max_recursion_depth) +
+        throw Failure::limit_exceeded("recursion deeper than " +
+                                      std::to_string(settings_.limits.max_recursion_depth) +
                                       " calls");
     }
     try {
@@ -987,7 +1092,8 @@ Value Evaluator::eval_filter(const FilterExpr& e, const Value* body_subject) {
 Value Evaluator::apply_filter_chain(const Expr& chain, Value subject) {
     if (chain.kind == ExprKind::UnknownFilter) {
         const auto& u = static_cast<const UnknownFilterExpr&>(chain);
-        throw Failure("TemplateRuntimeError", "No filter named '" + u.name + "' found.", chain.line, chain.column);
+        throw Failure("TemplateRuntimeError", "No filter named '" + u.name + "' found.", chain.line,
+                      chain.column);
     }
     const auto& f = static_cast<const FilterExpr&>(chain);
     if (f.subject) subject = apply_filter_chain(*f.subject, std::move(subject));
@@ -1003,13 +1109,15 @@ Value Evaluator::apply_filter_chain(const Expr& chain, Value subject) {
 
 Value Evaluator::apply_filter(std::string_view name, const Value& subject, Args& args) {
     FilterFn fn = find_filter(name, profile_);
-    if (!fn) throw Failure("TemplateRuntimeError", "No filter named '" + std::string(name) + "' found.");
+    if (!fn)
+        throw Failure("TemplateRuntimeError", "No filter named '" + std::string(name) + "' found.");
     return fn(*this, subject, args);
 }
 
 bool Evaluator::apply_test(std::string_view name, const Value& subject, Args& args) {
     TestFn fn = find_test(name);
-    if (!fn) throw Failure("TemplateRuntimeError", "No test named '" + std::string(name) + "' found.");
+    if (!fn)
+        throw Failure("TemplateRuntimeError", "No test named '" + std::string(name) + "' found.");
     return fn(*this, subject, args);
 }
 
@@ -1054,10 +1162,12 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
                 l->items.insert(l->items.end(), b.list().items.begin(), b.list().items.end());
                 return Value::list(std::move(l));
             }
-            if (a.is_string()) throw Failure("TypeError", "can only concatenate str (not \"" + type_name(b) + "\") to str");
+            if (a.is_string())
+                throw Failure("TypeError",
+                              "can only concatenate str (not \"" + type_name(b) + "\") to str");
             if (a.is_list() && a.list().flavor != List::Flavor::Generator)
-                throw Failure("TypeError", "can only concatenate " + type_name(a) + " (not \"" + type_name(b) +
-                                               "\") to " + type_name(a));
+                throw Failure("TypeError", "can only concatenate " + type_name(a) + " (not \"" +
+                                               type_name(b) + "\") to " + type_name(a));
             unsupported("+", a, b);
         case BinaryOp::Sub:
             if (ints && checked_sub(a.as_int(), b.as_int(), r)) return Value::integer(r);
@@ -1068,13 +1178,16 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
             if (nums) return Value::real(a.as_float() * b.as_float());
             const Value* seq = a.is_string() || a.is_list() ? &a : &b;
             const Value* times = seq == &a ? &b : &a;
-            if ((seq->is_string() || (seq->is_list() && seq->list().flavor != List::Flavor::Generator)) &&
+            if ((seq->is_string() ||
+                 (seq->is_list() && seq->list().flavor != List::Flavor::Generator)) &&
                 (times->is_int() || times->is_bool())) {
                 std::int64_t n = std::max<std::int64_t>(0, times->as_int());
                 if (seq->is_string()) {
                     const std::string& s = seq->str();
-                    if (!s.empty() && static_cast<std::uint64_t>(n) > settings_.limits.max_string_bytes / s.size())
-                        fail_string(s.size() * static_cast<std::size_t>(std::min<std::int64_t>(n, INT32_MAX)));
+                    if (!s.empty() && static_cast<std::uint64_t>(n) >
+                                          settings_.limits.max_string_bytes / s.size())
+                        fail_string(s.size() *
+                                    static_cast<std::size_t>(std::min<std::int64_t>(n, INT32_MAX)));
                     check_string(s.size() * static_cast<std::size_t>(n));
                     std::string out;
                     out.reserve(s.size() * static_cast<std::size_t>(n));
@@ -1082,15 +1195,19 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
                     return Value::string(std::move(out));
                 }
                 const auto& items = seq->list().items;
-                if (!items.empty() && static_cast<std::uint64_t>(n) > settings_.limits.max_list_items / items.size())
-                    fail_list(items.size() * static_cast<std::size_t>(std::min<std::int64_t>(n, INT32_MAX)));
+                if (!items.empty() &&
+                    static_cast<std::uint64_t>(n) > settings_.limits.max_list_items / items.size())
+                    fail_list(items.size() *
+                              static_cast<std::size_t>(std::min<std::int64_t>(n, INT32_MAX)));
                 check_list(items.size() * static_cast<std::size_t>(n));
                 auto l = make_list({}, seq->list().flavor);
-                for (std::int64_t i = 0; i < n; ++i) l->items.insert(l->items.end(), items.begin(), items.end());
+                for (std::int64_t i = 0; i < n; ++i)
+                    l->items.insert(l->items.end(), items.begin(), items.end());
                 return Value::list(std::move(l));
             }
             if (seq->is_string() || seq->is_list())
-                throw Failure("TypeError", "can't multiply sequence by non-int of type '" + type_name(*times) + "'");
+                throw Failure("TypeError", "can't multiply sequence by non-int of type '" +
+                                               type_name(*times) + "'");
             unsupported("*", a, b);
         }
         case BinaryOp::Div:
@@ -1101,20 +1218,23 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
             unsupported("/", a, b);
         case BinaryOp::FloorDiv:
             if (ints) {
-                if (b.as_int() == 0) throw Failure("ZeroDivisionError", "integer division or modulo by zero");
+                if (b.as_int() == 0)
+                    throw Failure("ZeroDivisionError", "integer division or modulo by zero");
                 std::int64_t q = a.as_int() / b.as_int();
                 if ((a.as_int() % b.as_int() != 0) && ((a.as_int() < 0) != (b.as_int() < 0))) --q;
                 return Value::integer(q);
             }
             if (nums) {
-                if (b.as_float() == 0.0) throw Failure("ZeroDivisionError", "float floor division by zero");
+                if (b.as_float() == 0.0)
+                    throw Failure("ZeroDivisionError", "float floor division by zero");
                 return Value::real(std::floor(a.as_float() / b.as_float()));
             }
             unsupported("//", a, b);
         case BinaryOp::Mod:
             if (a.is_string()) return make_string(percent_format(*this, a.str(), b));
             if (ints) {
-                if (b.as_int() == 0) throw Failure("ZeroDivisionError", "integer division or modulo by zero");
+                if (b.as_int() == 0)
+                    throw Failure("ZeroDivisionError", "integer division or modulo by zero");
                 std::int64_t m = a.as_int() % b.as_int();
                 if (m != 0 && ((m < 0) != (b.as_int() < 0))) m += b.as_int();
                 return Value::integer(m);
@@ -1144,7 +1264,8 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
                 return Value::real(std::pow(a.as_float(), b.as_float()));
             }
             unsupported("** or pow()", a, b);
-        default: break;
+        default:
+            break;
     }
     return Value();
 }
@@ -1154,17 +1275,23 @@ static bool contains(Evaluator& ev, const Value& container, const Value& item) {
         case Kind::String:
             if (!item.is_string()) {
                 if (item.is_undefined()) ev.raise_undefined(item);
-                throw Failure("TypeError", "'in <string>' requires string as left operand, not " + type_name(item));
+                throw Failure("TypeError", "'in <string>' requires string as left operand, not " +
+                                               type_name(item));
             }
             return container.str().find(item.str()) != std::string::npos;
         case Kind::List:
             for (const auto& v : container.list().items)
                 if (equals(v, item)) return true;
             return false;
-        case Kind::Dict: return container.dict().find(item) != nullptr;
-        case Kind::Undefined: return false;
-        case Kind::Namespace: return false;
-        default: throw Failure("TypeError", "argument of type '" + type_name(container) + "' is not iterable");
+        case Kind::Dict:
+            return container.dict().find(item) != nullptr;
+        case Kind::Undefined:
+            return false;
+        case Kind::Namespace:
+            return false;
+        default:
+            throw Failure("TypeError",
+                          "argument of type '" + type_name(container) + "' is not iterable");
     }
 }
 
@@ -1174,10 +1301,18 @@ Value Evaluator::eval_compare(const CompareExpr& e) {
         Value right = eval(*expr);
         bool ok = false;
         switch (op) {
-            case CompareOp::Eq: ok = equals(left, right); break;
-            case CompareOp::Ne: ok = !equals(left, right); break;
-            case CompareOp::In: ok = contains(*this, right, left); break;
-            case CompareOp::NotIn: ok = !contains(*this, right, left); break;
+            case CompareOp::Eq:
+                ok = equals(left, right);
+                break;
+            case CompareOp::Ne:
+                ok = !equals(left, right);
+                break;
+            case CompareOp::In:
+                ok = contains(*this, right, left);
+                break;
+            case CompareOp::NotIn:
+                ok = !contains(*this, right, left);
+                break;
             default: {
                 if (left.is_undefined()) raise_undefined(left);
                 if (right.is_undefined()) raise_undefined(right);
@@ -1186,15 +1321,20 @@ Value Evaluator::eval_compare(const CompareExpr& e) {
                         return f();
                     } catch (Failure& fail) {
                         if (fail.type == "TypeError")
-                            fail.message = std::string("'") + sym + "' not supported between instances of '" +
+                            fail.message = std::string("'") + sym +
+                                           "' not supported between instances of '" +
                                            type_name(left) + "' and '" + type_name(right) + "'";
                         throw;
                     }
                 };
-                if (op == CompareOp::Lt) ok = ordered("<", [&] { return less(left, right); });
-                else if (op == CompareOp::Gt) ok = ordered(">", [&] { return less(right, left); });
-                else if (op == CompareOp::Le) ok = ordered("<=", [&] { return !less(right, left); });
-                else ok = ordered(">=", [&] { return !less(left, right); });
+                if (op == CompareOp::Lt)
+                    ok = ordered("<", [&] { return less(left, right); });
+                else if (op == CompareOp::Gt)
+                    ok = ordered(">", [&] { return less(right, left); });
+                else if (op == CompareOp::Le)
+                    ok = ordered("<=", [&] { return !less(right, left); });
+                else
+                    ok = ordered(">=", [&] { return !less(left, right); });
             }
         }
         if (!ok) return Value::boolean(false);
@@ -1212,7 +1352,9 @@ Value Evaluator::eval_slice(const SliceExpr& e) {
         if (obj.is_undefined()) raise_undefined(obj);
         std::int64_t step = 1;
         if (!stepv.is_none()) {
-            if (!stepv.is_int()) throw Failure("TypeError", "slice indices must be integers or None or have an __index__ method");
+            if (!stepv.is_int())
+                throw Failure("TypeError",
+                              "slice indices must be integers or None or have an __index__ method");
             step = stepv.as_int();
             if (step == 0) throw Failure("ValueError", "slice step cannot be zero");
         }
@@ -1228,17 +1370,21 @@ Value Evaluator::eval_slice(const SliceExpr& e) {
             const std::string& s = obj.str();
             std::string out;
             if (is_ascii(s)) {
-                pick(static_cast<std::int64_t>(s.size()), [&](std::int64_t i) { out += s[static_cast<std::size_t>(i)]; });
+                pick(static_cast<std::int64_t>(s.size()),
+                     [&](std::int64_t i) { out += s[static_cast<std::size_t>(i)]; });
             } else {
                 auto chars = utf8_chars(s);
-                pick(static_cast<std::int64_t>(chars.size()), [&](std::int64_t i) { out += chars[static_cast<std::size_t>(i)]; });
+                pick(static_cast<std::int64_t>(chars.size()),
+                     [&](std::int64_t i) { out += chars[static_cast<std::size_t>(i)]; });
             }
             return Value::string(std::move(out));
         }
         if (obj.is_list()) {
             const auto& items = obj.list().items;
-            auto l = make_list({}, obj.list().flavor == List::Flavor::Tuple ? List::Flavor::Tuple : List::Flavor::List);
-            pick(static_cast<std::int64_t>(items.size()), [&](std::int64_t i) { l->items.push_back(items[static_cast<std::size_t>(i)]); });
+            auto l = make_list({}, obj.list().flavor == List::Flavor::Tuple ? List::Flavor::Tuple
+                                                                            : List::Flavor::List);
+            pick(static_cast<std::int64_t>(items.size()),
+                 [&](std::int64_t i) { l->items.push_back(items[static_cast<std::size_t>(i)]); });
             return Value::list(std::move(l));
         }
         throw Failure("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
@@ -1252,11 +1398,13 @@ Value Evaluator::eval_slice(const SliceExpr& e) {
 
 Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* site) {
     switch (obj.kind()) {
-        case Kind::Undefined: raise_undefined(obj);
+        case Kind::Undefined:
+            raise_undefined(obj);
         case Kind::Dict: {
             MethodKind mk = method_kind(obj, name, profile_);
             if (mk == MethodKind::Safe) return bound_method(obj, name);
-            if (mk == MethodKind::Unsafe) return Value::undefined(UndefinedReason::Unsafe, std::string(name), "dict");
+            if (mk == MethodKind::Unsafe)
+                return Value::undefined(UndefinedReason::Unsafe, std::string(name), "dict");
             if (const Value* v = obj.dict().find(name)) return *v;
             break;
         }
@@ -1264,7 +1412,8 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         case Kind::List: {
             MethodKind mk = method_kind(obj, name, profile_);
             if (mk == MethodKind::Safe) return bound_method(obj, name);
-            if (mk == MethodKind::Unsafe) return Value::undefined(UndefinedReason::Unsafe, std::string(name), type_name(obj));
+            if (mk == MethodKind::Unsafe)
+                return Value::undefined(UndefinedReason::Unsafe, std::string(name), type_name(obj));
             break;
         }
         case Kind::Namespace:
@@ -1276,18 +1425,21 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
             if (name == "index") return Value::integer(static_cast<std::int64_t>(l.index0 + 1));
             if (name == "index0") return Value::integer(static_cast<std::int64_t>(l.index0));
             if (name == "revindex") return Value::integer(static_cast<std::int64_t>(n - l.index0));
-            if (name == "revindex0") return Value::integer(static_cast<std::int64_t>(n - l.index0 - 1));
+            if (name == "revindex0")
+                return Value::integer(static_cast<std::int64_t>(n - l.index0 - 1));
             if (name == "first") return Value::boolean(l.index0 == 0);
             if (name == "last") return Value::boolean(l.index0 + 1 == n);
             if (name == "length") return Value::integer(static_cast<std::int64_t>(n));
             if (name == "depth") return Value::integer(l.depth0 + 1);
             if (name == "depth0") return Value::integer(l.depth0);
             if (name == "previtem")
-                return l.index0 > 0 ? l.items->items[l.index0 - 1]
-                                    : Value::undefined(UndefinedReason::Plain, "there is no previous item");
+                return l.index0 > 0
+                           ? l.items->items[l.index0 - 1]
+                           : Value::undefined(UndefinedReason::Plain, "there is no previous item");
             if (name == "nextitem")
-                return l.index0 + 1 < n ? l.items->items[l.index0 + 1]
-                                        : Value::undefined(UndefinedReason::Plain, "there is no next item");
+                return l.index0 + 1 < n
+                           ? l.items->items[l.index0 + 1]
+                           : Value::undefined(UndefinedReason::Plain, "there is no next item");
             if (name == "cycle" || name == "changed") {
                 auto m = std::make_shared<LoopMethod>();
                 m->state = obj.loop_ptr();
@@ -1296,19 +1448,22 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
             }
             break;
         }
-        default: break;
+        default:
+            break;
     }
-    if (name.size() > 1 && name[0] == '_' ) {
+    if (name.size() > 1 && name[0] == '_') {
         // the sandbox hides private attributes
         return Value::undefined(UndefinedReason::Unsafe, std::string(name), type_name(obj));
     }
-    if (site && static_cast<const Expr*>(site)->kind == ExprKind::GetAttr) return Value::undefined_at(site, obj.kind());
+    if (site && static_cast<const Expr*>(site)->kind == ExprKind::GetAttr)
+        return Value::undefined_at(site, obj.kind());
     return Value::undefined(UndefinedReason::Attribute, std::string(name), object_name(obj));
 }
 
 Value Evaluator::getitem(const Value& obj, const Value& key, const Node* site) {
     switch (obj.kind()) {
-        case Kind::Undefined: raise_undefined(obj);
+        case Kind::Undefined:
+            raise_undefined(obj);
         case Kind::Dict:
             if (const Value* v = obj.dict().find(key)) return *v;
             break;
@@ -1317,7 +1472,8 @@ Value Evaluator::getitem(const Value& obj, const Value& key, const Node* site) {
                 const auto& items = obj.list().items;
                 std::int64_t i = key.as_int();
                 if (i < 0) i += static_cast<std::int64_t>(items.size());
-                if (i >= 0 && i < static_cast<std::int64_t>(items.size())) return items[static_cast<std::size_t>(i)];
+                if (i >= 0 && i < static_cast<std::int64_t>(items.size()))
+                    return items[static_cast<std::size_t>(i)];
             }
             break;
         case Kind::String:
@@ -1340,7 +1496,8 @@ Value Evaluator::getitem(const Value& obj, const Value& key, const Node* site) {
             if (key.is_string())
                 if (const Value* v = obj.ns().find(key.str())) return *v;
             break;
-        default: break;
+        default:
+            break;
     }
     if (key.is_string() && obj.kind() != Kind::Namespace) {
         Value v = getattr(obj, key.str(), nullptr);
@@ -1353,7 +1510,8 @@ Value Evaluator::getitem(const Value& obj, const Value& key, const Node* site) {
         return Value::undefined_at(site, obj.kind());
     std::string r;
     append_repr(r, key);
-    if (key.is_string()) return Value::undefined(UndefinedReason::Attribute, key.str(), object_name(obj));
+    if (key.is_string())
+        return Value::undefined(UndefinedReason::Attribute, key.str(), object_name(obj));
     return Value::undefined(UndefinedReason::Element, r, object_name(obj));
 }
 
@@ -1361,7 +1519,8 @@ std::shared_ptr<List> Evaluator::iterate(const Value& v) {
     switch (v.kind()) {
         case Kind::List:
             if (v.list().flavor == List::Flavor::Generator) {
-                // a generator is consumed by iteration; we keep the items (templates rarely iterate twice)
+                // a generator is consumed by iteration; we keep the items (templates rarely iterate
+                // twice)
             }
             return v.list_ptr();
         case Kind::Dict: {
@@ -1382,7 +1541,8 @@ std::shared_ptr<List> Evaluator::iterate(const Value& v) {
             return empty;
         }
         case Kind::Namespace:
-        default: throw Failure("TypeError", "'" + type_name(v) + "' object is not iterable");
+        default:
+            throw Failure("TypeError", "'" + type_name(v) + "' object is not iterable");
     }
 }
 

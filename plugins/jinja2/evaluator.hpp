@@ -20,8 +20,8 @@ using TemplateLoader = std::function<std::shared_ptr<const Template>(const std::
 
 struct RenderSettings {
     Limits limits;
-    std::tm now{};               // what strftime_now sees
-    TemplateLoader loader;       // include/import/extends; null = no other templates
+    std::tm now{};          // what strftime_now sees
+    TemplateLoader loader;  // include/import/extends; null = no other templates
 };
 
 // Local variables of one scope (a loop body, a macro call, a with block).
@@ -34,8 +34,10 @@ struct Frame {
         return nullptr;
     }
     void set(int slot, Value v) {
-        if (Value* existing = find(slot)) *existing = std::move(v);
-        else vars.emplace_back(slot, std::move(v));
+        if (Value* existing = find(slot))
+            *existing = std::move(v);
+        else
+            vars.emplace_back(slot, std::move(v));
     }
 };
 
@@ -50,7 +52,7 @@ struct Module {
 enum class Flow { Normal, Break, Continue };
 
 class Evaluator {
-public:
+  public:
     explicit Evaluator(const RenderSettings& settings) : settings_(settings) {}
 
     std::string render(const std::shared_ptr<const Template>& tpl, const Json& inputs);
@@ -91,11 +93,12 @@ public:
     }
 
     // Used by macros and loop(...) callables.
-    Value call_macro(const MacroStmt& m, Module* module, const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure,
+    Value call_macro(const MacroStmt& m, Module* module,
+                     const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure,
                      Args& args, const Value& caller);
     Value call_recursive_loop(const ForStmt& node, Frame* parent, const Value& iterable, int depth);
 
-private:
+  private:
     [[noreturn]] void fail_iterations();
     [[noreturn]] void fail_string(std::size_t bytes);
     [[noreturn]] void fail_list(std::size_t items);

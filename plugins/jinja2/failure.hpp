@@ -10,12 +10,13 @@ namespace cmfpipe::jinja2 {
 struct Template;
 
 struct Failure {
-    std::string type;     // Python exception class: TypeError, UndefinedError, TemplateSyntaxError...
+    std::string type;  // Python exception class: TypeError, UndefinedError, TemplateSyntaxError...
     std::string message;  // Python's message text
     int line = 0;         // 1-based; 0 = not located yet
     int column = 0;
-    bool limit = false;   // a sandbox bound (LimitExceeded), not a template error
-    const Template* where = nullptr;  // the template the location refers to (null = the rendered one)
+    bool limit = false;  // a sandbox bound (LimitExceeded), not a template error
+    const Template* where =
+        nullptr;  // the template the location refers to (null = the rendered one)
 
     Failure(std::string t, std::string m, int l = 0, int c = 0)
         : type(std::move(t)), message(std::move(m)), line(l), column(c) {}

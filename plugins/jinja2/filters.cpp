@@ -17,7 +17,9 @@
 namespace cmfpipe::jinja2 {
 namespace {
 
-const Value* arg(const Args& a, std::size_t i, std::string_view name) { return a.get(i, name); }
+const Value* arg(const Args& a, std::size_t i, std::string_view name) {
+    return a.get(i, name);
+}
 
 bool flag(const Args& a, std::size_t i, std::string_view name, bool def = false) {
     const Value* v = arg(a, i, name);
@@ -29,14 +31,21 @@ std::int64_t int_param(const Args& a, std::size_t i, std::string_view name, std:
     if (!v || v->is_none()) return def;
     if (v->is_int() || v->is_bool()) return v->as_int();
     if (v->is_float()) return static_cast<std::int64_t>(v->as_float());
-    throw Failure("TypeError", "'" + type_name(*v) + "' object cannot be interpreted as an integer");
+    throw Failure("TypeError",
+                  "'" + type_name(*v) + "' object cannot be interpreted as an integer");
 }
 
-std::string soft_str(const Value& v) { return to_str(v); }
+std::string soft_str(const Value& v) {
+    return to_str(v);
+}
 
-Value str_result(Evaluator& ev, std::string s) { return ev.make_string(std::move(s)); }
+Value str_result(Evaluator& ev, std::string s) {
+    return ev.make_string(std::move(s));
+}
 
-Value generator(std::vector<Value> items) { return Value::list(make_list(std::move(items), List::Flavor::Generator)); }
+Value generator(std::vector<Value> items) {
+    return Value::list(make_list(std::move(items), List::Flavor::Generator));
+}
 
 // make_attrgetter: "a.b.0" -> getitem chain, digit parts as integers.
 std::vector<Value> attribute_parts(const Value& attribute) {
@@ -47,13 +56,15 @@ std::vector<Value> attribute_parts(const Value& attribute) {
         return parts;
     }
     for (const auto& p : split_sep(attribute.str(), ".", -1, false)) {
-        bool digits = !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
+        bool digits = !p.empty() &&
+                      std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
         parts.push_back(digits ? Value::integer(std::stoll(p)) : Value::string(p));
     }
     return parts;
 }
 
-Value get_path(Evaluator& ev, Value item, const std::vector<Value>& parts, const Value* def = nullptr) {
+Value get_path(Evaluator& ev, Value item, const std::vector<Value>& parts,
+               const Value* def = nullptr) {
     for (const auto& p : parts) {
         item = ev.getitem(item, p);
         if (def && !def->is_none() && item.is_undefined()) item = *def;
@@ -66,19 +77,30 @@ Value ignore_case(const Value& v, bool case_sensitive) {
     return v;
 }
 
-std::shared_ptr<List> seq(Evaluator& ev, const Value& v) { return ev.iterate(v); }
+std::shared_ptr<List> seq(Evaluator& ev, const Value& v) {
+    return ev.iterate(v);
+}
 
 // ----- string filters -----
 
-Value f_upper(Evaluator&, const Value& s, Args&) { return Value::string(ascii_upper(soft_str(s))); }
-Value f_lower(Evaluator&, const Value& s, Args&) { return Value::string(ascii_lower(soft_str(s))); }
-Value f_capitalize(Evaluator&, const Value& s, Args&) { return Value::string(capitalize(soft_str(s))); }
-Value f_title(Evaluator&, const Value& s, Args&) { return Value::string(jinja_title(soft_str(s))); }
+Value f_upper(Evaluator&, const Value& s, Args&) {
+    return Value::string(ascii_upper(soft_str(s)));
+}
+Value f_lower(Evaluator&, const Value& s, Args&) {
+    return Value::string(ascii_lower(soft_str(s)));
+}
+Value f_capitalize(Evaluator&, const Value& s, Args&) {
+    return Value::string(capitalize(soft_str(s)));
+}
+Value f_title(Evaluator&, const Value& s, Args&) {
+    return Value::string(jinja_title(soft_str(s)));
+}
 
 Value f_trim(Evaluator&, const Value& s, Args& a) {
     std::string str = soft_str(s);
     const Value* chars = arg(a, 0, "chars");
-    if (chars && !chars->is_none()) return Value::string(strip_chars(str, soft_str(*chars), true, true));
+    if (chars && !chars->is_none())
+        return Value::string(strip_chars(str, soft_str(*chars), true, true));
     return Value::string(std::string(strip_space(str, true, true)));
 }
 
@@ -87,7 +109,9 @@ Value f_string(Evaluator&, const Value& s, Args&) {
     return Value::string(soft_str(s));
 }
 
-Value f_safe(Evaluator&, const Value& s, Args&) { return s.is_markup() ? s : Value::markup(soft_str(s)); }
+Value f_safe(Evaluator&, const Value& s, Args&) {
+    return s.is_markup() ? s : Value::markup(soft_str(s));
+}
 
 Value f_escape(Evaluator& ev, const Value& s, Args&) {
     if (s.is_markup()) return s;
@@ -95,12 +119,23 @@ Value f_escape(Evaluator& ev, const Value& s, Args&) {
     out.reserve(in.size());
     for (char c : in) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&#34;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&#34;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
         }
     }
     ev.check_string(out.size());
@@ -169,10 +204,14 @@ Value f_truncate(Evaluator&, const Value& s, Args& a) {
     std::int64_t leeway = int_param(a, 3, "leeway", 5);
     auto chars = utf8_chars(str);
     std::int64_t end_len = static_cast<std::int64_t>(utf8_length(end));
-    if (length < end_len) throw Failure("AssertionError", "expected length >= " + std::to_string(end_len) + ", got " + std::to_string(length));
+    if (length < end_len)
+        throw Failure("AssertionError", "expected length >= " + std::to_string(end_len) + ", got " +
+                                            std::to_string(length));
     if (static_cast<std::int64_t>(chars.size()) <= length + leeway) return Value::string(str);
     std::string head;
-    for (std::int64_t i = 0; i < length - end_len && i < static_cast<std::int64_t>(chars.size()); ++i) head += chars[static_cast<std::size_t>(i)];
+    for (std::int64_t i = 0; i < length - end_len && i < static_cast<std::int64_t>(chars.size());
+         ++i)
+        head += chars[static_cast<std::size_t>(i)];
     if (killwords) return Value::string(head + end);
     auto parts = split_sep(head, " ", 1, true);
     return Value::string(parts[0] + end);
@@ -183,7 +222,8 @@ Value f_wordcount(Evaluator&, const Value& s, Args&) {
     std::int64_t n = 0;
     bool in_word = false;
     for (char c : str) {
-        bool w = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+        bool w = std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                 static_cast<unsigned char>(c) >= 0x80;
         if (w && !in_word) ++n;
         in_word = w;
     }
@@ -204,19 +244,22 @@ Value f_wordwrap(Evaluator& ev, const Value& s, Args& a) {
         std::string line;
         for (auto& word : split_sep(paragraphs[p], " ", -1, false)) {
             if (word.empty()) continue;
-            while (break_long && static_cast<std::int64_t>(utf8_length(word)) > width && width > 0) {
+            while (break_long && static_cast<std::int64_t>(utf8_length(word)) > width &&
+                   width > 0) {
                 if (!line.empty()) {
                     lines.push_back(line);
                     line.clear();
                 }
                 auto cs = utf8_chars(word);
                 std::string head, tail;
-                for (std::size_t i = 0; i < cs.size(); ++i) (static_cast<std::int64_t>(i) < width ? head : tail) += cs[i];
+                for (std::size_t i = 0; i < cs.size(); ++i)
+                    (static_cast<std::int64_t>(i) < width ? head : tail) += cs[i];
                 lines.push_back(head);
                 word = tail;
             }
             if (word.empty()) continue;
-            std::int64_t need = static_cast<std::int64_t>(utf8_length(line) + (line.empty() ? 0 : 1) + utf8_length(word));
+            std::int64_t need = static_cast<std::int64_t>(
+                utf8_length(line) + (line.empty() ? 0 : 1) + utf8_length(word));
             if (!line.empty() && need > width) {
                 lines.push_back(line);
                 line = word;
@@ -235,9 +278,12 @@ Value f_striptags(Evaluator&, const Value& s, Args&) {
     std::string in = soft_str(s), out;
     bool tag = false;
     for (char c : in) {
-        if (c == '<') tag = true;
-        else if (c == '>' && tag) tag = false;
-        else if (!tag) out += c;
+        if (c == '<')
+            tag = true;
+        else if (c == '>' && tag)
+            tag = false;
+        else if (!tag)
+            out += c;
     }
     auto words = split_whitespace(out, -1, false);
     std::string joined;
@@ -247,7 +293,8 @@ Value f_striptags(Evaluator&, const Value& s, Args&) {
 
 Value f_format(Evaluator& ev, const Value& s, Args& a) {
     if (!a.positional.empty() && !a.keyword.empty())
-        throw Failure("FilterArgumentError", "can't handle positional and keyword arguments at the same time");
+        throw Failure("FilterArgumentError",
+                      "can't handle positional and keyword arguments at the same time");
     Value args;
     if (!a.keyword.empty()) {
         auto d = std::make_shared<Dict>();
@@ -264,7 +311,8 @@ Value f_urlencode(Evaluator&, const Value& s, Args&) {
         static const char* hex = "0123456789ABCDEF";
         std::string out;
         for (unsigned char c : in) {
-            if (std::isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~' || c == '/') out += static_cast<char>(c);
+            if (std::isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~' || c == '/')
+                out += static_cast<char>(c);
             else {
                 out += '%';
                 out += hex[c >> 4];
@@ -275,7 +323,8 @@ Value f_urlencode(Evaluator&, const Value& s, Args&) {
     };
     if (s.is_dict()) {
         std::string out;
-        for (const auto& [k, v] : s.dict().items) out += (out.empty() ? "" : "&") + quote(to_str(k)) + "=" + quote(to_str(v));
+        for (const auto& [k, v] : s.dict().items)
+            out += (out.empty() ? "" : "&") + quote(to_str(k)) + "=" + quote(to_str(v));
         return Value::string(out);
     }
     return Value::string(quote(soft_str(s)));
@@ -288,12 +337,14 @@ Value f_filesizeformat(Evaluator&, const Value& s, Args& a) {
     static const char* dec[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
     static const char* bin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
     if (bytes == 1) return Value::string("1 Byte");
-    if (bytes < base) return Value::string(std::to_string(static_cast<std::int64_t>(bytes)) + " Bytes");
+    if (bytes < base)
+        return Value::string(std::to_string(static_cast<std::int64_t>(bytes)) + " Bytes");
     char buf[64];
     for (int i = 0; i < 8; ++i) {
         double unit = std::pow(base, i + 2);
         if (bytes < unit || i == 7) {
-            std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit, binary ? bin[i] : dec[i]);
+            std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit,
+                          binary ? bin[i] : dec[i]);
             break;
         }
     }
@@ -336,8 +387,9 @@ bool parse_int(std::string s, int base, std::int64_t& out) {
             continue;
         }
         prev = c;
-        int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-              : std::isalpha(static_cast<unsigned char>(c)) ? std::tolower(c) - 'a' + 10 : 99;
+        int d = std::isdigit(static_cast<unsigned char>(c))   ? c - '0'
+                : std::isalpha(static_cast<unsigned char>(c)) ? std::tolower(c) - 'a' + 10
+                                                              : 99;
         if (d >= base) return false;
         if (__builtin_mul_overflow(v, base, &v) || __builtin_add_overflow(v, d, &v)) return false;
     }
@@ -351,11 +403,12 @@ bool parse_float(const std::string& s, double& out) {
     for (char c : t)
         if (c != '_') clean += c;
     std::string lower = ascii_lower(clean);
-    if (lower == "inf" || lower == "+inf" || lower == "infinity" || lower == "+infinity") return out = HUGE_VAL, true;
+    if (lower == "inf" || lower == "+inf" || lower == "infinity" || lower == "+infinity")
+        return out = HUGE_VAL, true;
     if (lower == "-inf" || lower == "-infinity") return out = -HUGE_VAL, true;
     if (lower == "nan" || lower == "+nan" || lower == "-nan") return out = std::nan(""), true;
-    if (clean.empty() || lower.find("x") != std::string::npos || lower.find("inf") != std::string::npos ||
-        lower.find("nan") != std::string::npos)
+    if (clean.empty() || lower.find("x") != std::string::npos ||
+        lower.find("inf") != std::string::npos || lower.find("nan") != std::string::npos)
         return false;
     char* end = nullptr;
     out = std::strtod(clean.c_str(), &end);
@@ -378,7 +431,8 @@ Value f_int(Evaluator& ev, const Value& v, Args& a) {
         std::int64_t out;
         if (parse_int(v.str(), static_cast<int>(base), out)) return Value::integer(out);
         double f;
-        if (parse_float(v.str(), f) && std::isfinite(f)) return Value::integer(static_cast<std::int64_t>(f));
+        if (parse_float(v.str(), f) && std::isfinite(f))
+            return Value::integer(static_cast<std::int64_t>(f));
     }
     return def;
 }
@@ -400,7 +454,8 @@ Value f_round(Evaluator& ev, const Value& v, Args& a) {
     if (method != "common" && method != "ceil" && method != "floor")
         throw Failure("FilterArgumentError", "method must be common, ceil or floor");
     if (v.is_undefined()) ev.raise_undefined(v);
-    if (!v.is_number()) throw Failure("TypeError", "type " + type_name(v) + " doesn't define __round__ method");
+    if (!v.is_number())
+        throw Failure("TypeError", "type " + type_name(v) + " doesn't define __round__ method");
     if (method == "common") {
         if (v.is_int() || v.is_bool()) {
             if (precision >= 0) return Value::integer(v.as_int());
@@ -428,7 +483,8 @@ Value f_round(Evaluator& ev, const Value& v, Args& a) {
 Value add(Evaluator& ev, const Value& a, const Value& b) {
     if (a.is_undefined()) ev.raise_undefined(a);
     if (b.is_undefined()) ev.raise_undefined(b);
-    if ((a.is_int() || a.is_bool()) && (b.is_int() || b.is_bool())) return Value::integer(a.as_int() + b.as_int());
+    if ((a.is_int() || a.is_bool()) && (b.is_int() || b.is_bool()))
+        return Value::integer(a.as_int() + b.as_int());
     if (a.is_number() && b.is_number()) return Value::real(a.as_float() + b.as_float());
     if (a.is_list() && b.is_list()) {
         auto l = make_list(a.list().items);
@@ -436,7 +492,8 @@ Value add(Evaluator& ev, const Value& a, const Value& b) {
         ev.check_list(l->items.size());
         return Value::list(l);
     }
-    throw Failure("TypeError", "unsupported operand type(s) for +: '" + type_name(a) + "' and '" + type_name(b) + "'");
+    throw Failure("TypeError", "unsupported operand type(s) for +: '" + type_name(a) + "' and '" +
+                                   type_name(b) + "'");
 }
 
 Value f_sum(Evaluator& ev, const Value& v, Args& a) {
@@ -444,7 +501,8 @@ Value f_sum(Evaluator& ev, const Value& v, Args& a) {
     const Value* start = arg(a, 1, "start");
     Value total = start ? *start : Value::integer(0);
     auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
-    for (const auto& item : seq(ev, v)->items) total = add(ev, total, parts.empty() ? item : get_path(ev, item, parts));
+    for (const auto& item : seq(ev, v)->items)
+        total = add(ev, total, parts.empty() ? item : get_path(ev, item, parts));
     return total;
 }
 
@@ -452,21 +510,27 @@ Value f_sum(Evaluator& ev, const Value& v, Args& a) {
 
 Value f_length(Evaluator&, const Value& v, Args&) {
     switch (v.kind()) {
-        case Kind::String: return Value::integer(static_cast<std::int64_t>(utf8_length(v.str())));
+        case Kind::String:
+            return Value::integer(static_cast<std::int64_t>(utf8_length(v.str())));
         case Kind::List:
             if (v.list().flavor == List::Flavor::Generator)
                 throw Failure("TypeError", "object of type 'generator' has no len()");
             return Value::integer(static_cast<std::int64_t>(v.list().items.size()));
-        case Kind::Dict: return Value::integer(static_cast<std::int64_t>(v.dict().items.size()));
-        case Kind::Undefined: return Value::integer(0);
-        case Kind::Namespace: return Value::integer(static_cast<std::int64_t>(v.ns().attrs.size()));
-        default: throw Failure("TypeError", "object of type '" + type_name(v) + "' has no len()");
+        case Kind::Dict:
+            return Value::integer(static_cast<std::int64_t>(v.dict().items.size()));
+        case Kind::Undefined:
+            return Value::integer(0);
+        case Kind::Namespace:
+            return Value::integer(static_cast<std::int64_t>(v.ns().attrs.size()));
+        default:
+            throw Failure("TypeError", "object of type '" + type_name(v) + "' has no len()");
     }
 }
 
 Value f_list(Evaluator& ev, const Value& v, Args&) {
     auto items = seq(ev, v);
-    if (v.is_list() && v.list().flavor == List::Flavor::List) return Value::list(make_list(items->items));
+    if (v.is_list() && v.list().flavor == List::Flavor::List)
+        return Value::list(make_list(items->items));
     return Value::list(make_list(items->items));
 }
 
@@ -533,7 +597,8 @@ Value f_items(Evaluator&, const Value& v, Args&) {
     if (v.is_undefined()) return generator({});
     if (!v.is_dict()) throw Failure("TypeError", "Can only get item pairs from a mapping.");
     std::vector<Value> out;
-    for (const auto& [k, val] : v.dict().items) out.push_back(Value::list(make_list({k, val}, List::Flavor::Tuple)));
+    for (const auto& [k, val] : v.dict().items)
+        out.push_back(Value::list(make_list({k, val}, List::Flavor::Tuple)));
     return generator(std::move(out));
 }
 
@@ -542,8 +607,10 @@ Value f_dictsort(Evaluator&, const Value& v, Args& a) {
     const Value* byv = arg(a, 1, "by");
     std::string by = byv ? soft_str(*byv) : "key";
     bool reverse = flag(a, 2, "reverse");
-    if (by != "key" && by != "value") throw Failure("FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
-    if (!v.is_dict()) throw Failure("TypeError", "'" + type_name(v) + "' object has no attribute 'items'");
+    if (by != "key" && by != "value")
+        throw Failure("FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
+    if (!v.is_dict())
+        throw Failure("TypeError", "'" + type_name(v) + "' object has no attribute 'items'");
     std::vector<std::pair<Value, Value>> items = v.dict().items;
     int pos = by == "key" ? 0 : 1;
     std::stable_sort(items.begin(), items.end(), [&](const auto& x, const auto& y) {
@@ -553,7 +620,8 @@ Value f_dictsort(Evaluator&, const Value& v, Args& a) {
                        : less(ignore_case(kx, case_sensitive), ignore_case(ky, case_sensitive));
     });
     auto l = make_list();
-    for (auto& [k, val] : items) l->items.push_back(Value::list(make_list({k, val}, List::Flavor::Tuple)));
+    for (auto& [k, val] : items)
+        l->items.push_back(Value::list(make_list({k, val}, List::Flavor::Tuple)));
     return Value::list(l);
 }
 
@@ -563,7 +631,8 @@ Value f_sort(Evaluator& ev, const Value& v, Args& a) {
     const Value* attribute = arg(a, 2, "attribute");
     std::vector<std::vector<Value>> paths;
     if (attribute && attribute->is_string()) {
-        for (const auto& part : split_sep(attribute->str(), ",", -1, false)) paths.push_back(attribute_parts(Value::string(part)));
+        for (const auto& part : split_sep(attribute->str(), ",", -1, false))
+            paths.push_back(attribute_parts(Value::string(part)));
     } else if (attribute && !attribute->is_none()) {
         paths.push_back(attribute_parts(*attribute));
     }
@@ -576,7 +645,8 @@ Value f_sort(Evaluator& ev, const Value& v, Args& a) {
             key = ignore_case(item, case_sensitive);
         } else {
             auto k = make_list();
-            for (const auto& p : paths) k->items.push_back(ignore_case(get_path(ev, item, p), case_sensitive));
+            for (const auto& p : paths)
+                k->items.push_back(ignore_case(get_path(ev, item, p), case_sensitive));
             key = Value::list(k);
         }
         keyed.emplace_back(std::move(key), item);
@@ -596,7 +666,8 @@ Value f_unique(Evaluator& ev, const Value& v, Args& a) {
     std::vector<Value> seen, out;
     for (const auto& item : seq(ev, v)->items) {
         Value key = ignore_case(parts.empty() ? item : get_path(ev, item, parts), case_sensitive);
-        if (std::none_of(seen.begin(), seen.end(), [&](const Value& s) { return equals(s, key); })) {
+        if (std::none_of(seen.begin(), seen.end(),
+                         [&](const Value& s) { return equals(s, key); })) {
             seen.push_back(key);
             out.push_back(item);
         }
@@ -609,11 +680,14 @@ Value min_max(Evaluator& ev, const Value& v, Args& a, bool want_max) {
     const Value* attribute = arg(a, 1, "attribute");
     auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
     auto items = seq(ev, v);
-    if (items->items.empty()) return Value::undefined(UndefinedReason::Plain, "No aggregated item, sequence was empty.");
+    if (items->items.empty())
+        return Value::undefined(UndefinedReason::Plain, "No aggregated item, sequence was empty.");
     const Value* best = &items->items[0];
-    Value best_key = ignore_case(parts.empty() ? *best : get_path(ev, *best, parts), case_sensitive);
+    Value best_key =
+        ignore_case(parts.empty() ? *best : get_path(ev, *best, parts), case_sensitive);
     for (std::size_t i = 1; i < items->items.size(); ++i) {
-        Value key = ignore_case(parts.empty() ? items->items[i] : get_path(ev, items->items[i], parts), case_sensitive);
+        Value key = ignore_case(
+            parts.empty() ? items->items[i] : get_path(ev, items->items[i], parts), case_sensitive);
         if (want_max ? less(best_key, key) : less(key, best_key)) {
             best = &items->items[i];
             best_key = key;
@@ -621,8 +695,12 @@ Value min_max(Evaluator& ev, const Value& v, Args& a, bool want_max) {
     }
     return *best;
 }
-Value f_min(Evaluator& ev, const Value& v, Args& a) { return min_max(ev, v, a, false); }
-Value f_max(Evaluator& ev, const Value& v, Args& a) { return min_max(ev, v, a, true); }
+Value f_min(Evaluator& ev, const Value& v, Args& a) {
+    return min_max(ev, v, a, false);
+}
+Value f_max(Evaluator& ev, const Value& v, Args& a) {
+    return min_max(ev, v, a, true);
+}
 
 Value f_batch(Evaluator& ev, const Value& v, Args& a) {
     std::int64_t n = int_param(a, 0, "linecount", 0);
@@ -674,15 +752,18 @@ Value f_groupby(Evaluator& ev, const Value& v, Args& a) {
     std::vector<std::pair<Value, Value>> keyed;
     for (const auto& item : seq(ev, v)->items)
         keyed.emplace_back(ignore_case(get_path(ev, item, parts, def), case_sensitive), item);
-    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return less(x.first, y.first); });
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& x, const auto& y) { return less(x.first, y.first); });
     auto out = make_list();
     for (std::size_t i = 0; i < keyed.size();) {
         auto group = make_list();
         std::size_t j = i;
-        while (j < keyed.size() && equals(keyed[j].first, keyed[i].first)) group->items.push_back(keyed[j++].second);
+        while (j < keyed.size() && equals(keyed[j].first, keyed[i].first))
+            group->items.push_back(keyed[j++].second);
         Value key = keyed[i].first;
         if (!case_sensitive) key = get_path(ev, group->items[0], parts, def);
-        out->items.push_back(Value::list(make_list({key, Value::list(group)}, List::Flavor::Tuple)));
+        out->items.push_back(
+            Value::list(make_list({key, Value::list(group)}, List::Flavor::Tuple)));
         i = j;
     }
     return Value::list(out);
@@ -712,7 +793,8 @@ Value f_map(Evaluator& ev, const Value& v, Args& a) {
         for (const auto& item : items->items) out.push_back(get_path(ev, item, parts, def));
         return generator(std::move(out));
     }
-    if (a.positional.empty()) throw Failure("FilterArgumentError", "map requires a filter argument");
+    if (a.positional.empty())
+        throw Failure("FilterArgumentError", "map requires a filter argument");
     std::string name = soft_str(a.positional[0]);
     Args rest;
     rest.positional.assign(a.positional.begin() + 1, a.positional.end());
@@ -729,14 +811,17 @@ Value select_or_reject(Evaluator& ev, const Value& v, Args& a, bool select, bool
     std::vector<Value> parts;
     std::size_t off = 0;
     if (by_attr) {
-        if (a.positional.empty()) throw Failure("FilterArgumentError", "Missing parameter for attribute name");
+        if (a.positional.empty())
+            throw Failure("FilterArgumentError", "Missing parameter for attribute name");
         parts = attribute_parts(a.positional[0]);
         off = 1;
     }
     bool has_test = a.positional.size() > off;
     std::string test = has_test ? soft_str(a.positional[off]) : std::string();
     Args rest;
-    if (has_test) rest.positional.assign(a.positional.begin() + static_cast<std::ptrdiff_t>(off) + 1, a.positional.end());
+    if (has_test)
+        rest.positional.assign(a.positional.begin() + static_cast<std::ptrdiff_t>(off) + 1,
+                               a.positional.end());
     rest.keyword = a.keyword;
     auto items = seq(ev, v);
     ev.tick(items->items.size());
@@ -754,14 +839,23 @@ Value select_or_reject(Evaluator& ev, const Value& v, Args& a, bool select, bool
     }
     return generator(std::move(out));
 }
-Value f_select(Evaluator& ev, const Value& v, Args& a) { return select_or_reject(ev, v, a, true, false); }
-Value f_reject(Evaluator& ev, const Value& v, Args& a) { return select_or_reject(ev, v, a, false, false); }
-Value f_selectattr(Evaluator& ev, const Value& v, Args& a) { return select_or_reject(ev, v, a, true, true); }
-Value f_rejectattr(Evaluator& ev, const Value& v, Args& a) { return select_or_reject(ev, v, a, false, true); }
+Value f_select(Evaluator& ev, const Value& v, Args& a) {
+    return select_or_reject(ev, v, a, true, false);
+}
+Value f_reject(Evaluator& ev, const Value& v, Args& a) {
+    return select_or_reject(ev, v, a, false, false);
+}
+Value f_selectattr(Evaluator& ev, const Value& v, Args& a) {
+    return select_or_reject(ev, v, a, true, true);
+}
+Value f_rejectattr(Evaluator& ev, const Value& v, Args& a) {
+    return select_or_reject(ev, v, a, false, true);
+}
 
 // ----- JSON and repr -----
 
-// transformers' override: json.dumps(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)
+// transformers' override: json.dumps(x, ensure_ascii=False, indent=None, separators=None,
+// sort_keys=False)
 Value f_tojson_chat(Evaluator& ev, const Value& v, Args& a) {
     JsonStyle style;
     style.max_bytes = ev.settings().limits.max_string_bytes;
@@ -769,14 +863,19 @@ Value f_tojson_chat(Evaluator& ev, const Value& v, Args& a) {
     const Value* indent = arg(a, 1, "indent");
     if (indent && !indent->is_none()) {
         style.has_indent = true;
-        if (indent->is_string()) style.indent = indent->str();
-        else style.indent.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, std::min<std::int64_t>(indent->as_int(), 1024))), ' ');
+        if (indent->is_string())
+            style.indent = indent->str();
+        else
+            style.indent.assign(static_cast<std::size_t>(std::max<std::int64_t>(
+                                    0, std::min<std::int64_t>(indent->as_int(), 1024))),
+                                ' ');
         style.item_separator = ",";
     }
     const Value* separators = arg(a, 2, "separators");
     if (separators && !separators->is_none()) {
         auto parts = ev.iterate(*separators);
-        if (parts->items.size() != 2) throw Failure("ValueError", "separators must be a pair of strings");
+        if (parts->items.size() != 2)
+            throw Failure("ValueError", "separators must be a pair of strings");
         style.item_separator = soft_str(parts->items[0]);
         style.key_separator = soft_str(parts->items[1]);
     }
@@ -793,19 +892,32 @@ Value f_tojson_html(Evaluator& ev, const Value& v, Args& a) {
     const Value* indent = arg(a, 0, "indent");
     if (indent && !indent->is_none()) {
         style.has_indent = true;
-        if (indent->is_string()) style.indent = indent->str();
-        else style.indent.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, std::min<std::int64_t>(indent->as_int(), 1024))), ' ');
+        if (indent->is_string())
+            style.indent = indent->str();
+        else
+            style.indent.assign(static_cast<std::size_t>(std::max<std::int64_t>(
+                                    0, std::min<std::int64_t>(indent->as_int(), 1024))),
+                                ' ');
         style.item_separator = ",";
     }
     std::string raw = dumps(v, style), out;
     out.reserve(raw.size());
     for (char c : raw) {
         switch (c) {
-            case '<': out += "\\u003c"; break;
-            case '>': out += "\\u003e"; break;
-            case '&': out += "\\u0026"; break;
-            case '\'': out += "\\u0027"; break;
-            default: out += c;
+            case '<':
+                out += "\\u003c";
+                break;
+            case '>':
+                out += "\\u003e";
+                break;
+            case '&':
+                out += "\\u0026";
+                break;
+            case '\'':
+                out += "\\u0027";
+                break;
+            default:
+                out += c;
         }
     }
     return str_result(ev, std::move(out));
@@ -824,7 +936,8 @@ Value f_xmlattr(Evaluator& ev, const Value& v, Args& a) {
     for (const auto& [k, val] : v.dict().items) {
         if (val.is_none() || val.is_undefined()) continue;
         Args none;
-        out += (out.empty() ? "" : " ") + to_str(k) + "=\"" + to_str(f_escape(ev, val, none)) + "\"";
+        out +=
+            (out.empty() ? "" : " ") + to_str(k) + "=\"" + to_str(f_escape(ev, val, none)) + "\"";
     }
     if (autospace && !out.empty()) out = " " + out;
     return Value::string(std::move(out));
@@ -834,31 +947,56 @@ using Table = std::unordered_map<std::string_view, FilterFn>;
 
 const Table& common_table() {
     static const Table t = {
-        {"abs", f_abs},           {"attr", f_attr},
-        {"batch", f_batch},       {"capitalize", f_capitalize},
-        {"center", f_center},     {"count", f_length},
-        {"d", f_default},         {"default", f_default},
-        {"dictsort", f_dictsort}, {"e", f_escape},
-        {"escape", f_escape},     {"filesizeformat", f_filesizeformat},
-        {"first", f_first},       {"float", f_float},
-        {"forceescape", f_forceescape}, {"format", f_format},
-        {"groupby", f_groupby},   {"indent", f_indent},
-        {"int", f_int},           {"items", f_items},
-        {"join", f_join},         {"last", f_last},
-        {"length", f_length},     {"list", f_list},
-        {"lower", f_lower},       {"map", f_map},
-        {"max", f_max},           {"min", f_min},
-        {"pprint", f_pprint},     {"reject", f_reject},
-        {"rejectattr", f_rejectattr}, {"replace", f_replace},
-        {"reverse", f_reverse},   {"round", f_round},
-        {"safe", f_safe},         {"select", f_select},
-        {"selectattr", f_selectattr}, {"slice", f_slice},
-        {"sort", f_sort},         {"string", f_string},
-        {"striptags", f_striptags}, {"sum", f_sum},
-        {"title", f_title},       {"trim", f_trim},
-        {"truncate", f_truncate}, {"unique", f_unique},
-        {"upper", f_upper},       {"urlencode", f_urlencode},
-        {"wordcount", f_wordcount}, {"wordwrap", f_wordwrap},
+        {"abs", f_abs},
+        {"attr", f_attr},
+        {"batch", f_batch},
+        {"capitalize", f_capitalize},
+        {"center", f_center},
+        {"count", f_length},
+        {"d", f_default},
+        {"default", f_default},
+        {"dictsort", f_dictsort},
+        {"e", f_escape},
+        {"escape", f_escape},
+        {"filesizeformat", f_filesizeformat},
+        {"first", f_first},
+        {"float", f_float},
+        {"forceescape", f_forceescape},
+        {"format", f_format},
+        {"groupby", f_groupby},
+        {"indent", f_indent},
+        {"int", f_int},
+        {"items", f_items},
+        {"join", f_join},
+        {"last", f_last},
+        {"length", f_length},
+        {"list", f_list},
+        {"lower", f_lower},
+        {"map", f_map},
+        {"max", f_max},
+        {"min", f_min},
+        {"pprint", f_pprint},
+        {"reject", f_reject},
+        {"rejectattr", f_rejectattr},
+        {"replace", f_replace},
+        {"reverse", f_reverse},
+        {"round", f_round},
+        {"safe", f_safe},
+        {"select", f_select},
+        {"selectattr", f_selectattr},
+        {"slice", f_slice},
+        {"sort", f_sort},
+        {"string", f_string},
+        {"striptags", f_striptags},
+        {"sum", f_sum},
+        {"title", f_title},
+        {"trim", f_trim},
+        {"truncate", f_truncate},
+        {"unique", f_unique},
+        {"upper", f_upper},
+        {"urlencode", f_urlencode},
+        {"wordcount", f_wordcount},
+        {"wordwrap", f_wordwrap},
         {"xmlattr", f_xmlattr},
     };
     return t;

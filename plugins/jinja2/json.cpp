@@ -10,17 +10,28 @@ namespace cmfpipe::jinja2 {
 namespace {
 
 class Encoder {
-public:
+  public:
     Encoder(const JsonStyle& s, std::string& out) : s_(s), out_(out) {}
 
     void value(const Value& v, int level) {
-        if (out_.size() > s_.max_bytes) throw Failure::limit_exceeded("tojson output exceeds the string limit");
+        if (out_.size() > s_.max_bytes)
+            throw Failure::limit_exceeded("tojson output exceeds the string limit");
         switch (v.kind()) {
-            case Kind::None: out_ += "null"; return;
-            case Kind::Bool: out_ += v.as_bool() ? "true" : "false"; return;
-            case Kind::Int: out_ += std::to_string(v.as_int()); return;
-            case Kind::Float: number(v.as_float()); return;
-            case Kind::String: string(v.str()); return;
+            case Kind::None:
+                out_ += "null";
+                return;
+            case Kind::Bool:
+                out_ += v.as_bool() ? "true" : "false";
+                return;
+            case Kind::Int:
+                out_ += std::to_string(v.as_int());
+                return;
+            case Kind::Float:
+                number(v.as_float());
+                return;
+            case Kind::String:
+                string(v.str());
+                return;
             case Kind::List: {
                 if (v.list().flavor == List::Flavor::Generator) unsupported(v);
                 const auto& items = v.list().items;
@@ -29,7 +40,8 @@ public:
                     return;
                 }
                 if (level > kMaxValueDepth)
-                    throw Failure::limit_exceeded("value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+                    throw Failure::limit_exceeded("value nested deeper than " +
+                                                  std::to_string(kMaxValueDepth) + " levels");
                 out_ += '[';
                 for (std::size_t i = 0; i < items.size(); ++i) {
                     if (i) out_ += s_.item_separator;
@@ -47,12 +59,14 @@ public:
                     return;
                 }
                 if (level > kMaxValueDepth)
-                    throw Failure::limit_exceeded("value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+                    throw Failure::limit_exceeded("value nested deeper than " +
+                                                  std::to_string(kMaxValueDepth) + " levels");
                 std::vector<const std::pair<Value, Value>*> order;
                 order.reserve(items.size());
                 for (const auto& kv : items) order.push_back(&kv);
                 if (s_.sort_keys)
-                    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return less(a->first, b->first); });
+                    std::stable_sort(order.begin(), order.end(),
+                                     [](auto* a, auto* b) { return less(a->first, b->first); });
                 out_ += '{';
                 bool first = true;
                 for (const auto* kv : order) {
@@ -67,11 +81,12 @@ public:
                 out_ += '}';
                 return;
             }
-            default: unsupported(v);
+            default:
+                unsupported(v);
         }
     }
 
-private:
+  private:
     [[noreturn]] static void unsupported(const Value& v) {
         std::string t = v.is_callable() ? "Macro" : type_name(v);
         throw Failure("TypeError", "Object of type " + t + " is not JSON serializable");
@@ -86,17 +101,28 @@ private:
     }
 
     void number(double f) {
-        if (std::isnan(f)) out_ += "NaN";
-        else if (std::isinf(f)) out_ += f < 0 ? "-Infinity" : "Infinity";
-        else append_float(out_, f);
+        if (std::isnan(f))
+            out_ += "NaN";
+        else if (std::isinf(f))
+            out_ += f < 0 ? "-Infinity" : "Infinity";
+        else
+            append_float(out_, f);
     }
 
     void key(const Value& k) {
         switch (k.kind()) {
-            case Kind::String: string(k.str()); return;
-            case Kind::Bool: out_ += k.as_bool() ? "\"true\"" : "\"false\""; return;
-            case Kind::None: out_ += "\"null\""; return;
-            case Kind::Int: out_ += '"' + std::to_string(k.as_int()) + '"'; return;
+            case Kind::String:
+                string(k.str());
+                return;
+            case Kind::Bool:
+                out_ += k.as_bool() ? "\"true\"" : "\"false\"";
+                return;
+            case Kind::None:
+                out_ += "\"null\"";
+                return;
+            case Kind::Int:
+                out_ += '"' + std::to_string(k.as_int()) + '"';
+                return;
             case Kind::Float: {
                 out_ += '"';
                 number(k.as_float());
@@ -104,7 +130,8 @@ private:
                 return;
             }
             default:
-                throw Failure("TypeError", "keys must be str, int, float, bool or None, not " + type_name(k));
+                throw Failure("TypeError",
+                              "keys must be str, int, float, bool or None, not " + type_name(k));
         }
     }
 
@@ -125,7 +152,8 @@ private:
         while (i < s.size()) {
             // copy the longest run that needs no escaping in one append
             std::size_t run = i;
-            while (run < s.size() && plain(static_cast<unsigned char>(s[run]), s_.ensure_ascii)) ++run;
+            while (run < s.size() && plain(static_cast<unsigned char>(s[run]), s_.ensure_ascii))
+                ++run;
             if (run > i) {
                 out_.append(s, i, run - i);
                 i = run;
@@ -133,14 +161,36 @@ private:
             }
             auto c = static_cast<unsigned char>(s[i]);
             switch (c) {
-                case '"': out_ += "\\\""; ++i; continue;
-                case '\\': out_ += "\\\\"; ++i; continue;
-                case '\n': out_ += "\\n"; ++i; continue;
-                case '\r': out_ += "\\r"; ++i; continue;
-                case '\t': out_ += "\\t"; ++i; continue;
-                case '\b': out_ += "\\b"; ++i; continue;
-                case '\f': out_ += "\\f"; ++i; continue;
-                default: break;
+                case '"':
+                    out_ += "\\\"";
+                    ++i;
+                    continue;
+                case '\\':
+                    out_ += "\\\\";
+                    ++i;
+                    continue;
+                case '\n':
+                    out_ += "\\n";
+                    ++i;
+                    continue;
+                case '\r':
+                    out_ += "\\r";
+                    ++i;
+                    continue;
+                case '\t':
+                    out_ += "\\t";
+                    ++i;
+                    continue;
+                case '\b':
+                    out_ += "\\b";
+                    ++i;
+                    continue;
+                case '\f':
+                    out_ += "\\f";
+                    ++i;
+                    continue;
+                default:
+                    break;
             }
             if (c < 0x80) {  // control characters, and DEL under ensure_ascii
                 u_escape(c);

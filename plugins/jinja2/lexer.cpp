@@ -12,9 +12,15 @@
 namespace cmfpipe::jinja2 {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+bool is_name_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_name_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 void append_utf8(std::string& out, unsigned long cp) {
     if (cp < 0x80) {
@@ -35,7 +41,7 @@ void append_utf8(std::string& out, unsigned long cp) {
 }
 
 class Lexer {
-public:
+  public:
     Lexer(std::string_view src, const LexerOptions& opt) : s_(src), opt_(opt) {}
 
     std::vector<Token> run() {
@@ -55,7 +61,8 @@ public:
             } else if (opt_.lstrip_blocks && kind != '{' && modifier != '+' && !text.empty()) {
                 std::size_t nl = text.rfind('\n');
                 std::size_t l_pos = nl == npos ? 0 : nl + 1;
-                if ((l_pos > 0 || line_starting) && l_pos < text.size() && all_blank(text.substr(l_pos)))
+                if ((l_pos > 0 || line_starting) && l_pos < text.size() &&
+                    all_blank(text.substr(l_pos)))
                     text = text.substr(0, l_pos);
             }
             emit_data(text, pos_);
@@ -76,12 +83,13 @@ public:
         return std::move(tokens_);
     }
 
-private:
+  private:
     static constexpr std::size_t npos = std::string_view::npos;
 
     std::size_t find_tag(std::size_t from) const {
         for (std::size_t i = s_.find('{', from); i != npos; i = s_.find('{', i + 1)) {
-            if (i + 1 < s_.size() && (s_[i + 1] == '{' || s_[i + 1] == '%' || s_[i + 1] == '#')) return i;
+            if (i + 1 < s_.size() && (s_[i + 1] == '{' || s_[i + 1] == '%' || s_[i + 1] == '#'))
+                return i;
         }
         return npos;
     }
@@ -128,7 +136,8 @@ private:
     bool after_end(char modifier, bool block_like) {
         if (modifier == '-') {
             while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
-        } else if (modifier != '+' && block_like && opt_.trim_blocks && pos_ < s_.size() && s_[pos_] == '\n') {
+        } else if (modifier != '+' && block_like && opt_.trim_blocks && pos_ < s_.size() &&
+                   s_[pos_] == '\n') {
             ++pos_;
         }
         return pos_ > 0 && s_[pos_ - 1] == '\n';
@@ -137,7 +146,8 @@ private:
     bool comment(std::size_t start) {
         std::size_t end = s_.find("#}", pos_);
         if (end == npos) fail("Missing end of comment tag", start);
-        char modifier = end > pos_ && (s_[end - 1] == '-' || s_[end - 1] == '+') ? s_[end - 1] : '\0';
+        char modifier =
+            end > pos_ && (s_[end - 1] == '-' || s_[end - 1] == '+') ? s_[end - 1] : '\0';
         pos_ = end + 2;
         return after_end(modifier, true);
     }
@@ -178,7 +188,8 @@ private:
             } else if (opt_.lstrip_blocks && open_mod != '+') {
                 std::size_t nl = text.rfind('\n');
                 std::size_t l_pos = nl == npos ? 0 : nl + 1;
-                if (l_pos < text.size() && all_blank(text.substr(l_pos))) text = text.substr(0, l_pos);
+                if (l_pos < text.size() && all_blank(text.substr(l_pos)))
+                    text = text.substr(0, l_pos);
             }
             emit_data(text, pos_);
             pos_ = j + 2;
@@ -193,8 +204,9 @@ private:
         for (;;) {
             while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
             if (pos_ >= s_.size())
-                fail(closer == '}' ? "unexpected end of template, expected 'end of print statement'."
-                                   : "unexpected end of template, expected 'end of statement block'.",
+                fail(closer == '}'
+                         ? "unexpected end of template, expected 'end of print statement'."
+                         : "unexpected end of template, expected 'end of statement block'.",
                      start);
             char c = s_[pos_];
             if (depth == 0) {
@@ -223,17 +235,23 @@ private:
     void number() {
         std::size_t begin = pos_;
         auto digits = [&] {
-            while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+            while (pos_ < s_.size() &&
+                   (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+                ++pos_;
         };
-        if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1]) && s_[pos_ + 1] != '\0') {
+        if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1]) &&
+            s_[pos_ + 1] != '\0') {
             pos_ += 2;
-            while (pos_ < s_.size() && (std::isxdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+            while (pos_ < s_.size() &&
+                   (std::isxdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+                ++pos_;
             push(Tok::Int, std::string(s_.substr(begin, pos_ - begin)), begin);
             return;
         }
         digits();
         bool is_float = false;
-        if (pos_ + 1 < s_.size() && s_[pos_] == '.' && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))) {
+        if (pos_ + 1 < s_.size() && s_[pos_] == '.' &&
+            std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))) {
             is_float = true;
             ++pos_;
             digits();
@@ -275,29 +293,60 @@ private:
                     if (pos_ >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[pos_])))
                         fail("truncated \\x escape in string literal", begin);
                     char h = s_[pos_++];
-                    cp = cp * 16 + static_cast<unsigned long>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+                    cp = cp * 16 +
+                         static_cast<unsigned long>(std::isdigit(static_cast<unsigned char>(h))
+                                                        ? h - '0'
+                                                        : (std::tolower(h) - 'a' + 10));
                 }
                 append_utf8(value, cp);
             };
             switch (e) {
-                case 'n': value += '\n'; break;
-                case 't': value += '\t'; break;
-                case 'r': value += '\r'; break;
-                case '\\': value += '\\'; break;
-                case '\'': value += '\''; break;
-                case '"': value += '"'; break;
-                case 'a': value += '\a'; break;
-                case 'b': value += '\b'; break;
-                case 'f': value += '\f'; break;
-                case 'v': value += '\v'; break;
-                case '\n': break;  // line continuation
-                case 'x': hex(2); break;
-                case 'u': hex(4); break;
-                case 'U': hex(8); break;
+                case 'n':
+                    value += '\n';
+                    break;
+                case 't':
+                    value += '\t';
+                    break;
+                case 'r':
+                    value += '\r';
+                    break;
+                case '\\':
+                    value += '\\';
+                    break;
+                case '\'':
+                    value += '\'';
+                    break;
+                case '"':
+                    value += '"';
+                    break;
+                case 'a':
+                    value += '\a';
+                    break;
+                case 'b':
+                    value += '\b';
+                    break;
+                case 'f':
+                    value += '\f';
+                    break;
+                case 'v':
+                    value += '\v';
+                    break;
+                case '\n':
+                    break;  // line continuation
+                case 'x':
+                    hex(2);
+                    break;
+                case 'u':
+                    hex(4);
+                    break;
+                case 'U':
+                    hex(8);
+                    break;
                 default:
                     if (e >= '0' && e <= '7') {
                         unsigned long cp = static_cast<unsigned long>(e - '0');
-                        for (int k = 0; k < 2 && pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '7'; ++k)
+                        for (int k = 0;
+                             k < 2 && pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '7'; ++k)
                             cp = cp * 8 + static_cast<unsigned long>(s_[pos_++] - '0');
                         append_utf8(value, cp);
                     } else {
@@ -320,7 +369,8 @@ private:
         }
         char c = s_[pos_];
         if (!std::strchr("+-/*%~[](){}><=.:|,;", c)) {
-            fail("unexpected char " + std::string(1, '\'') + c + "' at " + std::to_string(pos_), pos_);
+            fail("unexpected char " + std::string(1, '\'') + c + "' at " + std::to_string(pos_),
+                 pos_);
         }
         if (c == '(' || c == '[' || c == '{') ++depth;
         if (c == ')' || c == ']' || c == '}') {

@@ -19,15 +19,19 @@ struct BoundMethod final : Callable {
 };
 
 constexpr const char* kStrMethods[] = {
-    "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith", "replace", "upper",
-    "lower", "title", "capitalize", "swapcase", "casefold", "find", "rfind", "index", "rindex", "count", "format",
-    "join", "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "istitle", "isnumeric", "isdecimal",
-    "center", "ljust", "rjust", "zfill", "partition", "rpartition", "removeprefix", "removesuffix", "expandtabs",
-    "encode", "isidentifier", "isprintable", "isascii", "format_map"};
+    "strip",       "lstrip",       "rstrip",       "split",      "rsplit",  "splitlines",
+    "startswith",  "endswith",     "replace",      "upper",      "lower",   "title",
+    "capitalize",  "swapcase",     "casefold",     "find",       "rfind",   "index",
+    "rindex",      "count",        "format",       "join",       "isdigit", "isalpha",
+    "isalnum",     "isspace",      "isupper",      "islower",    "istitle", "isnumeric",
+    "isdecimal",   "center",       "ljust",        "rjust",      "zfill",   "partition",
+    "rpartition",  "removeprefix", "removesuffix", "expandtabs", "encode",  "isidentifier",
+    "isprintable", "isascii",      "format_map"};
 constexpr const char* kDictMethods[] = {"items", "keys", "values", "get", "copy"};
 constexpr const char* kDictMutators[] = {"pop", "popitem", "setdefault", "update", "clear"};
 constexpr const char* kListMethods[] = {"index", "count", "copy"};
-constexpr const char* kListMutators[] = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"};
+constexpr const char* kListMutators[] = {"append", "extend",  "insert", "pop",
+                                         "remove", "reverse", "sort",   "clear"};
 
 template <std::size_t N>
 bool in(const char* const (&table)[N], std::string_view name) {
@@ -39,7 +43,8 @@ bool in(const char* const (&table)[N], std::string_view name) {
 const std::string& str_arg(const Args& a, std::size_t i, const char* method) {
     if (i >= a.positional.size() || !a.positional[i].is_string())
         throw Failure("TypeError", std::string(method) + "() argument must be str, not " +
-                                       (i < a.positional.size() ? type_name(a.positional[i]) : std::string("nothing")));
+                                       (i < a.positional.size() ? type_name(a.positional[i])
+                                                                : std::string("nothing")));
     return a.positional[i].str();
 }
 
@@ -47,7 +52,8 @@ std::int64_t int_arg(const Args& a, std::size_t i, std::int64_t def) {
     if (i >= a.positional.size() || a.positional[i].is_none()) return def;
     const Value& v = a.positional[i];
     if (!v.is_int() && !v.is_bool())
-        throw Failure("TypeError", "'" + type_name(v) + "' object cannot be interpreted as an integer");
+        throw Failure("TypeError",
+                      "'" + type_name(v) + "' object cannot be interpreted as an integer");
     return v.as_int();
 }
 
@@ -70,7 +76,8 @@ Value split(Evaluator& ev, const Value& self, const Args& a, bool from_right) {
     if (!sepv || sepv->is_none()) {
         parts = split_whitespace(s, maxsplit, from_right);
     } else {
-        if (!sepv->is_string()) throw Failure("TypeError", "must be str or None, not " + type_name(*sepv));
+        if (!sepv->is_string())
+            throw Failure("TypeError", "must be str or None, not " + type_name(*sepv));
         if (sepv->str().empty()) throw Failure("ValueError", "empty separator");
         parts = split_sep(s, sepv->str(), maxsplit, from_right);
     }
@@ -83,21 +90,27 @@ Value split(Evaluator& ev, const Value& self, const Args& a, bool from_right) {
 
 bool affix_match(const Value& self, const Args& a, bool prefix) {
     const std::string& s = self.str();
-    if (a.positional.empty()) throw Failure("TypeError", std::string(prefix ? "startswith" : "endswith") + "() takes at least 1 argument (0 given)");
+    if (a.positional.empty())
+        throw Failure("TypeError", std::string(prefix ? "startswith" : "endswith") +
+                                       "() takes at least 1 argument (0 given)");
     std::string_view view = s;
     // optional start/end (byte offsets; fine for ASCII which is all templates use)
     if (a.positional.size() > 1 && !a.positional[1].is_none()) {
         std::int64_t st = a.positional[1].as_int();
         if (st < 0) st = std::max<std::int64_t>(0, st + static_cast<std::int64_t>(s.size()));
-        view = st >= static_cast<std::int64_t>(s.size()) ? std::string_view() : view.substr(static_cast<std::size_t>(st));
+        view = st >= static_cast<std::int64_t>(s.size())
+                   ? std::string_view()
+                   : view.substr(static_cast<std::size_t>(st));
     }
     auto test = [&](const Value& v) {
         if (!v.is_string())
             throw Failure("TypeError", std::string(prefix ? "startswith" : "endswith") +
-                                           " first arg must be str or a tuple of str, not " + type_name(v));
+                                           " first arg must be str or a tuple of str, not " +
+                                           type_name(v));
         const std::string& x = v.str();
         if (x.size() > view.size()) return false;
-        return prefix ? view.compare(0, x.size(), x) == 0 : view.compare(view.size() - x.size(), x.size(), x) == 0;
+        return prefix ? view.compare(0, x.size(), x) == 0
+                      : view.compare(view.size() - x.size(), x.size(), x) == 0;
     };
     const Value& arg = a.positional[0];
     if (arg.is_list() && arg.list().flavor == List::Flavor::Tuple) {
@@ -118,7 +131,8 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
     if (m == "splitlines") {
         const Value* keep = a.get(0, "keepends");
         auto l = make_list();
-        for (auto& line : split_lines(s, keep && truthy(*keep))) l->items.push_back(Value::string(std::move(line)));
+        for (auto& line : split_lines(s, keep && truthy(*keep)))
+            l->items.push_back(Value::string(std::move(line)));
         return Value::list(std::move(l));
     }
     if (m == "startswith") return Value::boolean(affix_match(self, a, true));
@@ -138,8 +152,10 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
     if (m == "swapcase") {
         std::string r = s;
         for (char& c : r) {
-            if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
-            else if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+            if (c >= 'a' && c <= 'z')
+                c = static_cast<char>(c - 32);
+            else if (c >= 'A' && c <= 'Z')
+                c = static_cast<char>(c + 32);
         }
         return Value::string(std::move(r));
     }
@@ -151,7 +167,8 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
             if (m == "index" || m == "rindex") throw Failure("ValueError", "substring not found");
             return Value::integer(-1);
         }
-        return Value::integer(static_cast<std::int64_t>(utf8_length(std::string_view(s).substr(0, pos))));
+        return Value::integer(
+            static_cast<std::int64_t>(utf8_length(std::string_view(s).substr(0, pos))));
     }
     if (m == "count") {
         const std::string& x = str_arg(a, 0, "count");
@@ -164,18 +181,21 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
     if (m == "format_map") {
         Args named;
         if (!a.positional.empty() && a.positional[0].is_dict())
-            for (const auto& [k, v] : a.positional[0].dict().items) named.keyword.emplace_back(to_str(k), v);
+            for (const auto& [k, v] : a.positional[0].dict().items)
+                named.keyword.emplace_back(to_str(k), v);
         return ev.make_string(python_format(ev, s, named));
     }
     if (m == "join") {
-        if (a.positional.empty()) throw Failure("TypeError", "join() takes exactly one argument (0 given)");
+        if (a.positional.empty())
+            throw Failure("TypeError", "join() takes exactly one argument (0 given)");
         auto items = ev.iterate(a.positional[0]);
         std::string r;
         for (std::size_t i = 0; i < items->items.size(); ++i) {
             const Value& v = items->items[i];
             if (!v.is_string())
-                throw Failure("TypeError", "sequence item " + std::to_string(i) + ": expected str instance, " +
-                                               type_name(v) + " found");
+                throw Failure("TypeError", "sequence item " + std::to_string(i) +
+                                               ": expected str instance, " + type_name(v) +
+                                               " found");
             if (i) r += s;
             r += v.str();
             ev.check_string(r.size());
@@ -184,28 +204,44 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
     }
     auto all_of = [&](auto pred) {
         if (s.empty()) return Value::boolean(false);
-        return Value::boolean(std::all_of(s.begin(), s.end(), [&](char c) { return pred(static_cast<unsigned char>(c)); }));
+        return Value::boolean(std::all_of(
+            s.begin(), s.end(), [&](char c) { return pred(static_cast<unsigned char>(c)); }));
     };
-    if (m == "isdigit" || m == "isnumeric" || m == "isdecimal") return all_of([](unsigned char c) { return c >= '0' && c <= '9'; });
-    if (m == "isalpha") return all_of([](unsigned char c) { return std::isalpha(c) != 0 || c >= 0x80; });
-    if (m == "isalnum") return all_of([](unsigned char c) { return std::isalnum(c) != 0 || c >= 0x80; });
+    if (m == "isdigit" || m == "isnumeric" || m == "isdecimal")
+        return all_of([](unsigned char c) { return c >= '0' && c <= '9'; });
+    if (m == "isalpha")
+        return all_of([](unsigned char c) { return std::isalpha(c) != 0 || c >= 0x80; });
+    if (m == "isalnum")
+        return all_of([](unsigned char c) { return std::isalnum(c) != 0 || c >= 0x80; });
     if (m == "isspace") return all_of([](unsigned char c) { return std::isspace(c) != 0; });
     if (m == "isascii") return Value::boolean(is_ascii(s));
-    if (m == "isprintable") return Value::boolean(std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; }));
+    if (m == "isprintable")
+        return Value::boolean(std::all_of(s.begin(), s.end(), [](char c) {
+            return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+        }));
     if (m == "isidentifier") {
         bool ok = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
-                  std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+                  std::all_of(s.begin(), s.end(), [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                  });
         return Value::boolean(ok);
     }
     if (m == "isupper" || m == "islower") {
         bool cased = false, ok = true;
         for (char c : s) {
-            if (std::isupper(static_cast<unsigned char>(c))) { cased = true; if (m == "islower") ok = false; }
-            if (std::islower(static_cast<unsigned char>(c))) { cased = true; if (m == "isupper") ok = false; }
+            if (std::isupper(static_cast<unsigned char>(c))) {
+                cased = true;
+                if (m == "islower") ok = false;
+            }
+            if (std::islower(static_cast<unsigned char>(c))) {
+                cased = true;
+                if (m == "isupper") ok = false;
+            }
         }
         return Value::boolean(cased && ok);
     }
-    if (m == "istitle") return Value::boolean(!s.empty() && python_title(s) == s && s != ascii_lower(s));
+    if (m == "istitle")
+        return Value::boolean(!s.empty() && python_title(s) == s && s != ascii_lower(s));
     if (m == "center" || m == "ljust" || m == "rjust") {
         std::int64_t width = int_arg(a, 0, 0);
         std::string fill = a.positional.size() > 1 ? str_arg(a, 1, std::string(m).c_str()) : " ";
@@ -229,10 +265,13 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
         std::size_t p = m == "partition" ? s.find(sep) : s.rfind(sep);
         auto t = make_list({}, List::Flavor::Tuple);
         if (p == std::string::npos) {
-            if (m == "partition") t->items = {Value::string(s), Value::string(""), Value::string("")};
-            else t->items = {Value::string(""), Value::string(""), Value::string(s)};
+            if (m == "partition")
+                t->items = {Value::string(s), Value::string(""), Value::string("")};
+            else
+                t->items = {Value::string(""), Value::string(""), Value::string(s)};
         } else {
-            t->items = {Value::string(s.substr(0, p)), Value::string(sep), Value::string(s.substr(p + sep.size()))};
+            t->items = {Value::string(s.substr(0, p)), Value::string(sep),
+                        Value::string(s.substr(p + sep.size()))};
         }
         return Value::list(std::move(t));
     }
@@ -242,7 +281,8 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
     }
     if (m == "removesuffix") {
         const std::string& x = str_arg(a, 0, "removesuffix");
-        return Value::string(s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0 && !x.empty()
+        return Value::string(s.size() >= x.size() &&
+                                     s.compare(s.size() - x.size(), x.size(), x) == 0 && !x.empty()
                                  ? s.substr(0, s.size() - x.size())
                                  : s);
     }
@@ -271,7 +311,8 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
     if (m == "items") {
         auto l = make_list();
         l->items.reserve(d.items.size());
-        for (const auto& [k, v] : d.items) l->items.push_back(Value::list(make_list({k, v}, List::Flavor::Tuple)));
+        for (const auto& [k, v] : d.items)
+            l->items.push_back(Value::list(make_list({k, v}, List::Flavor::Tuple)));
         return Value::list(std::move(l));
     }
     if (m == "keys" || m == "values") {
@@ -281,7 +322,8 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
         return Value::list(std::move(l));
     }
     if (m == "get") {
-        if (a.positional.empty()) throw Failure("TypeError", "get expected at least 1 argument, got 0");
+        if (a.positional.empty())
+            throw Failure("TypeError", "get expected at least 1 argument, got 0");
         if (const Value* v = d.find(a.positional[0])) return *v;
         return a.positional.size() > 1 ? a.positional[1] : Value::none();
     }
@@ -290,7 +332,8 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
         return Value::dict(std::move(c));
     }
     if (m == "pop") {
-        if (a.positional.empty()) throw Failure("TypeError", "pop expected at least 1 argument, got 0");
+        if (a.positional.empty())
+            throw Failure("TypeError", "pop expected at least 1 argument, got 0");
         if (const Value* v = d.find(a.positional[0])) {
             Value r = *v;
             d.erase(a.positional[0]);
@@ -308,7 +351,8 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
         return Value::list(make_list({kv.first, kv.second}, List::Flavor::Tuple));
     }
     if (m == "setdefault") {
-        if (a.positional.empty()) throw Failure("TypeError", "setdefault expected at least 1 argument, got 0");
+        if (a.positional.empty())
+            throw Failure("TypeError", "setdefault expected at least 1 argument, got 0");
         if (const Value* v = d.find(a.positional[0])) return *v;
         Value def = a.positional.size() > 1 ? a.positional[1] : Value::none();
         d.set(a.positional[0], def);
@@ -316,7 +360,8 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
     }
     if (m == "update") {
         for (const auto& p : a.positional) {
-            if (!p.is_dict()) throw Failure("TypeError", "dict.update() argument must be a mapping");
+            if (!p.is_dict())
+                throw Failure("TypeError", "dict.update() argument must be a mapping");
             for (const auto& [k, v] : p.dict().items) d.set(k, v);
         }
         for (const auto& [k, v] : a.keyword) d.set(Value::string(k), v);
@@ -333,7 +378,8 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
 Value list_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) {
     List& l = self.list();
     if (m == "index" || m == "count") {
-        if (a.positional.empty()) throw Failure("TypeError", std::string(m) + "() takes at least 1 argument");
+        if (a.positional.empty())
+            throw Failure("TypeError", std::string(m) + "() takes at least 1 argument");
         std::int64_t n = 0;
         for (std::size_t i = 0; i < l.items.size(); ++i) {
             if (equals(l.items[i], a.positional[0])) {
@@ -350,13 +396,15 @@ Value list_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
     }
     if (m == "copy") return Value::list(make_list(l.items));
     if (m == "append") {
-        if (a.positional.size() != 1) throw Failure("TypeError", "list.append() takes exactly one argument");
+        if (a.positional.size() != 1)
+            throw Failure("TypeError", "list.append() takes exactly one argument");
         ev.check_list(l.items.size() + 1);
         l.items.push_back(a.positional[0]);
         return Value::none();
     }
     if (m == "extend") {
-        if (a.positional.size() != 1) throw Failure("TypeError", "list.extend() takes exactly one argument");
+        if (a.positional.size() != 1)
+            throw Failure("TypeError", "list.extend() takes exactly one argument");
         auto more = ev.iterate(a.positional[0]);
         ev.check_list(l.items.size() + more->items.size());
         std::vector<Value> copy = more->items;
@@ -397,7 +445,8 @@ Value list_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
     }
     if (m == "sort") {
         const Value* rev = a.kw("reverse");
-        std::stable_sort(l.items.begin(), l.items.end(), [](const Value& x, const Value& y) { return less(x, y); });
+        std::stable_sort(l.items.begin(), l.items.end(),
+                         [](const Value& x, const Value& y) { return less(x, y); });
         if (rev && truthy(*rev)) std::reverse(l.items.begin(), l.items.end());
         return Value::none();
     }
@@ -413,7 +462,8 @@ Value list_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
 MethodKind method_kind(const Value& obj, std::string_view name, Profile profile) {
     bool immutable = profile == Profile::ChatTemplate;
     switch (obj.kind()) {
-        case Kind::String: return in(kStrMethods, name) ? MethodKind::Safe : MethodKind::None;
+        case Kind::String:
+            return in(kStrMethods, name) ? MethodKind::Safe : MethodKind::None;
         case Kind::Dict:
             if (in(kDictMethods, name)) return MethodKind::Safe;
             if (in(kDictMutators, name)) return immutable ? MethodKind::Unsafe : MethodKind::Safe;
@@ -421,19 +471,26 @@ MethodKind method_kind(const Value& obj, std::string_view name, Profile profile)
         case Kind::List: {
             bool tuple = obj.list().flavor != List::Flavor::List;
             if (in(kListMethods, name) && !(tuple && name == "copy")) return MethodKind::Safe;
-            if (!tuple && in(kListMutators, name)) return immutable ? MethodKind::Unsafe : MethodKind::Safe;
+            if (!tuple && in(kListMutators, name))
+                return immutable ? MethodKind::Unsafe : MethodKind::Safe;
             return MethodKind::None;
         }
-        default: return MethodKind::None;
+        default:
+            return MethodKind::None;
     }
 }
 
 Value call_method(Evaluator& ev, const Value& obj, std::string_view name, Args& args) {
     switch (obj.kind()) {
-        case Kind::String: return str_method(ev, obj, name, args);
-        case Kind::Dict: return dict_method(ev, obj, name, args);
-        case Kind::List: return list_method(ev, obj, name, args);
-        default: throw Failure("TypeError", "'" + type_name(obj) + "' object has no method '" + std::string(name) + "'");
+        case Kind::String:
+            return str_method(ev, obj, name, args);
+        case Kind::Dict:
+            return dict_method(ev, obj, name, args);
+        case Kind::List:
+            return list_method(ev, obj, name, args);
+        default:
+            throw Failure("TypeError", "'" + type_name(obj) + "' object has no method '" +
+                                           std::string(name) + "'");
     }
 }
 

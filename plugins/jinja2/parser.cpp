@@ -1,11 +1,12 @@
 // Tokens -> AST, following Jinja 3.1's grammar and operator precedence:
-//   condexpr > or > and > not > compare > +,- > ~ > *,/,//,% > ** > unary > postfix > |filter, is test
+//   condexpr > or > and > not > compare > +,- > ~ > *,/,//,% > ** > unary > postfix > |filter, is
+//   test
 // Names are given slots in the template's symbol table; filters and tests are resolved here,
 // and an unknown one is an error at compile time unless it sits inside an if or a conditional
 // expression (where Jinja defers the error to the moment it runs).
 #include <charconv>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 
 #include "builtins.hpp"
@@ -19,7 +20,7 @@ namespace cmfpipe::jinja2 {
 namespace {
 
 class Parser {
-public:
+  public:
     Parser(std::vector<Token> tokens, Template& tpl, const CompileOptions& opt)
         : toks_(std::move(tokens)), tpl_(tpl), opt_(opt) {}
 
@@ -28,10 +29,12 @@ public:
         if (cur().type != Tok::End) fail_unexpected_tag();
     }
 
-private:
+  private:
     // ----- token cursor -----
     const Token& cur() const { return toks_[pos_]; }
-    const Token& peek(std::size_t n = 1) const { return toks_[std::min(pos_ + n, toks_.size() - 1)]; }
+    const Token& peek(std::size_t n = 1) const {
+        return toks_[std::min(pos_ + n, toks_.size() - 1)];
+    }
     void advance() {
         if (pos_ + 1 < toks_.size()) ++pos_;
     }
@@ -48,7 +51,8 @@ private:
         return true;
     }
 
-    [[noreturn]] void fail(const std::string& message, const Token& at, const char* type = "TemplateSyntaxError") {
+    [[noreturn]] void fail(const std::string& message, const Token& at,
+                           const char* type = "TemplateSyntaxError") {
         throw Failure(type, message, at.line, at.column);
     }
     [[noreturn]] void fail(const std::string& message) { fail(message, cur()); }
@@ -56,16 +60,26 @@ private:
     // Jinja's describe_token, quoted as its messages quote it.
     static std::string describe(const Token& t) {
         switch (t.type) {
-            case Tok::End: return "'end of template'";
-            case Tok::VarEnd: return "'end of print statement'";
-            case Tok::BlockEnd: return "'end of statement block'";
-            case Tok::VarBegin: return "'begin of print statement'";
-            case Tok::BlockBegin: return "'begin of statement block'";
-            case Tok::String: return "'string'";
-            case Tok::Int: return "'integer'";
-            case Tok::Float: return "'float'";
-            case Tok::Data: return "'template data / text'";
-            default: return "'" + t.text + "'";
+            case Tok::End:
+                return "'end of template'";
+            case Tok::VarEnd:
+                return "'end of print statement'";
+            case Tok::BlockEnd:
+                return "'end of statement block'";
+            case Tok::VarBegin:
+                return "'begin of print statement'";
+            case Tok::BlockBegin:
+                return "'begin of statement block'";
+            case Tok::String:
+                return "'string'";
+            case Tok::Int:
+                return "'integer'";
+            case Tok::Float:
+                return "'float'";
+            case Tok::Data:
+                return "'template data / text'";
+            default:
+                return "'" + t.text + "'";
         }
     }
 
@@ -73,7 +87,8 @@ private:
         if (!skip_op(op)) fail("expected token '" + std::string(op) + "', got " + describe(cur()));
     }
     void expect_block_end() {
-        if (cur().type != Tok::BlockEnd) fail("expected token 'end of statement block', got " + describe(cur()));
+        if (cur().type != Tok::BlockEnd)
+            fail("expected token 'end of statement block', got " + describe(cur()));
         advance();
     }
     std::string expect_name() {
@@ -101,8 +116,9 @@ private:
         Parser& p;
         explicit DepthGuard(Parser& parser) : p(parser) {
             if (++p.depth_ > p.opt_.max_nesting_depth) {
-                Failure f = Failure::limit_exceeded("template nesting deeper than " +
-                                                    std::to_string(p.opt_.max_nesting_depth) + " levels");
+                Failure f =
+                    Failure::limit_exceeded("template nesting deeper than " +
+                                            std::to_string(p.opt_.max_nesting_depth) + " levels");
                 f.line = p.cur().line;
                 f.column = p.cur().column;
                 throw f;
@@ -140,7 +156,8 @@ private:
                 advance();
                 auto p = at<PrintStmt>(t);
                 p->expr = tuple_expr(true);
-                if (cur().type != Tok::VarEnd) fail("expected token 'end of print statement', got " + describe(cur()));
+                if (cur().type != Tok::VarEnd)
+                    fail("expected token 'end of print statement', got " + describe(cur()));
                 advance();
                 out.push_back(std::move(p));
             } else if (t.type == Tok::BlockBegin) {
@@ -160,22 +177,27 @@ private:
 
     // Jinja's message for an unknown tag (name) or an unexpected end of template (nullptr).
     [[noreturn]] void fail_unknown_tag(const std::string* name) {
-        std::string msg = name ? "Encountered unknown tag '" + *name + "'." : "Unexpected end of template.";
+        std::string msg =
+            name ? "Encountered unknown tag '" + *name + "'." : "Unexpected end of template.";
         if (!end_stack_.empty()) {
             std::string looking;
-            for (auto* e : end_stack_.back()) looking += (looking.empty() ? "'" : " or '") + std::string(e) + "'";
+            for (auto* e : end_stack_.back())
+                looking += (looking.empty() ? "'" : " or '") + std::string(e) + "'";
             bool expected_somewhere = false;
             if (name)
                 for (const auto& ends : end_stack_)
                     for (auto* e : ends)
                         if (*name == e) expected_somewhere = true;
             if (expected_somewhere)
-                msg += " You probably made a nesting mistake. Jinja is expecting this tag, but currently looking for " +
-                       looking + ".";
+                msg +=
+                    " You probably made a nesting mistake. Jinja is expecting this tag, but "
+                    "currently looking for " +
+                    looking + ".";
             else
                 msg += " Jinja was looking for the following tags: " + looking + ".";
         }
-        if (!block_stack_.empty()) msg += " The innermost block that needs to be closed is '" + block_stack_.back() + "'.";
+        if (!block_stack_.empty())
+            msg += " The innermost block that needs to be closed is '" + block_stack_.back() + "'.";
         fail(msg);
     }
 
@@ -392,7 +414,8 @@ private:
     }
 
     bool context_modifier(bool default_value) {
-        if ((is_name("with") || is_name("without")) && peek().type == Tok::Name && peek().text == "context") {
+        if ((is_name("with") || is_name("without")) && peek().type == Tok::Name &&
+            peek().text == "context") {
             bool with = cur().text == "with";
             advance();
             advance();
@@ -435,7 +458,8 @@ private:
         if (!skip_name("import")) fail("expected token 'import', got " + describe(cur()));
         for (;;) {
             if (cur().type == Tok::BlockEnd) break;
-            if ((is_name("with") || is_name("without")) && peek().type == Tok::Name && peek().text == "context") {
+            if ((is_name("with") || is_name("without")) && peek().type == Tok::Name &&
+                peek().text == "context") {
                 s->with_context = context_modifier(false);
                 break;
             }
@@ -477,7 +501,8 @@ private:
         advance();  // endblock
         if (cur().type == Tok::Name) advance();
         expect_block_end();
-        if (tpl_.blocks.count(s->name)) fail("block '" + s->name + "' defined twice", *toks_.begin());
+        if (tpl_.blocks.count(s->name))
+            fail("block '" + s->name + "' defined twice", *toks_.begin());
         tpl_.blocks[s->name] = s.get();
         return s;
     }
@@ -513,8 +538,8 @@ private:
         }
         if (cur().type != Tok::Name) fail("can't assign to " + describe(cur()));
         t.name = cur().text;
-        if (t.name == "true" || t.name == "false" || t.name == "none" || t.name == "True" || t.name == "False" ||
-            t.name == "None")
+        if (t.name == "true" || t.name == "false" || t.name == "none" || t.name == "True" ||
+            t.name == "False" || t.name == "None")
             fail("Can't assign to special constant '" + t.name + "'");
         advance();
         t.slot = slot(t.name);
@@ -616,17 +641,25 @@ private:
         for (;;) {
             const Token& t = cur();
             CompareOp op;
-            if (t.type == Tok::Op && t.text == "==") op = CompareOp::Eq;
-            else if (t.type == Tok::Op && t.text == "!=") op = CompareOp::Ne;
-            else if (t.type == Tok::Op && t.text == "<") op = CompareOp::Lt;
-            else if (t.type == Tok::Op && t.text == "<=") op = CompareOp::Le;
-            else if (t.type == Tok::Op && t.text == ">") op = CompareOp::Gt;
-            else if (t.type == Tok::Op && t.text == ">=") op = CompareOp::Ge;
-            else if (is_name("in")) op = CompareOp::In;
+            if (t.type == Tok::Op && t.text == "==")
+                op = CompareOp::Eq;
+            else if (t.type == Tok::Op && t.text == "!=")
+                op = CompareOp::Ne;
+            else if (t.type == Tok::Op && t.text == "<")
+                op = CompareOp::Lt;
+            else if (t.type == Tok::Op && t.text == "<=")
+                op = CompareOp::Le;
+            else if (t.type == Tok::Op && t.text == ">")
+                op = CompareOp::Gt;
+            else if (t.type == Tok::Op && t.text == ">=")
+                op = CompareOp::Ge;
+            else if (is_name("in"))
+                op = CompareOp::In;
             else if (is_name("not") && peek().type == Tok::Name && peek().text == "in") {
                 advance();
                 op = CompareOp::NotIn;
-            } else break;
+            } else
+                break;
             advance();
             if (!c) {
                 c = at<CompareExpr>(t);
@@ -663,8 +696,10 @@ private:
         ExprPtr left = pow();
         while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
             const Token& t = cur();
-            BinaryOp op = t.text == "*" ? BinaryOp::Mul : t.text == "/" ? BinaryOp::Div
-                        : t.text == "//" ? BinaryOp::FloorDiv : BinaryOp::Mod;
+            BinaryOp op = t.text == "*"    ? BinaryOp::Mul
+                          : t.text == "/"  ? BinaryOp::Div
+                          : t.text == "//" ? BinaryOp::FloorDiv
+                                           : BinaryOp::Mod;
             advance();
             left = binary(op, std::move(left), pow(), t);
         }
@@ -709,9 +744,18 @@ private:
         switch (t.type) {
             case Tok::Name: {
                 const std::string& n = t.text;
-                if (n == "true" || n == "True") { advance(); return constant(Value::boolean(true), t); }
-                if (n == "false" || n == "False") { advance(); return constant(Value::boolean(false), t); }
-                if (n == "none" || n == "None") { advance(); return constant(Value::none(), t); }
+                if (n == "true" || n == "True") {
+                    advance();
+                    return constant(Value::boolean(true), t);
+                }
+                if (n == "false" || n == "False") {
+                    advance();
+                    return constant(Value::boolean(false), t);
+                }
+                if (n == "none" || n == "None") {
+                    advance();
+                    return constant(Value::none(), t);
+                }
                 auto name = at<NameExpr>(t);
                 name->name = n;
                 name->slot = slot(n);
@@ -738,7 +782,9 @@ private:
                 std::string_view text = t.text;
                 int base = 10;
                 if (text.size() > 2 && text[0] == '0' && std::strchr("xXoObB", text[1])) {
-                    base = (text[1] == 'x' || text[1] == 'X') ? 16 : (text[1] == 'o' || text[1] == 'O') ? 8 : 2;
+                    base = (text[1] == 'x' || text[1] == 'X')   ? 16
+                           : (text[1] == 'o' || text[1] == 'O') ? 8
+                                                                : 2;
                     text.remove_prefix(2);
                 }
                 std::string digits;
@@ -792,7 +838,8 @@ private:
                 }
                 break;
             }
-            default: break;
+            default:
+                break;
         }
         fail("unexpected " + describe(t));
     }
@@ -958,11 +1005,13 @@ private:
         CallArgs args;
         if (is_op("(")) {
             args = call_args();
-        } else if ((cur().type == Tok::Name || cur().type == Tok::String || cur().type == Tok::Int ||
-                    cur().type == Tok::Float || is_op("[") || is_op("{")) &&
+        } else if ((cur().type == Tok::Name || cur().type == Tok::String ||
+                    cur().type == Tok::Int || cur().type == Tok::Float || is_op("[") ||
+                    is_op("{")) &&
                    !(cur().type == Tok::Name &&
-                     (cur().text == "else" || cur().text == "or" || cur().text == "and" || cur().text == "if" ||
-                      cur().text == "is" || cur().text == "in" || cur().text == "not" || cur().text == "recursive"))) {
+                     (cur().text == "else" || cur().text == "or" || cur().text == "and" ||
+                      cur().text == "if" || cur().text == "is" || cur().text == "in" ||
+                      cur().text == "not" || cur().text == "recursive"))) {
             // `is divisibleby 3`: one argument without parentheses
             ExprPtr arg = postfix(primary());
             args.positional.push_back(std::move(arg));

@@ -37,7 +37,8 @@ std::tm parse_now(const Json& v) {
     int Y = 0, M = 0, D = 0, h = 0, m = 0, sec = 0, n = 0;
     int fields = std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &Y, &M, &D, &n);
     if (fields != 3) throw ValueError("jinja2 option 'now': '" + s + "' is not an ISO datetime");
-    if (static_cast<std::size_t>(n) < s.size() && (s[static_cast<std::size_t>(n)] == 'T' || s[static_cast<std::size_t>(n)] == ' ')) {
+    if (static_cast<std::size_t>(n) < s.size() &&
+        (s[static_cast<std::size_t>(n)] == 'T' || s[static_cast<std::size_t>(n)] == ' ')) {
         if (std::sscanf(s.c_str() + n + 1, "%2d:%2d:%2d", &h, &m, &sec) < 2)
             throw ValueError("jinja2 option 'now': '" + s + "' is not an ISO datetime");
     }
@@ -55,31 +56,36 @@ std::tm parse_now(const Json& v) {
 }
 
 class JinjaRenderer final : public Renderer {
-public:
-    explicit JinjaRenderer(const Json& config) : config_(config.is_object() ? config : Json::object()) {
+  public:
+    explicit JinjaRenderer(const Json& config)
+        : config_(config.is_object() ? config : Json::object()) {
         if (config_.contains("profile")) default_profile_ = parse_profile(config_["profile"]);
         default_limits_ = Limits::from_json(config_.value("limits", Json()));
         cache_ = std::make_unique<TemplateCache>(config_.value("cache_size", 256));
     }
 
-    std::string render(std::string_view text, const Json& inputs, const Json& options) const override {
+    std::string render(std::string_view text, const Json& inputs,
+                       const Json& options) const override {
         const Json& opts = options.is_object() ? options : empty_;
         Profile profile = default_profile_;
         if (auto it = opts.find("profile"); it != opts.end()) profile = parse_profile(*it);
         std::string name = "<template>";
-        if (auto it = opts.find("template_name"); it != opts.end() && it->is_string()) name = it->get<std::string>();
+        if (auto it = opts.find("template_name"); it != opts.end() && it->is_string())
+            name = it->get<std::string>();
 
         RenderSettings settings;
         settings.limits = default_limits_;
         if (auto it = opts.find("limits"); it != opts.end()) {
             Limits over = Limits::from_json(*it);
             Json merged = default_limits_.to_json();
-            for (const auto& [k, v] : it->items()) merged[k == "max_loop_iterations" ? "max_iterations" : k] = v;
+            for (const auto& [k, v] : it->items())
+                merged[k == "max_loop_iterations" ? "max_iterations" : k] = v;
             (void)over;
             settings.limits = Limits::from_json(merged);
         }
         settings.now = parse_now(opts.contains("now") ? opts["now"] : Json());
-        if (!inputs.is_object() && !inputs.is_null()) throw ValueError("jinja2 inputs must be a JSON object", {name});
+        if (!inputs.is_object() && !inputs.is_null())
+            throw ValueError("jinja2 inputs must be a JSON object", {name});
 
         CompileOptions copt;
         copt.profile = profile;
@@ -88,18 +94,21 @@ public:
 
         const Json* templates = nullptr;
         if (auto it = opts.find("templates"); it != opts.end()) {
-            if (!it->is_object()) throw ValueError("jinja2 option 'templates' must be an object of name -> source");
+            if (!it->is_object())
+                throw ValueError("jinja2 option 'templates' must be an object of name -> source");
             templates = &*it;
         }
         const std::size_t max_bytes = settings.limits.max_template_bytes;
         auto check_size = [&](std::string_view src, const std::string& n) {
             if (src.size() > max_bytes)
-                throw LimitExceeded("template of " + std::to_string(src.size()) + " bytes exceeds the limit of " +
-                                        std::to_string(max_bytes) + " bytes",
+                throw LimitExceeded("template of " + std::to_string(src.size()) +
+                                        " bytes exceeds the limit of " + std::to_string(max_bytes) +
+                                        " bytes",
                                     {n});
         };
         check_size(text, name);
-        settings.loader = [&, templates](const std::string& wanted) -> std::shared_ptr<const Template> {
+        settings.loader =
+            [&, templates](const std::string& wanted) -> std::shared_ptr<const Template> {
             if (!templates) return nullptr;
             auto it = templates->find(wanted);
             if (it == templates->end() || !it->is_string()) return nullptr;
@@ -125,7 +134,7 @@ public:
         }
     }
 
-private:
+  private:
     Json config_;
     Profile default_profile_ = Profile::Prompty;
     Limits default_limits_;
@@ -134,7 +143,8 @@ private:
 };
 
 void register_kinds(Registrar& r) {
-    r.add_renderer("jinja2", [](const Json& config) { return std::make_unique<JinjaRenderer>(config); });
+    r.add_renderer("jinja2",
+                   [](const Json& config) { return std::make_unique<JinjaRenderer>(config); });
 }
 
 }  // namespace

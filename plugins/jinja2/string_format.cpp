@@ -49,7 +49,8 @@ Spec parse_spec(std::string_view s) {
     if (i < s.size() && s[i] == '.') {
         ++i;
         std::int64_t p = 0;
-        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) p = std::min<std::int64_t>(p * 10 + (s[i++] - '0'), 1'000'000);
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+            p = std::min<std::int64_t>(p * 10 + (s[i++] - '0'), 1'000'000);
         sp.precision = p;
     }
     if (i < s.size()) sp.type = s[i++];
@@ -76,19 +77,22 @@ std::string format_number(const Value& v, const Spec& sp) {
         if (type == '\0' || type == 'd' || type == 'n') {
             std::int64_t i = v.as_int();
             negative = i < 0;
-            body = std::to_string(i < 0 ? -static_cast<unsigned long long>(i) : static_cast<unsigned long long>(i));
+            body = std::to_string(i < 0 ? -static_cast<unsigned long long>(i)
+                                        : static_cast<unsigned long long>(i));
             if (sp.grouping) body = group_digits(body, sp.grouping);
         } else if (type == 'x' || type == 'X' || type == 'o' || type == 'b') {
             std::int64_t i = v.as_int();
             negative = i < 0;
-            unsigned long long u = i < 0 ? -static_cast<unsigned long long>(i) : static_cast<unsigned long long>(i);
+            unsigned long long u =
+                i < 0 ? -static_cast<unsigned long long>(i) : static_cast<unsigned long long>(i);
             int base = type == 'o' ? 8 : type == 'b' ? 2 : 16;
             const char* digits = type == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
             do {
                 body.insert(body.begin(), digits[u % static_cast<unsigned>(base)]);
                 u /= static_cast<unsigned>(base);
             } while (u);
-            if (sp.alternate) body = std::string("0") + (type == 'o' ? 'o' : type == 'b' ? 'b' : type) + body;
+            if (sp.alternate)
+                body = std::string("0") + (type == 'o' ? 'o' : type == 'b' ? 'b' : type) + body;
         } else if (type == 'c') {
             body = std::string(1, static_cast<char>(v.as_int()));
         } else {
@@ -106,18 +110,22 @@ std::string format_number(const Value& v, const Spec& sp) {
             int prec = static_cast<int>(sp.precision < 0 ? 6 : sp.precision);
             char fmt[16];
             char conv = t == '%' ? 'f' : (t == 'n' ? 'g' : t);
-            if (conv != 'f' && conv != 'F' && conv != 'e' && conv != 'E' && conv != 'g' && conv != 'G')
-                throw Failure("ValueError", std::string("Unknown format code '") + t + "' for object of type 'float'");
+            if (conv != 'f' && conv != 'F' && conv != 'e' && conv != 'E' && conv != 'g' &&
+                conv != 'G')
+                throw Failure("ValueError", std::string("Unknown format code '") + t +
+                                                "' for object of type 'float'");
             std::snprintf(fmt, sizeof fmt, sp.alternate ? "%%#.%d%c" : "%%.%d%c", prec, conv);
             char buf[512];
             int n = std::snprintf(buf, sizeof buf, fmt, a);
             body.assign(buf, static_cast<std::size_t>(std::max(0, std::min(n, 511))));
-            if (type == '\0' && body.find_first_of(".e") == std::string::npos && std::isfinite(a)) body += ".0";
+            if (type == '\0' && body.find_first_of(".e") == std::string::npos && std::isfinite(a))
+                body += ".0";
             if (t == '%') body += '%';
         }
         if (sp.grouping) {
             std::size_t dot = body.find_first_of(".e");
-            body = group_digits(body.substr(0, dot), sp.grouping) + (dot == std::string::npos ? "" : body.substr(dot));
+            body = group_digits(body.substr(0, dot), sp.grouping) +
+                   (dot == std::string::npos ? "" : body.substr(dot));
         }
     }
     std::string sign = negative ? "-" : sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "";
@@ -144,21 +152,24 @@ std::string format_value(Evaluator& ev, const Value& v, std::string_view spec_te
     if (spec_text.empty()) return to_str(v);
     Spec sp = parse_spec(spec_text);
     if (sp.width > 0) ev.check_string(static_cast<std::size_t>(sp.width));
-    if (v.is_number() && !(v.is_bool() && (sp.type == '\0' || sp.type == 's'))) return format_number(v, sp);
+    if (v.is_number() && !(v.is_bool() && (sp.type == '\0' || sp.type == 's')))
+        return format_number(v, sp);
     if (sp.type != '\0' && sp.type != 's')
-        throw Failure("ValueError", std::string("Unknown format code '") + sp.type + "' for object of type '" +
-                                        type_name(v) + "'");
+        throw Failure("ValueError", std::string("Unknown format code '") + sp.type +
+                                        "' for object of type '" + type_name(v) + "'");
     std::string s = to_str(v);
     if (sp.precision >= 0) {
         auto chars = utf8_chars(s);
         if (static_cast<std::int64_t>(chars.size()) > sp.precision) {
             std::string cut;
-            for (std::int64_t i = 0; i < sp.precision; ++i) cut += chars[static_cast<std::size_t>(i)];
+            for (std::int64_t i = 0; i < sp.precision; ++i)
+                cut += chars[static_cast<std::size_t>(i)];
             s = cut;
         }
     }
     char align = sp.align ? sp.align : '<';
-    if (align == '=') throw Failure("ValueError", "'=' alignment not allowed in string format specifier");
+    if (align == '=')
+        throw Failure("ValueError", "'=' alignment not allowed in string format specifier");
     return pad(s, sp.width, sp.fill, align == '^' ? 'c' : align);
 }
 
@@ -189,7 +200,8 @@ std::string python_format(Evaluator& ev, std::string_view fmt, const Args& args)
             continue;
         }
         std::size_t end = fmt.find('}', i);
-        if (end == std::string_view::npos) throw Failure("ValueError", "Single '{' encountered in format string");
+        if (end == std::string_view::npos)
+            throw Failure("ValueError", "Single '{' encountered in format string");
         std::string_view field = fmt.substr(i + 1, end - i - 1);
         i = end + 1;
         std::string_view spec;
@@ -207,37 +219,53 @@ std::string python_format(Evaluator& ev, std::string_view fmt, const Args& args)
         std::string_view head = field.substr(0, stop);
         Value v;
         if (head.empty()) {
-            if (used_manual) throw Failure("ValueError", "cannot switch from manual field specification to automatic field numbering");
+            if (used_manual)
+                throw Failure(
+                    "ValueError",
+                    "cannot switch from manual field specification to automatic field numbering");
             used_auto = true;
             if (auto_index >= args.positional.size())
-                throw Failure("IndexError", "Replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
+                throw Failure("IndexError", "Replacement index " + std::to_string(auto_index) +
+                                                " out of range for positional args tuple");
             v = args.positional[auto_index++];
         } else if (std::isdigit(static_cast<unsigned char>(head[0]))) {
-            if (used_auto) throw Failure("ValueError", "cannot switch from automatic field numbering to manual field specification");
+            if (used_auto)
+                throw Failure(
+                    "ValueError",
+                    "cannot switch from automatic field numbering to manual field specification");
             used_manual = true;
             std::size_t idx = static_cast<std::size_t>(std::stoull(std::string(head)));
             if (idx >= args.positional.size())
-                throw Failure("IndexError", "Replacement index " + std::to_string(idx) + " out of range for positional args tuple");
+                throw Failure("IndexError", "Replacement index " + std::to_string(idx) +
+                                                " out of range for positional args tuple");
             v = args.positional[idx];
         } else {
             const Value* kw = args.kw(head);
             if (!kw) throw Failure("KeyError", repr_string(head));
             v = *kw;
         }
-        std::string_view rest = stop == std::string_view::npos ? std::string_view() : field.substr(stop);
+        std::string_view rest =
+            stop == std::string_view::npos ? std::string_view() : field.substr(stop);
         while (!rest.empty()) {
             if (rest[0] == '.') {
                 std::size_t n = rest.find_first_of(".[", 1);
-                std::string_view attr = rest.substr(1, n == std::string_view::npos ? std::string_view::npos : n - 1);
-                if (!attr.empty() && attr[0] == '_') throw Failure("SecurityError", "access to attribute " + repr_string(attr) + " is unsafe.");
+                std::string_view attr =
+                    rest.substr(1, n == std::string_view::npos ? std::string_view::npos : n - 1);
+                if (!attr.empty() && attr[0] == '_')
+                    throw Failure("SecurityError",
+                                  "access to attribute " + repr_string(attr) + " is unsafe.");
                 v = ev.getattr(v, attr);
                 rest = n == std::string_view::npos ? std::string_view() : rest.substr(n);
             } else {
                 std::size_t close = rest.find(']');
-                if (close == std::string_view::npos) throw Failure("ValueError", "Missing ']' in format string");
+                if (close == std::string_view::npos)
+                    throw Failure("ValueError", "Missing ']' in format string");
                 std::string_view key = rest.substr(1, close - 1);
-                bool digits = !key.empty() && std::all_of(key.begin(), key.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
-                v = ev.getitem(v, digits ? Value::integer(std::stoll(std::string(key))) : Value::string(std::string(key)));
+                bool digits = !key.empty() && std::all_of(key.begin(), key.end(), [](char ch) {
+                    return std::isdigit(static_cast<unsigned char>(ch));
+                });
+                v = ev.getitem(v, digits ? Value::integer(std::stoll(std::string(key)))
+                                         : Value::string(std::string(key)));
                 rest = rest.substr(close + 1);
             }
         }
@@ -257,9 +285,12 @@ std::string python_format(Evaluator& ev, std::string_view fmt, const Args& args)
 std::string percent_format(Evaluator& ev, std::string_view fmt, const Value& args) {
     std::vector<Value> positional;
     const Dict* mapping = nullptr;
-    if (args.is_list() && args.list().flavor == List::Flavor::Tuple) positional = args.list().items;
-    else if (args.is_dict()) mapping = &args.dict(), positional.push_back(args);
-    else positional.push_back(args);
+    if (args.is_list() && args.list().flavor == List::Flavor::Tuple)
+        positional = args.list().items;
+    else if (args.is_dict())
+        mapping = &args.dict(), positional.push_back(args);
+    else
+        positional.push_back(args);
     std::size_t next = 0;
     std::string out;
     for (std::size_t i = 0; i < fmt.size();) {
@@ -273,7 +304,8 @@ std::string percent_format(Evaluator& ev, std::string_view fmt, const Value& arg
         Value holder;
         if (fmt[i] == '(') {
             std::size_t close = fmt.find(')', i);
-            if (close == std::string_view::npos) throw Failure("ValueError", "incomplete format key");
+            if (close == std::string_view::npos)
+                throw Failure("ValueError", "incomplete format key");
             if (!mapping) throw Failure("TypeError", "format requires a mapping");
             std::string_view key = fmt.substr(i + 1, close - i - 1);
             const Value* found = mapping->find(key);
@@ -286,16 +318,23 @@ std::string percent_format(Evaluator& ev, std::string_view fmt, const Value& arg
         sp.align = '>';
         for (; i < fmt.size(); ++i) {
             char f = fmt[i];
-            if (f == '-') sp.align = '<';
-            else if (f == '+') sp.sign = '+';
-            else if (f == ' ') { if (sp.sign != '+') sp.sign = ' '; }
-            else if (f == '#') sp.alternate = true;
-            else if (f == '0') sp.zero = true;
-            else break;
+            if (f == '-')
+                sp.align = '<';
+            else if (f == '+')
+                sp.sign = '+';
+            else if (f == ' ') {
+                if (sp.sign != '+') sp.sign = ' ';
+            } else if (f == '#')
+                sp.alternate = true;
+            else if (f == '0')
+                sp.zero = true;
+            else
+                break;
         }
         auto number = [&](std::int64_t& target) {
             if (i < fmt.size() && fmt[i] == '*') {
-                if (next >= positional.size()) throw Failure("TypeError", "not enough arguments for format string");
+                if (next >= positional.size())
+                    throw Failure("TypeError", "not enough arguments for format string");
                 target = positional[next++].as_int();
                 ++i;
                 return;
@@ -321,7 +360,8 @@ std::string percent_format(Evaluator& ev, std::string_view fmt, const Value& arg
             continue;
         }
         if (!v) {
-            if (next >= positional.size()) throw Failure("TypeError", "not enough arguments for format string");
+            if (next >= positional.size())
+                throw Failure("TypeError", "not enough arguments for format string");
             v = &positional[next++];
         }
         if (sp.width > 0) ev.check_string(static_cast<std::size_t>(sp.width));
@@ -332,39 +372,64 @@ std::string percent_format(Evaluator& ev, std::string_view fmt, const Value& arg
             case 'r':
             case 'a': {
                 std::string s;
-                if (conv == 's') s = to_str(*v);
-                else append_repr(s, *v);
-                if (sp.precision >= 0 && static_cast<std::int64_t>(s.size()) > sp.precision) s.resize(static_cast<std::size_t>(sp.precision));
+                if (conv == 's')
+                    s = to_str(*v);
+                else
+                    append_repr(s, *v);
+                if (sp.precision >= 0 && static_cast<std::int64_t>(s.size()) > sp.precision)
+                    s.resize(static_cast<std::size_t>(sp.precision));
                 piece = pad(s, sp.width, " ", sp.align);
                 break;
             }
             case 'd':
             case 'i':
             case 'u': {
-                if (!v->is_number()) throw Failure("TypeError", "%" + std::string(1, conv) + " format: a real number is required, not " + type_name(*v));
+                if (!v->is_number())
+                    throw Failure("TypeError", "%" + std::string(1, conv) +
+                                                   " format: a real number is required, not " +
+                                                   type_name(*v));
                 Spec n = sp;
                 n.type = 'd';
                 if (n.zero) n.align = '\0';
-                piece = format_number(Value::integer(v->is_float() ? static_cast<std::int64_t>(v->as_float()) : v->as_int()), n);
+                piece = format_number(
+                    Value::integer(v->is_float() ? static_cast<std::int64_t>(v->as_float())
+                                                 : v->as_int()),
+                    n);
                 break;
             }
-            case 'x': case 'X': case 'o': case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': {
-                if (!v->is_number()) throw Failure("TypeError", "must be real number, not " + type_name(*v));
+            case 'x':
+            case 'X':
+            case 'o':
+            case 'e':
+            case 'E':
+            case 'f':
+            case 'F':
+            case 'g':
+            case 'G': {
+                if (!v->is_number())
+                    throw Failure("TypeError", "must be real number, not " + type_name(*v));
                 Spec n = sp;
                 n.type = conv;
                 if (n.zero) n.align = '\0';
                 if ((conv == 'x' || conv == 'X' || conv == 'o') && v->is_float())
-                    throw Failure("TypeError", "%" + std::string(1, conv) + " format: an integer is required, not float");
-                piece = format_number(conv == 'x' || conv == 'X' || conv == 'o' ? *v : Value::real(v->as_float()), n);
+                    throw Failure("TypeError", "%" + std::string(1, conv) +
+                                                   " format: an integer is required, not float");
+                piece = format_number(
+                    conv == 'x' || conv == 'X' || conv == 'o' ? *v : Value::real(v->as_float()), n);
                 break;
             }
-            case 'c': piece = to_str(*v); break;
-            default: throw Failure("ValueError", std::string("unsupported format character '") + conv + "'");
+            case 'c':
+                piece = to_str(*v);
+                break;
+            default:
+                throw Failure("ValueError",
+                              std::string("unsupported format character '") + conv + "'");
         }
         out += piece;
         ev.check_string(out.size());
     }
-    if (!mapping && next < positional.size()) throw Failure("TypeError", "not all arguments converted during string formatting");
+    if (!mapping && next < positional.size())
+        throw Failure("TypeError", "not all arguments converted during string formatting");
     return out;
 }
 

@@ -9,7 +9,8 @@
 
 namespace cmfpipe::jinja2 {
 
-void raise_as_cmfpipe_error(const Failure& f, const std::string& template_name, std::string_view source) {
+void raise_as_cmfpipe_error(const Failure& f, const std::string& template_name,
+                            std::string_view source) {
     std::string name = template_name;
     if (f.where) {
         name = f.where->name;
@@ -24,13 +25,15 @@ void raise_as_cmfpipe_error(const Failure& f, const std::string& template_name, 
         }
         if (start != std::string_view::npos && start <= source.size()) {
             std::size_t end = source.find('\n', start);
-            std::string_view text = source.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+            std::string_view text = source.substr(
+                start, end == std::string_view::npos ? std::string_view::npos : end - start);
             if (text.size() > 200) text = text.substr(0, 200);
             message += "\n    ";
             message += text;
             message += "\n    ";
             std::size_t col = f.column > 0 ? static_cast<std::size_t>(f.column - 1) : 0;
-            for (std::size_t i = 0; i < col && i < text.size(); ++i) message += text[i] == '\t' ? '\t' : ' ';
+            for (std::size_t i = 0; i < col && i < text.size(); ++i)
+                message += text[i] == '\t' ? '\t' : ' ';
             message += '^';
         }
     }

@@ -17,17 +17,39 @@ const Value& need(const Args& a, const char* test) {
     return a.positional.empty() ? a.keyword[0].second : a.positional[0];
 }
 
-bool t_defined(Evaluator&, const Value& v, Args&) { return !v.is_undefined(); }
-bool t_undefined(Evaluator&, const Value& v, Args&) { return v.is_undefined(); }
-bool t_none(Evaluator&, const Value& v, Args&) { return v.is_none(); }
-bool t_boolean(Evaluator&, const Value& v, Args&) { return v.is_bool(); }
-bool t_false(Evaluator&, const Value& v, Args&) { return v.is_bool() && !v.as_bool(); }
-bool t_true(Evaluator&, const Value& v, Args&) { return v.is_bool() && v.as_bool(); }
-bool t_integer(Evaluator&, const Value& v, Args&) { return v.is_int(); }
-bool t_float(Evaluator&, const Value& v, Args&) { return v.is_float(); }
-bool t_number(Evaluator&, const Value& v, Args&) { return v.is_number(); }
-bool t_string(Evaluator&, const Value& v, Args&) { return v.is_string(); }
-bool t_mapping(Evaluator&, const Value& v, Args&) { return v.is_dict(); }
+bool t_defined(Evaluator&, const Value& v, Args&) {
+    return !v.is_undefined();
+}
+bool t_undefined(Evaluator&, const Value& v, Args&) {
+    return v.is_undefined();
+}
+bool t_none(Evaluator&, const Value& v, Args&) {
+    return v.is_none();
+}
+bool t_boolean(Evaluator&, const Value& v, Args&) {
+    return v.is_bool();
+}
+bool t_false(Evaluator&, const Value& v, Args&) {
+    return v.is_bool() && !v.as_bool();
+}
+bool t_true(Evaluator&, const Value& v, Args&) {
+    return v.is_bool() && v.as_bool();
+}
+bool t_integer(Evaluator&, const Value& v, Args&) {
+    return v.is_int();
+}
+bool t_float(Evaluator&, const Value& v, Args&) {
+    return v.is_float();
+}
+bool t_number(Evaluator&, const Value& v, Args&) {
+    return v.is_number();
+}
+bool t_string(Evaluator&, const Value& v, Args&) {
+    return v.is_string();
+}
+bool t_mapping(Evaluator&, const Value& v, Args&) {
+    return v.is_dict();
+}
 bool t_iterable(Evaluator&, const Value& v, Args&) {
     return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();
 }
@@ -38,12 +60,15 @@ bool t_sequence(Evaluator&, const Value& v, Args&) {
 bool t_callable(Evaluator&, const Value& v, Args&) {
     return v.is_callable() || v.kind() == Kind::Loop || v.is_undefined();
 }
-bool t_escaped(Evaluator&, const Value& v, Args&) { return v.is_markup(); }
+bool t_escaped(Evaluator&, const Value& v, Args&) {
+    return v.is_markup();
+}
 
 std::int64_t int_of(Evaluator& ev, const Value& v) {
     if (v.is_undefined()) ev.raise_undefined(v);
     if (v.is_int() || v.is_bool()) return v.as_int();
-    throw Failure("TypeError", "unsupported operand type(s) for %: '" + type_name(v) + "' and 'int'");
+    throw Failure("TypeError",
+                  "unsupported operand type(s) for %: '" + type_name(v) + "' and 'int'");
 }
 
 bool t_odd(Evaluator& ev, const Value& v, Args&) {
@@ -65,21 +90,43 @@ bool t_divisibleby(Evaluator& ev, const Value& v, Args& a) {
     return int_of(ev, v) % d == 0;
 }
 
-bool t_eq(Evaluator&, const Value& v, Args& a) { return equals(v, need(a, "eq")); }
-bool t_ne(Evaluator&, const Value& v, Args& a) { return !equals(v, need(a, "ne")); }
+bool t_eq(Evaluator&, const Value& v, Args& a) {
+    return equals(v, need(a, "eq"));
+}
+bool t_ne(Evaluator&, const Value& v, Args& a) {
+    return !equals(v, need(a, "ne"));
+}
 void ordered(Evaluator& ev, const Value& a, const Value& b) {
     if (a.is_undefined()) ev.raise_undefined(a);
     if (b.is_undefined()) ev.raise_undefined(b);
 }
-bool t_lt(Evaluator& ev, const Value& v, Args& a) { const Value& o = need(a, "lt"); ordered(ev, v, o); return less(v, o); }
-bool t_le(Evaluator& ev, const Value& v, Args& a) { const Value& o = need(a, "le"); ordered(ev, v, o); return !less(o, v); }
-bool t_gt(Evaluator& ev, const Value& v, Args& a) { const Value& o = need(a, "gt"); ordered(ev, v, o); return less(o, v); }
-bool t_ge(Evaluator& ev, const Value& v, Args& a) { const Value& o = need(a, "ge"); ordered(ev, v, o); return !less(v, o); }
+bool t_lt(Evaluator& ev, const Value& v, Args& a) {
+    const Value& o = need(a, "lt");
+    ordered(ev, v, o);
+    return less(v, o);
+}
+bool t_le(Evaluator& ev, const Value& v, Args& a) {
+    const Value& o = need(a, "le");
+    ordered(ev, v, o);
+    return !less(o, v);
+}
+bool t_gt(Evaluator& ev, const Value& v, Args& a) {
+    const Value& o = need(a, "gt");
+    ordered(ev, v, o);
+    return less(o, v);
+}
+bool t_ge(Evaluator& ev, const Value& v, Args& a) {
+    const Value& o = need(a, "ge");
+    ordered(ev, v, o);
+    return !less(v, o);
+}
 
 bool t_in(Evaluator& ev, const Value& v, Args& a) {
     const Value& container = need(a, "in");
     if (container.is_string()) {
-        if (!v.is_string()) throw Failure("TypeError", "'in <string>' requires string as left operand, not " + type_name(v));
+        if (!v.is_string())
+            throw Failure("TypeError",
+                          "'in <string>' requires string as left operand, not " + type_name(v));
         return container.str().find(v.str()) != std::string::npos;
     }
     if (container.is_dict()) return container.dict().find(v) != nullptr;
@@ -93,11 +140,16 @@ bool t_sameas(Evaluator&, const Value& v, Args& a) {
     if (v.kind() != o.kind()) return false;
     switch (v.kind()) {
         case Kind::None:
-        case Kind::Undefined: return true;
-        case Kind::Bool: return v.as_bool() == o.as_bool();
-        case Kind::Int: return v.as_int() == o.as_int() && v.as_int() >= -5 && v.as_int() <= 256;
-        case Kind::Float: return false;
-        default: return v.identity() == o.identity();
+        case Kind::Undefined:
+            return true;
+        case Kind::Bool:
+            return v.as_bool() == o.as_bool();
+        case Kind::Int:
+            return v.as_int() == o.as_int() && v.as_int() >= -5 && v.as_int() <= 256;
+        case Kind::Float:
+            return false;
+        default:
+            return v.identity() == o.identity();
     }
 }
 
@@ -123,23 +175,51 @@ bool t_upper(Evaluator&, const Value& v, Args&) {
 bool t_filter(Evaluator& ev, const Value& v, Args&) {
     return v.is_string() && find_filter(v.str(), ev.profile()) != nullptr;
 }
-bool t_test(Evaluator&, const Value& v, Args&) { return v.is_string() && find_test(v.str()) != nullptr; }
+bool t_test(Evaluator&, const Value& v, Args&) {
+    return v.is_string() && find_test(v.str()) != nullptr;
+}
 
 const std::unordered_map<std::string_view, TestFn>& table() {
     static const std::unordered_map<std::string_view, TestFn> t = {
-        {"defined", t_defined},   {"undefined", t_undefined}, {"none", t_none},
-        {"boolean", t_boolean},   {"false", t_false},         {"true", t_true},
-        {"integer", t_integer},   {"float", t_float},         {"number", t_number},
-        {"string", t_string},     {"mapping", t_mapping},     {"iterable", t_iterable},
-        {"sequence", t_sequence}, {"callable", t_callable},   {"escaped", t_escaped},
-        {"odd", t_odd},           {"even", t_even},           {"divisibleby", t_divisibleby},
-        {"eq", t_eq},             {"equalto", t_eq},          {"==", t_eq},
-        {"ne", t_ne},             {"!=", t_ne},               {"lt", t_lt},
-        {"lessthan", t_lt},       {"<", t_lt},                {"le", t_le},
-        {"<=", t_le},             {"gt", t_gt},               {"greaterthan", t_gt},
-        {">", t_gt},              {"ge", t_ge},               {">=", t_ge},
-        {"in", t_in},             {"sameas", t_sameas},       {"lower", t_lower},
-        {"upper", t_upper},       {"filter", t_filter},       {"test", t_test},
+        {"defined", t_defined},
+        {"undefined", t_undefined},
+        {"none", t_none},
+        {"boolean", t_boolean},
+        {"false", t_false},
+        {"true", t_true},
+        {"integer", t_integer},
+        {"float", t_float},
+        {"number", t_number},
+        {"string", t_string},
+        {"mapping", t_mapping},
+        {"iterable", t_iterable},
+        {"sequence", t_sequence},
+        {"callable", t_callable},
+        {"escaped", t_escaped},
+        {"odd", t_odd},
+        {"even", t_even},
+        {"divisibleby", t_divisibleby},
+        {"eq", t_eq},
+        {"equalto", t_eq},
+        {"==", t_eq},
+        {"ne", t_ne},
+        {"!=", t_ne},
+        {"lt", t_lt},
+        {"lessthan", t_lt},
+        {"<", t_lt},
+        {"le", t_le},
+        {"<=", t_le},
+        {"gt", t_gt},
+        {"greaterthan", t_gt},
+        {">", t_gt},
+        {"ge", t_ge},
+        {">=", t_ge},
+        {"in", t_in},
+        {"sameas", t_sameas},
+        {"lower", t_lower},
+        {"upper", t_upper},
+        {"filter", t_filter},
+        {"test", t_test},
     };
     return t;
 }

@@ -9,7 +9,8 @@
 namespace cmfpipe::jinja2 {
 
 bool is_py_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || (c >= '\x1c' && c <= '\x1f');
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
+           (c >= '\x1c' && c <= '\x1f');
 }
 
 std::string_view strip_space(std::string_view s, bool left, bool right) {
@@ -31,7 +32,9 @@ std::string strip_chars(std::string_view s, std::string_view chars, bool left, b
     }
     auto set = utf8_chars(chars);
     auto cs = utf8_chars(s);
-    auto member = [&](std::string_view c) { return std::find(set.begin(), set.end(), c) != set.end(); };
+    auto member = [&](std::string_view c) {
+        return std::find(set.begin(), set.end(), c) != set.end();
+    };
     std::size_t b = 0, e = cs.size();
     if (left)
         while (b < e && member(cs[b])) ++b;
@@ -42,7 +45,8 @@ std::string strip_chars(std::string_view s, std::string_view chars, bool left, b
     return out;
 }
 
-std::vector<std::string> split_whitespace(std::string_view s, std::int64_t maxsplit, bool from_right) {
+std::vector<std::string> split_whitespace(std::string_view s, std::int64_t maxsplit,
+                                          bool from_right) {
     std::vector<std::string> parts;
     if (!from_right) {
         std::size_t i = 0;
@@ -77,7 +81,8 @@ std::vector<std::string> split_whitespace(std::string_view s, std::int64_t maxsp
     return parts;
 }
 
-std::vector<std::string> split_sep(std::string_view s, std::string_view sep, std::int64_t maxsplit, bool from_right) {
+std::vector<std::string> split_sep(std::string_view s, std::string_view sep, std::int64_t maxsplit,
+                                   bool from_right) {
     std::vector<std::string> parts;
     if (!from_right) {
         std::size_t start = 0;
@@ -108,11 +113,15 @@ std::vector<std::string> split_lines(std::string_view s, bool keepends) {
     std::size_t i = 0;
     while (i < s.size()) {
         std::size_t j = i;
-        while (j < s.size() && s[j] != '\n' && s[j] != '\r' && s[j] != '\v' && s[j] != '\f' && !(s[j] >= '\x1c' && s[j] <= '\x1e')) ++j;
+        while (j < s.size() && s[j] != '\n' && s[j] != '\r' && s[j] != '\v' && s[j] != '\f' &&
+               !(s[j] >= '\x1c' && s[j] <= '\x1e'))
+            ++j;
         std::size_t eol = j;
         if (j < s.size()) {
-            if (s[j] == '\r' && j + 1 < s.size() && s[j + 1] == '\n') j += 2;
-            else j += 1;
+            if (s[j] == '\r' && j + 1 < s.size() && s[j + 1] == '\n')
+                j += 2;
+            else
+                j += 1;
         }
         lines.emplace_back(s.substr(i, (keepends ? j : eol) - i));
         i = j;
@@ -120,13 +129,14 @@ std::vector<std::string> split_lines(std::string_view s, bool keepends) {
     return lines;
 }
 
-std::string replace_all(std::string_view s, std::string_view old, std::string_view neu, std::int64_t count,
-                        std::size_t max_bytes) {
+std::string replace_all(std::string_view s, std::string_view old, std::string_view neu,
+                        std::int64_t count, std::size_t max_bytes) {
     std::string out;
     std::int64_t done = 0;
     auto grow = [&] {
         if (out.size() > max_bytes)
-            throw Failure::limit_exceeded("string exceeds the limit of " + std::to_string(max_bytes) + " bytes");
+            throw Failure::limit_exceeded("string exceeds the limit of " +
+                                          std::to_string(max_bytes) + " bytes");
     };
     if (old.empty()) {
         auto chars = utf8_chars(s);
@@ -169,7 +179,8 @@ std::string ascii_lower(std::string_view s) {
 }
 
 static bool is_alpha_byte(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (static_cast<unsigned char>(c) >= 0x80);
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (static_cast<unsigned char>(c) >= 0x80);
 }
 
 std::string python_title(std::string_view s) {
@@ -183,7 +194,8 @@ std::string python_title(std::string_view s) {
             if (prev_cased) c = static_cast<char>(c + 32);
             prev_cased = true;
         } else {
-            prev_cased = is_alpha_byte(c) && static_cast<unsigned char>(c) >= 0x80 ? prev_cased : false;
+            prev_cased =
+                is_alpha_byte(c) && static_cast<unsigned char>(c) >= 0x80 ? prev_cased : false;
         }
     }
     return r;
@@ -222,9 +234,12 @@ std::string pad(std::string_view s, std::int64_t width, std::string_view fill, c
     if (width <= len) return std::string(s);
     std::int64_t total = width - len;
     std::int64_t left = 0;
-    if (align == '>') left = total;
-    else if (align == '^') left = total / 2 + (total & width & 1);  // Python's str.center rule
-    else if (align == 'c') left = total / 2;                         // format()'s '^' rule
+    if (align == '>')
+        left = total;
+    else if (align == '^')
+        left = total / 2 + (total & width & 1);  // Python's str.center rule
+    else if (align == 'c')
+        left = total / 2;  // format()'s '^' rule
     std::int64_t right = total - left;
     std::string r;
     for (std::int64_t i = 0; i < left; ++i) r += fill;

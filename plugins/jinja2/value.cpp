@@ -38,7 +38,9 @@ namespace {
 // any container that dies meanwhile are queued here instead of being destroyed recursively.
 thread_local std::vector<Value>* g_pending = nullptr;
 
-bool nests(const Value& v) { return v.kind() == Kind::List || v.kind() == Kind::Dict || v.kind() == Kind::Namespace; }
+bool nests(const Value& v) {
+    return v.kind() == Kind::List || v.kind() == Kind::Dict || v.kind() == Kind::Namespace;
+}
 
 // Only containers can nest deeply; scalars and strings are freed in place as usual.
 template <class Range, class Get>
@@ -66,7 +68,8 @@ struct DepthGuard {
     int& d;
     explicit DepthGuard(int& depth) : d(depth) {
         if (++d > kMaxValueDepth)
-            throw Failure::limit_exceeded("value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+            throw Failure::limit_exceeded("value nested deeper than " +
+                                          std::to_string(kMaxValueDepth) + " levels");
     }
     ~DepthGuard() { --d; }
 };
@@ -150,14 +153,22 @@ const Value* Args::get(std::size_t index, std::string_view name) const {
 bool truthy(const Value& v) {
     switch (v.kind()) {
         case Kind::Undefined:
-        case Kind::None: return false;
-        case Kind::Bool: return v.as_bool();
-        case Kind::Int: return v.as_int() != 0;
-        case Kind::Float: return v.as_float() != 0.0;
-        case Kind::String: return !v.str().empty();
-        case Kind::List: return v.list().flavor == List::Flavor::Generator || !v.list().items.empty();
-        case Kind::Dict: return !v.dict().items.empty();
-        default: return true;
+        case Kind::None:
+            return false;
+        case Kind::Bool:
+            return v.as_bool();
+        case Kind::Int:
+            return v.as_int() != 0;
+        case Kind::Float:
+            return v.as_float() != 0.0;
+        case Kind::String:
+            return !v.str().empty();
+        case Kind::List:
+            return v.list().flavor == List::Flavor::Generator || !v.list().items.empty();
+        case Kind::Dict:
+            return !v.dict().items.empty();
+        default:
+            return true;
     }
 }
 
@@ -177,14 +188,18 @@ bool equals_impl(const Value& a, const Value& b) {
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
         case Kind::Undefined:
-        case Kind::None: return true;
-        case Kind::String: return a.identity() == b.identity() || a.str() == b.str();
+        case Kind::None:
+            return true;
+        case Kind::String:
+            return a.identity() == b.identity() || a.str() == b.str();
         case Kind::List: {
             const auto& x = a.list();
             const auto& y = b.list();
             if (&x == &y) return true;
-            if ((x.flavor == List::Flavor::Tuple) != (y.flavor == List::Flavor::Tuple)) return false;
-            if (x.flavor == List::Flavor::Generator || y.flavor == List::Flavor::Generator) return false;
+            if ((x.flavor == List::Flavor::Tuple) != (y.flavor == List::Flavor::Tuple))
+                return false;
+            if (x.flavor == List::Flavor::Generator || y.flavor == List::Flavor::Generator)
+                return false;
             if (x.items.size() != y.items.size()) return false;
             for (std::size_t i = 0; i < x.items.size(); ++i)
                 if (!equals(x.items[i], y.items[i])) return false;
@@ -200,7 +215,8 @@ bool equals_impl(const Value& a, const Value& b) {
             }
             return true;
         }
-        default: return a.identity() == b.identity();
+        default:
+            return a.identity() == b.identity();
     }
 }
 
@@ -211,7 +227,8 @@ bool less(const Value& a, const Value& b) {
         return a.as_int() < b.as_int();
     }
     if (a.is_string() && b.is_string()) return a.str() < b.str();
-    if (a.is_list() && b.is_list() && (a.list().flavor == List::Flavor::Tuple) == (b.list().flavor == List::Flavor::Tuple)) {
+    if (a.is_list() && b.is_list() &&
+        (a.list().flavor == List::Flavor::Tuple) == (b.list().flavor == List::Flavor::Tuple)) {
         const auto& x = a.list().items;
         const auto& y = b.list().items;
         for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
@@ -219,28 +236,41 @@ bool less(const Value& a, const Value& b) {
         }
         return x.size() < y.size();
     }
-    throw Failure("TypeError", "'<' not supported between instances of '" + type_name(a) + "' and '" +
-                                   type_name(b) + "'");
+    throw Failure("TypeError", "'<' not supported between instances of '" + type_name(a) +
+                                   "' and '" + type_name(b) + "'");
 }
 
 std::string type_name(const Value& v) {
     switch (v.kind()) {
-        case Kind::Undefined: return "Undefined";
-        case Kind::None: return "NoneType";
-        case Kind::Bool: return "bool";
-        case Kind::Int: return "int";
-        case Kind::Float: return "float";
-        case Kind::String: return "str";
+        case Kind::Undefined:
+            return "Undefined";
+        case Kind::None:
+            return "NoneType";
+        case Kind::Bool:
+            return "bool";
+        case Kind::Int:
+            return "int";
+        case Kind::Float:
+            return "float";
+        case Kind::String:
+            return "str";
         case Kind::List:
             switch (v.list().flavor) {
-                case List::Flavor::Tuple: return "tuple";
-                case List::Flavor::Generator: return "generator";
-                default: return "list";
+                case List::Flavor::Tuple:
+                    return "tuple";
+                case List::Flavor::Generator:
+                    return "generator";
+                default:
+                    return "list";
             }
-        case Kind::Dict: return "dict";
-        case Kind::Callable: return "function";
-        case Kind::Namespace: return "Namespace";
-        case Kind::Loop: return "LoopContext";
+        case Kind::Dict:
+            return "dict";
+        case Kind::Callable:
+            return "function";
+        case Kind::Namespace:
+            return "Namespace";
+        case Kind::Loop:
+            return "LoopContext";
     }
     return "object";
 }
@@ -270,7 +300,8 @@ void append_float(std::string& out, double f) {
     for (char c : sci.substr(0, epos))
         if (c != '.') digits += c;
     int exp = 0;
-    std::from_chars(sci.data() + epos + 1 + (sci[epos + 1] == '+' ? 1 : 0), sci.data() + sci.size(), exp);
+    std::from_chars(sci.data() + epos + 1 + (sci[epos + 1] == '+' ? 1 : 0), sci.data() + sci.size(),
+                    exp);
     if (negative) out += '-';
     if (exp >= -4 && exp < 16) {
         if (exp < 0) {
@@ -308,13 +339,26 @@ static void append_int(std::string& out, std::int64_t i) {
 
 void append_str(std::string& out, const Value& v) {
     switch (v.kind()) {
-        case Kind::Undefined: return;
-        case Kind::String: out += v.str(); return;
-        case Kind::Int: append_int(out, v.as_int()); return;
-        case Kind::Float: append_float(out, v.as_float()); return;
-        case Kind::Bool: out += v.as_bool() ? "True" : "False"; return;
-        case Kind::None: out += "None"; return;
-        default: append_repr(out, v); return;
+        case Kind::Undefined:
+            return;
+        case Kind::String:
+            out += v.str();
+            return;
+        case Kind::Int:
+            append_int(out, v.as_int());
+            return;
+        case Kind::Float:
+            append_float(out, v.as_float());
+            return;
+        case Kind::Bool:
+            out += v.as_bool() ? "True" : "False";
+            return;
+        case Kind::None:
+            out += "None";
+            return;
+        default:
+            append_repr(out, v);
+            return;
     }
 }
 
@@ -338,7 +382,8 @@ static std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t&
         return 1;
     }
     cp = c & (0x3F >> (len - 1));
-    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    for (std::size_t k = 1; k < len; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     return len;
 }
 
@@ -346,9 +391,10 @@ static std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t&
 static bool printable(std::uint32_t cp) {
     if (cp < 0x20 || cp == 0x7F) return false;
     if (cp >= 0x80 && cp <= 0xA0) return false;
-    if (cp == 0xAD || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) ||
-        (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 || cp == 0xFEFF || (cp >= 0xD800 && cp <= 0xDFFF) ||
-        (cp >= 0xE000 && cp <= 0xF8FF) || cp == 0xFFF9 || cp == 0xFFFA || cp == 0xFFFB)
+    if (cp == 0xAD || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) ||
+        (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 ||
+        cp == 0xFEFF || (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0xE000 && cp <= 0xF8FF) ||
+        cp == 0xFFF9 || cp == 0xFFFA || cp == 0xFFFB)
         return false;
     return true;
 }
@@ -399,7 +445,9 @@ std::string repr_string(std::string_view s) {
 void append_repr(std::string& out, const Value& v) {
     DepthGuard guard(g_depth);
     switch (v.kind()) {
-        case Kind::String: append_repr_string(out, v.str()); return;
+        case Kind::String:
+            append_repr_string(out, v.str());
+            return;
         case Kind::List: {
             const auto& l = v.list();
             if (l.flavor == List::Flavor::Generator) {
@@ -429,8 +477,11 @@ void append_repr(std::string& out, const Value& v) {
             out += '}';
             return;
         }
-        case Kind::Undefined: return;
-        case Kind::Callable: out += "<function " + v.callable().name() + ">"; return;
+        case Kind::Undefined:
+            return;
+        case Kind::Callable:
+            out += "<function " + v.callable().name() + ">";
+            return;
         case Kind::Namespace: {
             out += "<Namespace {";
             bool first = true;
@@ -446,10 +497,13 @@ void append_repr(std::string& out, const Value& v) {
         }
         case Kind::Loop: {
             const auto& l = v.loop();
-            out += "<LoopContext " + std::to_string(l.index0 + 1) + "/" + std::to_string(l.items->items.size()) + ">";
+            out += "<LoopContext " + std::to_string(l.index0 + 1) + "/" +
+                   std::to_string(l.items->items.size()) + ">";
             return;
         }
-        default: append_str(out, v); return;
+        default:
+            append_str(out, v);
+            return;
     }
 }
 

@@ -19,7 +19,19 @@ struct Callable;
 struct Namespace;
 struct LoopState;
 
-enum class Kind : std::uint8_t { Undefined, None, Bool, Int, Float, String, List, Dict, Callable, Namespace, Loop };
+enum class Kind : std::uint8_t {
+    Undefined,
+    None,
+    Bool,
+    Int,
+    Float,
+    String,
+    List,
+    Dict,
+    Callable,
+    Namespace,
+    Loop
+};
 
 // Why a value is undefined; decides the message when the undefined value is used.
 enum class UndefinedReason : std::uint8_t {
@@ -37,29 +49,90 @@ struct UndefinedInfo {
 };
 
 class Value {
-public:
+  public:
     Value() : kind_(Kind::Undefined) { num_.i = 0; }
-    static Value none() { Value v; v.kind_ = Kind::None; return v; }
-    static Value boolean(bool b) { Value v; v.kind_ = Kind::Bool; v.num_.i = 0; v.num_.b = b; return v; }
-    static Value integer(std::int64_t i) { Value v; v.kind_ = Kind::Int; v.num_.i = i; return v; }
-    static Value real(double f) { Value v; v.kind_ = Kind::Float; v.num_.f = f; return v; }
+    static Value none() {
+        Value v;
+        v.kind_ = Kind::None;
+        return v;
+    }
+    static Value boolean(bool b) {
+        Value v;
+        v.kind_ = Kind::Bool;
+        v.num_.i = 0;
+        v.num_.b = b;
+        return v;
+    }
+    static Value integer(std::int64_t i) {
+        Value v;
+        v.kind_ = Kind::Int;
+        v.num_.i = i;
+        return v;
+    }
+    static Value real(double f) {
+        Value v;
+        v.kind_ = Kind::Float;
+        v.num_.f = f;
+        return v;
+    }
     static Value string(std::string s);
     // Jinja's Markup: a string marked safe (|safe, |escape); `+` with a plain str escapes the str.
-    static Value markup(std::string s) { Value v = string(std::move(s)); v.aux_ = 1; return v; }
+    static Value markup(std::string s) {
+        Value v = string(std::move(s));
+        v.aux_ = 1;
+        return v;
+    }
     bool is_markup() const { return kind_ == Kind::String && aux_ == 1; }
-    static Value string(std::shared_ptr<const std::string> s) { Value v; v.kind_ = Kind::String; v.ptr_ = std::move(s); return v; }
-    static Value list(std::shared_ptr<List> l) { Value v; v.kind_ = Kind::List; v.ptr_ = std::move(l); return v; }
-    static Value dict(std::shared_ptr<Dict> d) { Value v; v.kind_ = Kind::Dict; v.ptr_ = std::move(d); return v; }
-    static Value callable(std::shared_ptr<Callable> c) { Value v; v.kind_ = Kind::Callable; v.ptr_ = std::move(c); return v; }
-    static Value ns(std::shared_ptr<Namespace> n) { Value v; v.kind_ = Kind::Namespace; v.ptr_ = std::move(n); return v; }
-    static Value loop(std::shared_ptr<LoopState> l) { Value v; v.kind_ = Kind::Loop; v.ptr_ = std::move(l); return v; }
-    static Value undefined(std::shared_ptr<const UndefinedInfo> info) { Value v; v.ptr_ = std::move(info); return v; }
+    static Value string(std::shared_ptr<const std::string> s) {
+        Value v;
+        v.kind_ = Kind::String;
+        v.ptr_ = std::move(s);
+        return v;
+    }
+    static Value list(std::shared_ptr<List> l) {
+        Value v;
+        v.kind_ = Kind::List;
+        v.ptr_ = std::move(l);
+        return v;
+    }
+    static Value dict(std::shared_ptr<Dict> d) {
+        Value v;
+        v.kind_ = Kind::Dict;
+        v.ptr_ = std::move(d);
+        return v;
+    }
+    static Value callable(std::shared_ptr<Callable> c) {
+        Value v;
+        v.kind_ = Kind::Callable;
+        v.ptr_ = std::move(c);
+        return v;
+    }
+    static Value ns(std::shared_ptr<Namespace> n) {
+        Value v;
+        v.kind_ = Kind::Namespace;
+        v.ptr_ = std::move(n);
+        return v;
+    }
+    static Value loop(std::shared_ptr<LoopState> l) {
+        Value v;
+        v.kind_ = Kind::Loop;
+        v.ptr_ = std::move(l);
+        return v;
+    }
+    static Value undefined(std::shared_ptr<const UndefinedInfo> info) {
+        Value v;
+        v.ptr_ = std::move(info);
+        return v;
+    }
     static Value undefined(UndefinedReason reason, std::string name, std::string obj_type = {});
     // Undefined produced at an AST site (a Name, GetAttr or GetItem node), with the kind of the
     // object that lacked the attribute; the message is derived from the site only when needed,
     // so probing `x.y is defined` allocates nothing.
     static Value undefined_at(const Node* site, Kind obj_kind) {
-        Value v; v.aux_ = static_cast<std::uint8_t>(obj_kind); v.num_.site = site; return v;
+        Value v;
+        v.aux_ = static_cast<std::uint8_t>(obj_kind);
+        v.num_.site = site;
+        return v;
     }
     const Node* undefined_site() const { return num_.site; }
     Kind undefined_obj_kind() const { return static_cast<Kind>(aux_); }
@@ -70,7 +143,9 @@ public:
     bool is_bool() const { return kind_ == Kind::Bool; }
     bool is_int() const { return kind_ == Kind::Int; }
     bool is_float() const { return kind_ == Kind::Float; }
-    bool is_number() const { return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool; }
+    bool is_number() const {
+        return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool;
+    }
     bool is_string() const { return kind_ == Kind::String; }
     bool is_list() const { return kind_ == Kind::List; }
     bool is_dict() const { return kind_ == Kind::Dict; }
@@ -82,20 +157,30 @@ public:
         return kind_ == Kind::Float ? num_.f : static_cast<double>(as_int());
     }
     const std::string& str() const { return *static_cast<const std::string*>(ptr_.get()); }
-    std::shared_ptr<const std::string> str_ptr() const { return std::static_pointer_cast<const std::string>(ptr_); }
+    std::shared_ptr<const std::string> str_ptr() const {
+        return std::static_pointer_cast<const std::string>(ptr_);
+    }
     // Containers are shared by reference, as in Python; only the prompty profile mutates them.
     List& list() const { return *static_cast<List*>(const_cast<void*>(ptr_.get())); }
     Dict& dict() const { return *static_cast<Dict*>(const_cast<void*>(ptr_.get())); }
     Callable& callable() const { return *static_cast<Callable*>(const_cast<void*>(ptr_.get())); }
     Namespace& ns() const { return *static_cast<Namespace*>(const_cast<void*>(ptr_.get())); }
     LoopState& loop() const { return *static_cast<LoopState*>(const_cast<void*>(ptr_.get())); }
-    const UndefinedInfo* undefined_info() const { return static_cast<const UndefinedInfo*>(ptr_.get()); }
-    std::shared_ptr<List> list_ptr() const { return std::static_pointer_cast<List>(std::const_pointer_cast<void>(ptr_)); }
-    std::shared_ptr<LoopState> loop_ptr() const { return std::static_pointer_cast<LoopState>(std::const_pointer_cast<void>(ptr_)); }
-    std::shared_ptr<Dict> dict_ptr() const { return std::static_pointer_cast<Dict>(std::const_pointer_cast<void>(ptr_)); }
+    const UndefinedInfo* undefined_info() const {
+        return static_cast<const UndefinedInfo*>(ptr_.get());
+    }
+    std::shared_ptr<List> list_ptr() const {
+        return std::static_pointer_cast<List>(std::const_pointer_cast<void>(ptr_));
+    }
+    std::shared_ptr<LoopState> loop_ptr() const {
+        return std::static_pointer_cast<LoopState>(std::const_pointer_cast<void>(ptr_));
+    }
+    std::shared_ptr<Dict> dict_ptr() const {
+        return std::static_pointer_cast<Dict>(std::const_pointer_cast<void>(ptr_));
+    }
     const void* identity() const { return ptr_.get(); }
 
-private:
+  private:
     Kind kind_;
     std::uint8_t aux_ = 0;
     union {
@@ -186,6 +271,7 @@ std::size_t utf8_length(std::string_view s);
 std::vector<std::string_view> utf8_chars(std::string_view s);
 bool is_ascii(std::string_view s);
 
-std::shared_ptr<List> make_list(std::vector<Value> items = {}, List::Flavor flavor = List::Flavor::List);
+std::shared_ptr<List> make_list(std::vector<Value> items = {},
+                                List::Flavor flavor = List::Flavor::List);
 
 }  // namespace cmfpipe::jinja2

@@ -21,7 +21,8 @@ cmf::Role role_of(const WireNode& node) {
 
 PartPtr image_part(const std::string& url) {
     if (auto inline_data = parse_data_url(url)) {
-        return ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::base64, inline_data->data, inline_data->media_type});
+        return ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::base64, inline_data->data,
+                                                  inline_data->media_type});
     }
     return ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::url, url, std::nullopt});
 }
@@ -62,8 +63,9 @@ void read_block(const WireNode& block, cmf::Content& parts, Json& custom) {
         parts.push_back(image_part(image.is_string() ? image.string() : image.at("url").string()));
     } else if (type == "input_audio") {
         WireNode audio = block.at("input_audio");
-        parts.push_back(ContentPart::make(cmf::AudioSource{cmf::MediaSourceType::base64, audio.at("data").string(),
-                                                           audio_media_type(audio.at("format").string()), std::nullopt}));
+        parts.push_back(ContentPart::make(
+            cmf::AudioSource{cmf::MediaSourceType::base64, audio.at("data").string(),
+                             audio_media_type(audio.at("format").string()), std::nullopt}));
     } else if (type == "file") {
         parts.push_back(file_part(block.at("file").object()));
     } else {
@@ -122,7 +124,8 @@ cmf::Content read_assistant_parts(const WireNode& message, Json& custom) {
 
 cmf::Message finish(cmf::Role role, cmf::Content parts, Json custom) {
     cmf::Message message(role, std::move(parts));
-    if (!custom.empty()) message = message.with_custom(std::make_shared<const Json>(std::move(custom)));
+    if (!custom.empty())
+        message = message.with_custom(std::make_shared<const Json>(std::move(custom)));
     return message;
 }
 
@@ -133,7 +136,8 @@ std::optional<cmf::TokenUsage> read_usage(const WireNode& body) {
     cmf::TokenUsage tokens;
     tokens.input_tokens = usage->optional_integer("prompt_tokens").value_or(0);
     tokens.output_tokens = usage->optional_integer("completion_tokens").value_or(0);
-    tokens.total_tokens = usage->optional_integer("total_tokens").value_or(tokens.input_tokens + tokens.output_tokens);
+    tokens.total_tokens = usage->optional_integer("total_tokens")
+                              .value_or(tokens.input_tokens + tokens.output_tokens);
     return tokens;
 }
 
@@ -156,7 +160,8 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
         choice.object();
         WireNode message = choice.at("message").object();
         if (auto role = message.find("role"); role && role->string() != "assistant") {
-            role->fail("a completion's message must have role assistant, got '" + role->string() + "'");
+            role->fail("a completion's message must have role assistant, got '" + role->string() +
+                       "'");
         }
         Json custom = Json::object();
         cmf::Content parts = read_assistant_parts(message, custom);
@@ -166,28 +171,32 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
             if (p->type() == cmf::ContentType::tool_call) has_calls = true;
             if (const auto* t = p->get_if<cmf::Text>()) text += t->text;
         }
-        if (structured && !has_calls && !custom.contains("refusal")) add_structured_output(custom, text);
+        if (structured && !has_calls && !custom.contains("refusal"))
+            add_structured_output(custom, text);
         CompletionInfo choice_info = info;
         choice_info.finish_reason = choice.optional_string("finish_reason");
-        out.push_back(with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)), choice_info,
-                                           std::move(custom)));
+        out.push_back(with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)),
+                                           choice_info, std::move(custom)));
     }
     return out;
 }
 
 std::vector<cmf::Message> read_chat_conversation(const WireNode& messages) {
     std::vector<cmf::Message> out;
-    std::map<std::string, std::string, std::less<>> tool_names;  // tool_call_id -> name, for results
+    std::map<std::string, std::string, std::less<>>
+        tool_names;  // tool_call_id -> name, for results
     for (const WireNode& message : messages.elements()) {
         message.object();
         WireNode role_node = message.at("role");
-        if (role_node.string() == "function") role_node.fail("the legacy role 'function' is not supported");
+        if (role_node.string() == "function")
+            role_node.fail("the legacy role 'function' is not supported");
         cmf::Role role = role_of(role_node);
         Json custom = Json::object();
         if (role == cmf::Role::tool) {
             cmf::ToolResult result;
             result.tool_call_id = message.at("tool_call_id").string();
-            if (auto name = tool_names.find(result.tool_call_id); name != tool_names.end()) result.tool_name = name->second;
+            if (auto name = tool_names.find(result.tool_call_id); name != tool_names.end())
+                result.tool_name = name->second;
             WireNode content = message.at("content");
             result.content = content.json();
             out.push_back(cmf::Message(role, {ContentPart::make(std::move(result))}));
@@ -197,7 +206,8 @@ std::vector<cmf::Message> read_chat_conversation(const WireNode& messages) {
         if (role == cmf::Role::assistant) {
             parts = read_assistant_parts(message, custom);
             for (const PartPtr& p : parts) {
-                if (const auto* call = p->get_if<cmf::ToolCall>()) tool_names[call->tool_call_id] = call->name;
+                if (const auto* call = p->get_if<cmf::ToolCall>())
+                    tool_names[call->tool_call_id] = call->name;
             }
         } else {
             read_content(message, parts, custom);

@@ -10,11 +10,13 @@ using cmf::ContentPart;
 
 // One content block (spec §7.1.2). Parts Chat Completions cannot carry are errors, never dropped.
 Json content_block(const ContentPart& part, const std::string& place) {
-    if (const auto* text = part.get_if<cmf::Text>()) return Json{{"type", "text"}, {"text", text->text}};
+    if (const auto* text = part.get_if<cmf::Text>())
+        return Json{{"type", "text"}, {"text", text->text}};
     if (const auto* image = part.get_if<cmf::ImageSource>()) {
         std::string url = image->data;
         if (image->type == cmf::MediaSourceType::base64) {
-            if (!image->media_type) throw ValueError("openai: " + place + ": a base64 image needs a media_type");
+            if (!image->media_type)
+                throw ValueError("openai: " + place + ": a base64 image needs a media_type");
             url = make_data_url(*image->media_type, image->data);
         }
         return Json{{"type", "image_url"}, {"image_url", {{"url", url}}}};
@@ -30,14 +32,17 @@ Json content_block(const ContentPart& part, const std::string& place) {
             data = inline_data->data;
             media_type = inline_data->media_type;
         }
-        if (!media_type) throw ValueError("openai: " + place + ": audio needs a media_type (e.g. audio/wav)");
-        return Json{{"type", "input_audio"}, {"input_audio", {{"data", data}, {"format", audio_format(*media_type)}}}};
+        if (!media_type)
+            throw ValueError("openai: " + place + ": audio needs a media_type (e.g. audio/wav)");
+        return Json{{"type", "input_audio"},
+                    {"input_audio", {{"data", data}, {"format", audio_format(*media_type)}}}};
     }
     if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
         Json file = Json::object();
         if (doc->title) file["filename"] = *doc->title;
         if (doc->type == cmf::MediaSourceType::base64) {
-            if (!doc->media_type) throw ValueError("openai: " + place + ": a base64 document needs a media_type");
+            if (!doc->media_type)
+                throw ValueError("openai: " + place + ": a base64 document needs a media_type");
             file["file_data"] = make_data_url(*doc->media_type, doc->data);
         } else if (doc->data.rfind("file-", 0) == 0) {
             file["file_id"] = doc->data;  // an uploaded file's id
@@ -50,9 +55,10 @@ Json content_block(const ContentPart& part, const std::string& place) {
 }
 
 Json tool_call_json(const cmf::Message& message, const cmf::ToolCall& call) {
-    return Json{{"id", call.tool_call_id},
-                {"type", "function"},
-                {"function", {{"name", call.name}, {"arguments", tool_arguments_text(message, call)}}}};
+    return Json{
+        {"id", call.tool_call_id},
+        {"type", "function"},
+        {"function", {{"name", call.name}, {"arguments", tool_arguments_text(message, call)}}}};
 }
 
 // A tool result's content: text as is, any other JSON value as its JSON text.
@@ -65,7 +71,8 @@ Json tool_result_content(const Json& content) {
 void append_wire_messages(Json& out, const cmf::Message& message, std::size_t index) {
     const std::string role(cmf::to_string(message.role()));
     if (message.role() == cmf::Role::tool) {
-        // One wire message per tool result (they carry tool_call_id; other parts cannot ride along).
+        // One wire message per tool result (they carry tool_call_id; other parts cannot ride
+        // along).
         for (std::size_t i = 0; i < message.size(); ++i) {
             const ContentPart& part = *message.part(i);
             const auto* result = part.get_if<cmf::ToolResult>();
@@ -88,7 +95,8 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
         switch (part.type()) {
             case cmf::ContentType::thinking:
                 if (message.role() != cmf::Role::assistant) {
-                    throw ValueError("openai: " + part_place(index, i, part) + ": only assistant messages carry thinking");
+                    throw ValueError("openai: " + part_place(index, i, part) +
+                                     ": only assistant messages carry thinking");
                 }
                 if (has_thinking) thinking += "\n";
                 thinking += part.get<cmf::Thinking>().text;
@@ -96,7 +104,8 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
                 break;
             case cmf::ContentType::tool_call:
                 if (message.role() != cmf::Role::assistant) {
-                    throw ValueError("openai: " + part_place(index, i, part) + ": only assistant messages carry tool calls");
+                    throw ValueError("openai: " + part_place(index, i, part) +
+                                     ": only assistant messages carry tool calls");
                 }
                 tool_calls.push_back(tool_call_json(message, part.get<cmf::ToolCall>()));
                 break;
@@ -135,7 +144,8 @@ Json chat_tools(const Json& agent) {
                              ") must be resolved to function tools before it reaches the adapter");
         }
         Json function = {{"name", name}};
-        if (auto d = tool.find("description"); d != tool.end() && d->is_string()) function["description"] = *d;
+        if (auto d = tool.find("description"); d != tool.end() && d->is_string())
+            function["description"] = *d;
         if (wire::tool_is_strict(tool)) function["strict"] = true;
         function["parameters"] = wire::tool_parameters_schema(tool);
         out.push_back(Json{{"type", "function"}, {"function", std::move(function)}});
@@ -143,13 +153,16 @@ Json chat_tools(const Json& agent) {
     return out;
 }
 
-Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) {
+Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent,
+                  const Json& options) {
     Json body = Json::object();
     if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string()) body["model"] = *id;
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
+            body["model"] = *id;
     }
     Json wire_messages = Json::array();
-    for (std::size_t i = 0; i < messages.size(); ++i) append_wire_messages(wire_messages, messages[i], i);
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        append_wire_messages(wire_messages, messages[i], i);
     body["messages"] = std::move(wire_messages);
     add_model_options(body, agent, Api::chat);
     if (Json tools = chat_tools(agent); !tools.is_null()) body["tools"] = std::move(tools);

@@ -24,7 +24,6 @@ struct ChoiceSoFar {
     Json finish_reason;
 };
 
-
 void append_delta(const WireNode& delta, ChoiceSoFar& so_far) {
     delta.object();
     if (auto refusal = delta.find("refusal"); refusal && !refusal->string().empty()) {
@@ -63,7 +62,8 @@ Json accumulate_chunks(const std::vector<Json>& chunks) {
         chunk.object();
         if (auto error = chunk.find("error")) {
             throw ValueError("openai stream: the provider reported an error: " +
-                             (error->is_object() ? error->string_or("message", error->json().dump()) : error->json().dump()));
+                             (error->is_object() ? error->string_or("message", error->json().dump())
+                                                 : error->json().dump()));
         }
         for (const char* key : {"id", "model", "created", "system_fingerprint"}) {
             if (auto v = chunk.find(key); v && !body.contains(key)) body[key] = v->json();
@@ -81,17 +81,22 @@ Json accumulate_chunks(const std::vector<Json>& chunks) {
     if (choices.empty()) throw ValueError("openai stream: no chunk carried a choice");
     Json out_choices = Json::array();
     for (const auto& [index, so_far] : choices) {
-        Json message = {{"role", "assistant"}, {"content", so_far.has_content ? Json(so_far.content) : Json(nullptr)}};
+        Json message = {{"role", "assistant"},
+                        {"content", so_far.has_content ? Json(so_far.content) : Json(nullptr)}};
         if (so_far.has_reasoning) message["reasoning_content"] = so_far.reasoning;
         if (!so_far.tool_calls.empty()) {
             Json calls = Json::array();
             for (const auto& [_, tc] : so_far.tool_calls) {
-                calls.push_back(Json{{"id", tc.id}, {"type", "function"},
-                                     {"function", {{"name", tc.name}, {"arguments", tc.arguments}}}});
+                calls.push_back(
+                    Json{{"id", tc.id},
+                         {"type", "function"},
+                         {"function", {{"name", tc.name}, {"arguments", tc.arguments}}}});
             }
             message["tool_calls"] = std::move(calls);
         }
-        out_choices.push_back(Json{{"index", index}, {"message", std::move(message)}, {"finish_reason", so_far.finish_reason}});
+        out_choices.push_back(Json{{"index", index},
+                                   {"message", std::move(message)},
+                                   {"finish_reason", so_far.finish_reason}});
     }
     body["choices"] = std::move(out_choices);
     return body;

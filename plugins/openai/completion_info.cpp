@@ -51,7 +51,8 @@ cmf::Message with_completion_info(cmf::Message message, const CompletionInfo& in
 
 bool wants_structured_output(const Json& options) {
     if (!options.is_object()) return false;
-    if (auto it = options.find("structured"); it != options.end() && it->is_boolean()) return it->get<bool>();
+    if (auto it = options.find("structured"); it != options.end() && it->is_boolean())
+        return it->get<bool>();
     auto it = options.find("outputs");
     return it != options.end() && ((it->is_array() || it->is_object()) && !it->empty());
 }

@@ -26,7 +26,8 @@ std::string audio_format(std::string_view media_type) {
     if (media_type == "audio/wav" || media_type == "audio/x-wav") return "wav";
     if (media_type == "audio/mp3" || media_type == "audio/mpeg") return "mp3";
     constexpr std::string_view prefix = "audio/";
-    if (media_type.substr(0, prefix.size()) == prefix) return std::string(media_type.substr(prefix.size()));
+    if (media_type.substr(0, prefix.size()) == prefix)
+        return std::string(media_type.substr(prefix.size()));
     return std::string(media_type);
 }
 

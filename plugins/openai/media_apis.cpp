@@ -13,7 +13,8 @@ namespace {
 
 Json model_id(const Json& agent) {
     if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string()) return *id;
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
+            return *id;
     }
     return nullptr;
 }
@@ -27,7 +28,8 @@ Json embedding_request(const std::vector<cmf::Message>& messages, const Json& ag
             if (const auto* text = part->get_if<cmf::Text>()) texts.push_back(text->text);
         }
     }
-    if (texts.empty()) throw ValueError("openai: an embedding request needs at least one text part");
+    if (texts.empty())
+        throw ValueError("openai: an embedding request needs at least one text part");
     Json body = Json::object();
     if (Json id = model_id(agent); !id.is_null()) body["model"] = id;
     body["input"] = texts.size() == 1 ? texts[0] : texts;
@@ -61,10 +63,13 @@ std::vector<cmf::Message> read_embedding_response(const wire::WireNode& body) {
     for (std::size_t i = 0; i < data.size(); ++i) {
         const wire::WireNode& item = data[i].object();
         wire::WireNode embedding = item.at("embedding");
-        if (!embedding.is_array() && !embedding.is_string()) embedding.fail("expected an array of numbers or a base64 string");
-        vectors.emplace_back(item.optional_integer("index").value_or(static_cast<std::int64_t>(i)), embedding.json());
+        if (!embedding.is_array() && !embedding.is_string())
+            embedding.fail("expected an array of numbers or a base64 string");
+        vectors.emplace_back(item.optional_integer("index").value_or(static_cast<std::int64_t>(i)),
+                             embedding.json());
     }
-    std::stable_sort(vectors.begin(), vectors.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(vectors.begin(), vectors.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     Json custom = {{"embeddings", Json::array()}};
     for (auto& [_, v] : vectors) custom["embeddings"].push_back(std::move(v));
     CompletionInfo info;
@@ -88,9 +93,11 @@ std::vector<cmf::Message> read_image_response(const wire::WireNode& body) {
     for (const wire::WireNode& item : data) {
         item.object();
         if (auto url = item.find("url")) {  // url wins over b64_json (spec §8.3)
-            parts.push_back(cmf::ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::url, url->string(), std::nullopt}));
+            parts.push_back(cmf::ContentPart::make(
+                cmf::ImageSource{cmf::MediaSourceType::url, url->string(), std::nullopt}));
         } else if (auto b64 = item.find("b64_json")) {
-            parts.push_back(cmf::ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::base64, b64->string(), std::nullopt}));
+            parts.push_back(cmf::ContentPart::make(
+                cmf::ImageSource{cmf::MediaSourceType::base64, b64->string(), std::nullopt}));
         } else {
             item.fail("an image needs url or b64_json");
         }
@@ -103,7 +110,8 @@ std::vector<cmf::Message> read_image_response(const wire::WireNode& body) {
     CompletionInfo info;
     info.created = body.optional_integer("created");
     info.raw_format = "openai";
-    return {with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)), info, std::move(custom))};
+    return {with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)), info,
+                                 std::move(custom))};
 }
 
 }  // namespace cmfpipe::openai

@@ -26,8 +26,8 @@ struct DataUrl {
 };
 std::optional<DataUrl> parse_data_url(std::string_view url);
 std::string make_data_url(std::string_view media_type, std::string_view base64);
-std::string audio_format(std::string_view media_type);       // audio/mpeg -> mp3
-std::string audio_media_type(std::string_view format);       // mp3 -> audio/mpeg
+std::string audio_format(std::string_view media_type);  // audio/mpeg -> mp3
+std::string audio_media_type(std::string_view format);  // mp3 -> audio/mpeg
 // "message 2 part 1 (video)": where a part is, for error messages.
 std::string part_place(std::size_t message, std::size_t part, const cmf::ContentPart& p);
 
@@ -51,7 +51,7 @@ struct CompletionInfo {
     std::optional<std::int64_t> created;       // Unix seconds
     std::optional<std::string> finish_reason;  // provider spelling
     std::optional<cmf::TokenUsage> usage;
-    std::string raw_format;                    // "openai" | "openai-responses"
+    std::string raw_format;  // "openai" | "openai-responses"
 };
 // Sets completion (stop reason, tokens, model, raw_format, created_at), provenance (message id)
 // and the custom slot (when `custom` is non-empty; an unmapped finish reason is kept there).
@@ -63,9 +63,11 @@ bool wants_structured_output(const Json& options);
 void add_structured_output(Json& custom, const std::string& text);
 
 // ---- chat_request.cpp / responses_request.cpp / media_apis.cpp: CMF -> request bodies.
-Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options);
+Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent,
+                  const Json& options);
 Json chat_tools(const Json& agent);  // null when there are none
-Json responses_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options);
+Json responses_request(const std::vector<cmf::Message>& messages, const Json& agent,
+                       const Json& options);
 Json embedding_request(const std::vector<cmf::Message>& messages, const Json& agent);
 Json image_request(const std::vector<cmf::Message>& messages, const Json& agent);
 

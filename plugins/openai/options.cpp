@@ -51,13 +51,15 @@ Api api_of(const Json& agent, const Json& options) {
         api = options["apiType"].get<std::string>();
     } else if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
         const Json& model = agent["model"];
-        if (auto it = model.find("apiType"); it != model.end() && it->is_string()) api = it->get<std::string>();
+        if (auto it = model.find("apiType"); it != model.end() && it->is_string())
+            api = it->get<std::string>();
     }
     if (api == "chat") return Api::chat;
     if (api == "responses") return Api::responses;
     if (api == "embedding") return Api::embedding;
     if (api == "image") return Api::image;
-    throw ValueError("openai: unknown apiType '" + api + "' (known: chat, responses, embedding, image)");
+    throw ValueError("openai: unknown apiType '" + api +
+                     "' (known: chat, responses, embedding, image)");
 }
 
 void add_model_options(Json& body, const Json& agent, Api api) {
@@ -75,12 +77,19 @@ void add_model_options(Json& body, const Json& agent, Api api) {
         }
     };
     switch (api) {
-        case Api::chat: apply(chat_names); break;
-        case Api::responses: apply(responses_names); break;
+        case Api::chat:
+            apply(chat_names);
+            break;
+        case Api::responses:
+            apply(responses_names);
+            break;
         case Api::embedding:
-        case Api::image: apply(no_names); break;
+        case Api::image:
+            apply(no_names);
+            break;
     }
-    if (auto extra = options.find("additionalProperties"); extra != options.end() && extra->is_object()) {
+    if (auto extra = options.find("additionalProperties");
+        extra != options.end() && extra->is_object()) {
         for (const auto& [key, value] : extra->items()) {
             if (!body.contains(key)) body[key] = value;
         }

@@ -19,15 +19,19 @@ std::string_view trim_left(std::string_view s) {
 // A Responses stream: the response.completed event carries the whole response.
 std::optional<Json> completed_response(const std::vector<Json>& events) {
     for (const Json& e : events) {
-        if (e.is_object() && e.value("type", "") == "response.completed" && e.contains("response")) return e["response"];
+        if (e.is_object() && e.value("type", "") == "response.completed" && e.contains("response"))
+            return e["response"];
     }
     return std::nullopt;
 }
 
 std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Json& options) {
-    if (!events.empty() && events.front().is_object() && events.front().value("type", "").rfind("response.", 0) == 0) {
+    if (!events.empty() && events.front().is_object() &&
+        events.front().value("type", "").rfind("response.", 0) == 0) {
         auto response = completed_response(events);
-        if (!response) throw ValueError("openai stream: a Responses stream without a response.completed event");
+        if (!response)
+            throw ValueError(
+                "openai stream: a Responses stream without a response.completed event");
         return read_responses_output(wire::WireNode("openai response", *response), options);
     }
     Json body = accumulate_chunks(events);
@@ -35,28 +39,36 @@ std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Jso
 }
 
 class OpenAIAdapter final : public Adapter {
-public:
-    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) const override {
+  public:
+    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
+                 const Json& options) const override {
         switch (api_of(agent, options)) {
-            case Api::chat: return chat_request(messages, agent, options);
-            case Api::responses: return responses_request(messages, agent, options);
-            case Api::embedding: return embedding_request(messages, agent);
-            case Api::image: return image_request(messages, agent);
+            case Api::chat:
+                return chat_request(messages, agent, options);
+            case Api::responses:
+                return responses_request(messages, agent, options);
+            case Api::embedding:
+                return embedding_request(messages, agent);
+            case Api::image:
+                return image_request(messages, agent);
         }
         return nullptr;
     }
 
-    std::vector<cmf::Message> from_wire(std::string_view completion, const Json& options) const override {
+    std::vector<cmf::Message> from_wire(std::string_view completion,
+                                        const Json& options) const override {
         std::string_view text = trim_left(completion);
         if (text.empty()) throw ValueError("openai response: the completion is empty");
-        if (wire::looks_like_sse(text)) return read_stream(wire::sse_events(text, "openai stream"), options);
+        if (wire::looks_like_sse(text))
+            return read_stream(wire::sse_events(text, "openai stream"), options);
         Json doc = wire::parse_wire_json(text, "openai response");
         if (doc.is_array()) return read_stream(doc.get<std::vector<Json>>(), options);
         wire::WireNode body("openai response", doc);
         body.object();
         if (auto err = body.find("error"); err && !body.find("output")) {
             throw ValueError("openai response reported an error: " +
-                             (err->is_object() ? err->string_or("message", err->json().dump()) : err->json().dump()));
+                             (err->is_object() ? err->string_or("message", err->json().dump())
+                                               : err->json().dump()));
         }
         const bool named = options.is_object() && options.contains("apiType");
         Api api = named ? api_of(Json::object(), options) : Api::chat;
@@ -65,19 +77,25 @@ public:
                 api = Api::responses;
             } else if (doc.contains("data") && !doc.contains("choices")) {
                 const Json& data = doc["data"];
-                bool embedding = data.is_array() && !data.empty() && data[0].is_object() && data[0].contains("embedding");
+                bool embedding = data.is_array() && !data.empty() && data[0].is_object() &&
+                                 data[0].contains("embedding");
                 api = embedding || doc.value("object", "") == "list" ? Api::embedding : Api::image;
             } else if (doc.contains("messages") && !doc.contains("choices")) {
-                return read_chat_conversation(body.at("messages"));  // a request body: a conversation
+                return read_chat_conversation(
+                    body.at("messages"));  // a request body: a conversation
             }
         }
         switch (api) {
             case Api::chat:
-                if (doc.value("object", "") == "chat.completion.chunk") return read_stream({doc}, options);
+                if (doc.value("object", "") == "chat.completion.chunk")
+                    return read_stream({doc}, options);
                 return read_chat_completion(body, options);
-            case Api::responses: return read_responses_output(body, options);
-            case Api::embedding: return read_embedding_response(body);
-            case Api::image: return read_image_response(body);
+            case Api::responses:
+                return read_responses_output(body, options);
+            case Api::embedding:
+                return read_embedding_response(body);
+            case Api::image:
+                return read_image_response(body);
         }
         return {};
     }

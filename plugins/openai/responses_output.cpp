@@ -14,7 +14,8 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
     body.object();
     if (auto error = body.find("error")) {
         throw ValueError("openai response reported an error: " +
-                         (error->is_object() ? error->string_or("message", error->json().dump()) : error->json().dump()));
+                         (error->is_object() ? error->string_or("message", error->json().dump())
+                                             : error->json().dump()));
     }
     Json custom = Json::object();
     cmf::Content parts;
@@ -51,7 +52,8 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
             has_calls = true;
         } else if (type == "reasoning") {
             if (auto summary = item.find("summary")) {
-                for (const WireNode& s : summary->elements()) parts.push_back(ContentPart::thinking(s.object().at("text").string()));
+                for (const WireNode& s : summary->elements())
+                    parts.push_back(ContentPart::thinking(s.object().at("text").string()));
             }
         } else {
             custom["provider_items"].push_back(item.json());
@@ -59,12 +61,14 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
     }
     // output_text is the SDKs' convenience field; use it when the items carried no text.
     if (!has_text) {
-        if (auto output_text = body.find("output_text"); output_text && !output_text->string().empty()) {
+        if (auto output_text = body.find("output_text");
+            output_text && !output_text->string().empty()) {
             parts.push_back(ContentPart::text(output_text->string()));
             text = output_text->string();
         }
     }
-    if (wants_structured_output(options) && !has_calls && !custom.contains("refusal")) add_structured_output(custom, text);
+    if (wants_structured_output(options) && !has_calls && !custom.contains("refusal"))
+        add_structured_output(custom, text);
 
     CompletionInfo info;
     info.id = body.optional_string("id");
@@ -74,7 +78,8 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
     std::string status = body.string_or("status", "completed");
     if (status == "incomplete") {
         std::string reason = "incomplete";
-        if (auto details = body.find("incomplete_details")) reason = details->string_or("reason", reason);
+        if (auto details = body.find("incomplete_details"))
+            reason = details->string_or("reason", reason);
         info.finish_reason = reason;
     } else {
         info.finish_reason = has_calls && status == "completed" ? "tool_calls" : status;
@@ -84,10 +89,12 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
         cmf::TokenUsage tokens;
         tokens.input_tokens = usage->optional_integer("input_tokens").value_or(0);
         tokens.output_tokens = usage->optional_integer("output_tokens").value_or(0);
-        tokens.total_tokens = usage->optional_integer("total_tokens").value_or(tokens.input_tokens + tokens.output_tokens);
+        tokens.total_tokens = usage->optional_integer("total_tokens")
+                                  .value_or(tokens.input_tokens + tokens.output_tokens);
         info.usage = tokens;
     }
-    return {with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)), info, std::move(custom))};
+    return {with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)), info,
+                                 std::move(custom))};
 }
 
 }  // namespace cmfpipe::openai

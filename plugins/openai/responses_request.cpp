@@ -18,7 +18,8 @@ Json input_block(const ContentPart& part, bool assistant, const std::string& pla
     if (const auto* image = part.get_if<cmf::ImageSource>()) {
         std::string url = image->data;
         if (image->type == cmf::MediaSourceType::base64) {
-            if (!image->media_type) throw ValueError("openai: " + place + ": a base64 image needs a media_type");
+            if (!image->media_type)
+                throw ValueError("openai: " + place + ": a base64 image needs a media_type");
             url = make_data_url(*image->media_type, image->data);
         }
         return Json{{"type", "input_image"}, {"image_url", url}};
@@ -27,7 +28,8 @@ Json input_block(const ContentPart& part, bool assistant, const std::string& pla
         Json block = {{"type", "input_file"}};
         if (doc->title) block["filename"] = *doc->title;
         if (doc->type == cmf::MediaSourceType::base64) {
-            if (!doc->media_type) throw ValueError("openai: " + place + ": a base64 document needs a media_type");
+            if (!doc->media_type)
+                throw ValueError("openai: " + place + ": a base64 document needs a media_type");
             block["file_data"] = make_data_url(*doc->media_type, doc->data);
         } else if (doc->data.rfind("file-", 0) == 0) {
             block["file_id"] = doc->data;
@@ -53,10 +55,12 @@ Json flat_tools(const Json& agent) {
 
 }  // namespace
 
-Json responses_request(const std::vector<cmf::Message>& messages, const Json& agent, const Json& options) {
+Json responses_request(const std::vector<cmf::Message>& messages, const Json& agent,
+                       const Json& options) {
     Json body = Json::object();
     if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string()) body["model"] = *id;
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
+            body["model"] = *id;
     }
     std::string instructions;
     bool has_instructions = false;
@@ -83,22 +87,28 @@ Json responses_request(const std::vector<cmf::Message>& messages, const Json& ag
             const ContentPart& part = *message.part(i);
             std::string place = part_place(m, i, part);
             if (const auto* call = part.get_if<cmf::ToolCall>()) {
-                after.push_back(Json{{"type", "function_call"}, {"call_id", call->tool_call_id}, {"name", call->name},
+                after.push_back(Json{{"type", "function_call"},
+                                     {"call_id", call->tool_call_id},
+                                     {"name", call->name},
                                      {"arguments", tool_arguments_text(message, *call)}});
             } else if (const auto* result = part.get_if<cmf::ToolResult>()) {
-                after.push_back(Json{{"type", "function_call_output"}, {"call_id", result->tool_call_id},
-                                     {"output", result->content.is_string() ? result->content.get<std::string>()
-                                                                           : result->content.dump()}});
+                after.push_back(
+                    Json{{"type", "function_call_output"},
+                         {"call_id", result->tool_call_id},
+                         {"output", result->content.is_string() ? result->content.get<std::string>()
+                                                                : result->content.dump()}});
             } else if (const auto* thinking = part.get_if<cmf::Thinking>()) {
                 input.push_back(Json{{"type", "reasoning"},
-                                     {"summary", Json::array({Json{{"type", "summary_text"}, {"text", thinking->text}}})}});
+                                     {"summary", Json::array({Json{{"type", "summary_text"},
+                                                                   {"text", thinking->text}}})}});
             } else {
                 blocks.push_back(input_block(part, assistant, place));
             }
         }
         if (!blocks.empty()) {
             Json item = {{"role", std::string(cmf::to_string(message.role()))}};
-            if (blocks.size() == 1 && (blocks[0]["type"] == "input_text" || blocks[0]["type"] == "output_text")) {
+            if (blocks.size() == 1 &&
+                (blocks[0]["type"] == "input_text" || blocks[0]["type"] == "output_text")) {
                 item["content"] = blocks[0]["text"];
             } else {
                 item["content"] = std::move(blocks);

@@ -22,8 +22,8 @@ ParsedArguments parse_tool_arguments(std::string_view raw) {
 
 void flag_invalid_arguments(Json& custom, const cmf::ToolCall& call, std::string_view raw,
                             const std::string& error) {
-    custom["invalid_tool_arguments"].push_back(
-        Json{{"tool_call_id", call.tool_call_id}, {"name", call.name}, {"raw", raw}, {"error", error}});
+    custom["invalid_tool_arguments"].push_back(Json{
+        {"tool_call_id", call.tool_call_id}, {"name", call.name}, {"raw", raw}, {"error", error}});
 }
 
 std::string tool_arguments_text(const cmf::Message& message, const cmf::ToolCall& call) {

@@ -6,8 +6,12 @@
 namespace pii {
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool alnum(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
 
 }  // namespace
 
@@ -37,7 +41,9 @@ std::vector<Match> find_cards(std::string_view text) {
         std::size_t end = i;
         while (end < text.size() && digit(text[end])) {
             digits += text[end++];
-            if (end + 1 < text.size() && (text[end] == ' ' || text[end] == '-') && digit(text[end + 1])) ++end;
+            if (end + 1 < text.size() && (text[end] == ' ' || text[end] == '-') &&
+                digit(text[end + 1]))
+                ++end;
         }
         const bool bounded = end == text.size() || !alnum(text[end]);
         if (bounded && digits.size() >= 13 && digits.size() <= 19 && luhn_valid(digits)) {

@@ -5,9 +5,15 @@
 namespace pii {
 namespace {
 
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-bool local_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'; }
-bool domain_char(char c) { return alnum(c) || c == '.' || c == '-'; }
+bool alnum(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+bool local_char(char c) {
+    return alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
+}
+bool domain_char(char c) {
+    return alnum(c) || c == '.' || c == '-';
+}
 
 bool valid_domain(std::string_view domain) {
     int labels = 0;
@@ -15,7 +21,8 @@ bool valid_domain(std::string_view domain) {
     while (true) {
         auto dot = domain.find('.');
         std::string_view label = domain.substr(0, dot);
-        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
+            return false;
         ++labels;
         last = label;
         if (dot == std::string_view::npos) break;
@@ -33,13 +40,15 @@ bool valid_domain(std::string_view domain) {
 std::vector<Match> find_emails(std::string_view text) {
     std::vector<Match> out;
     std::size_t resume = 0;  // matches never overlap: an '@' inside the last match is skipped
-    for (std::size_t at = text.find('@'); at != std::string_view::npos; at = text.find('@', at + 1)) {
+    for (std::size_t at = text.find('@'); at != std::string_view::npos;
+         at = text.find('@', at + 1)) {
         if (at < resume) continue;
         std::size_t begin = at;
         while (begin > resume && local_char(text[begin - 1])) --begin;
         while (begin < at && text[begin] == '.') ++begin;
         std::string_view local = text.substr(begin, at - begin);
-        if (local.empty() || local.back() == '.' || local.find("..") != std::string_view::npos) continue;
+        if (local.empty() || local.back() == '.' || local.find("..") != std::string_view::npos)
+            continue;
 
         std::size_t end = at + 1;
         while (end < text.size() && domain_char(text[end])) ++end;

@@ -6,9 +6,15 @@
 namespace pii {
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-bool separator(char c) { return c == ' ' || c == '-' || c == '.'; }
+bool digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool alnum(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+bool separator(char c) {
+    return c == ' ' || c == '-' || c == '.';
+}
 
 struct Candidate {
     bool plus = false;
@@ -78,11 +84,13 @@ std::vector<Match> find_phones(std::string_view text) {
     std::size_t i = 0;
     while (i < text.size()) {
         const char ch = text[i];
-        const bool starts = (ch == '+' && i + 1 < text.size() && (digit(text[i + 1]) || text[i + 1] == '(')) ||
-                            (ch == '(' && i + 1 < text.size() && digit(text[i + 1])) || digit(ch);
+        const bool starts =
+            (ch == '+' && i + 1 < text.size() && (digit(text[i + 1]) || text[i + 1] == '(')) ||
+            (ch == '(' && i + 1 < text.size() && digit(text[i + 1])) || digit(ch);
         // Not inside a word or a dotted/hyphenated token ("v1.555.123.4567", "id-5551234567").
-        const bool inside = i > 0 && (alnum(text[i - 1]) || text[i - 1] == '+' ||
-                                      ((text[i - 1] == '.' || text[i - 1] == '-') && i > 1 && alnum(text[i - 2])));
+        const bool inside =
+            i > 0 && (alnum(text[i - 1]) || text[i - 1] == '+' ||
+                      ((text[i - 1] == '.' || text[i - 1] == '-') && i > 1 && alnum(text[i - 2])));
         if (!starts || inside) {
             ++i;
             continue;

@@ -30,17 +30,24 @@ struct Settings {
                 }
                 s.label = value.get<std::string>();
             } else if (key == "kinds") {
-                if (!value.is_array()) throw ValueError("pii_redactor: kinds must be a list of email, phone, card");
+                if (!value.is_array())
+                    throw ValueError("pii_redactor: kinds must be a list of email, phone, card");
                 s.emails = s.phones = s.cards = false;
                 for (const auto& kind : value) {
                     std::string k = kind.is_string() ? kind.get<std::string>() : kind.dump();
-                    if (k == "email") s.emails = true;
-                    else if (k == "phone") s.phones = true;
-                    else if (k == "card") s.cards = true;
-                    else throw ValueError("pii_redactor: unknown kind " + kind.dump() + " (known: email, phone, card)");
+                    if (k == "email")
+                        s.emails = true;
+                    else if (k == "phone")
+                        s.phones = true;
+                    else if (k == "card")
+                        s.cards = true;
+                    else
+                        throw ValueError("pii_redactor: unknown kind " + kind.dump() +
+                                         " (known: email, phone, card)");
                 }
             } else {
-                throw ValueError("pii_redactor: unknown config key '" + key + "' (known: kinds, label)");
+                throw ValueError("pii_redactor: unknown config key '" + key +
+                                 "' (known: kinds, label)");
             }
         }
         return s;
@@ -48,10 +55,11 @@ struct Settings {
 };
 
 class PiiRedactor : public cmfpipe::Processor {
-public:
+  public:
     explicit PiiRedactor(Settings settings) : s_(std::move(settings)) {}
 
-    cmfpipe::ProcessorResult process(const cmf::Message& message, const cmfpipe::ProcessorContext&) const override {
+    cmfpipe::ProcessorResult process(const cmf::Message& message,
+                                     const cmfpipe::ProcessorContext&) const override {
         cmf::Message out = message;
         bool changed = false;
         for (std::size_t i = 0; i < message.size(); ++i) {
@@ -75,7 +83,7 @@ public:
         return cmfpipe::ProcessorResult::modify(out.with_labels_added({s_.label}));
     }
 
-private:
+  private:
     std::optional<std::string> redact(std::string_view text) const {
         auto matches = pii::find_pii(text, s_.emails, s_.phones, s_.cards);
         if (matches.empty()) return std::nullopt;
@@ -101,8 +109,9 @@ private:
 };
 
 void register_kinds(cmfpipe::Registrar& r) {
-    r.add_processor("pii_redactor",
-                    [](const Json& config) { return std::make_unique<PiiRedactor>(Settings::parse(config)); });
+    r.add_processor("pii_redactor", [](const Json& config) {
+        return std::make_unique<PiiRedactor>(Settings::parse(config));
+    });
 }
 
 }  // namespace

@@ -7,16 +7,21 @@ namespace pii {
 
 const char* name(Kind kind) {
     switch (kind) {
-        case Kind::email: return "email";
-        case Kind::phone: return "phone";
-        case Kind::card: return "card";
+        case Kind::email:
+            return "email";
+        case Kind::phone:
+            return "phone";
+        case Kind::card:
+            return "card";
     }
     return "?";
 }
 
 std::vector<Match> find_pii(std::string_view text, bool emails, bool phones, bool cards) {
     std::vector<Match> all;
-    auto take = [&](std::vector<Match> found) { all.insert(all.end(), found.begin(), found.end()); };
+    auto take = [&](std::vector<Match> found) {
+        all.insert(all.end(), found.begin(), found.end());
+    };
     if (emails) take(find_emails(text));
     if (cards) take(find_cards(text));
     if (phones) take(find_phones(text));
@@ -36,7 +41,9 @@ std::string redact(std::string_view text, const std::vector<Match>& matches) {
     std::size_t at = 0;
     for (const auto& m : matches) {
         out.append(text.substr(at, m.begin - at));
-        out += m.kind == Kind::email ? "[REDACTED:EMAIL]" : m.kind == Kind::phone ? "[REDACTED:PHONE]" : "[REDACTED:CARD]";
+        out += m.kind == Kind::email   ? "[REDACTED:EMAIL]"
+               : m.kind == Kind::phone ? "[REDACTED:PHONE]"
+                                       : "[REDACTED:CARD]";
         at = m.end;
     }
     out.append(text.substr(at));

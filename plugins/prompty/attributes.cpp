@@ -55,7 +55,8 @@ std::vector<Attribute> parse_attributes(std::string_view block, const SourceLoca
     bool quoted = false;
     std::size_t start = 0;
     for (std::size_t i = 0; i < block.size(); ++i) {
-        if (block[i] == '"') quoted = !quoted;
+        if (block[i] == '"')
+            quoted = !quoted;
         else if (block[i] == ',' && !quoted) {
             add(block.substr(start, i - start));
             start = i + 1;

@@ -20,7 +20,9 @@ std::string mark_author_markers(std::string_view template_text, std::string_view
             out.append(line.substr(0, marker->role_begin + marker->role.size()));
             out.append("[nonce=").append(nonce);
             if (marker->has_attributes) {
-                for (const auto& a : parse_attributes(marker->attributes, {"<template>", line_number, static_cast<int>(marker->role_begin) + 1})) {
+                for (const auto& a : parse_attributes(
+                         marker->attributes,
+                         {"<template>", line_number, static_cast<int>(marker->role_begin) + 1})) {
                     if (a.key != "nonce") out.append(", ").append(a.source);
                 }
             }

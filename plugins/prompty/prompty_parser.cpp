@@ -24,8 +24,8 @@ bool bool_option(const Json& options, const Json& config, const char* key, bool 
         auto it = source->find(key);
         if (it == source->end() || it->is_null()) continue;
         if (!it->is_boolean()) {
-            throw ValueError(std::string("prompty parser option '") + key + "' must be true or false, not " +
-                             it->dump());
+            throw ValueError(std::string("prompty parser option '") + key +
+                             "' must be true or false, not " + it->dump());
         }
         return it->get<bool>();
     }
@@ -33,7 +33,7 @@ bool bool_option(const Json& options, const Json& config, const char* key, bool 
 }
 
 class PromptyParser final : public Parser {
-public:
+  public:
     explicit PromptyParser(Json config) : config_(std::move(config)) {}
 
     std::string prepare_template(std::string_view template_text, const Json& options,
@@ -49,19 +49,21 @@ public:
         segment_options.strict = bool_option(options, config_, "strict", true);
         segment_options.expected_nonce = request.marker_nonce;
         std::string name = "<rendered>";
-        if (options.is_object() && options.contains("template_name") && options["template_name"].is_string()) {
+        if (options.is_object() && options.contains("template_name") &&
+            options["template_name"].is_string()) {
             name = options["template_name"].get<std::string>();
         }
         segment_options.source_name = name;
         return expand_segments(split_segments(text, segment_options), request);
     }
 
-private:
+  private:
     Json config_;
 };
 
 void register_kinds(Registrar& registrar) {
-    registrar.add_parser("prompty", [](const Json& config) { return std::make_unique<PromptyParser>(config); });
+    registrar.add_parser(
+        "prompty", [](const Json& config) { return std::make_unique<PromptyParser>(config); });
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ constexpr std::string_view token_prefix = "__PROMPTY_THREAD_";
 
 // The rich input whose token starts at `at`, if any.
 const std::pair<const std::string, RichInput>* token_at(std::string_view text, std::size_t at,
-                                                         const RequestContext& request) {
+                                                        const RequestContext& request) {
     for (const auto& entry : request.rich_inputs) {
         if (text.compare(at, entry.first.size(), entry.first) == 0) return &entry;
     }
@@ -25,9 +25,11 @@ const std::pair<const std::string, RichInput>* token_at(std::string_view text, s
 
 // Builds the messages of one segment, piece by piece.
 class SegmentBuilder {
-public:
+  public:
     SegmentBuilder(const Segment& segment, std::vector<cmf::Message>& out)
-        : role_(*cmf::enum_from_string<cmf::Role>(segment.role)), attributes_(segment.attributes), out_(out) {}
+        : role_(*cmf::enum_from_string<cmf::Role>(segment.role)),
+          attributes_(segment.attributes),
+          out_(out) {}
 
     // Text next to a nonce, trimmed of all surrounding whitespace as §6.4 step 5 says; left out
     // when nothing remains.
@@ -47,19 +49,21 @@ public:
         parts_.clear();
     }
 
-private:
+  private:
     cmf::Role role_;
     const Json& attributes_;
     std::vector<cmf::Message>& out_;
     cmf::Content parts_;
 };
 
-void expand_one(const Segment& segment, const RequestContext& request, std::vector<cmf::Message>& out) {
+void expand_one(const Segment& segment, const RequestContext& request,
+                std::vector<cmf::Message>& out) {
     const std::string_view text = segment.text;
     SegmentBuilder builder(segment, out);
     bool replaced_any = false;
     std::size_t piece_begin = 0;
-    for (std::size_t at = text.find(token_prefix); at != std::string_view::npos; at = text.find(token_prefix, at + 1)) {
+    for (std::size_t at = text.find(token_prefix); at != std::string_view::npos;
+         at = text.find(token_prefix, at + 1)) {
         const auto* entry = token_at(text, at, request);
         if (entry == nullptr) continue;
         const std::string& token = entry->first;
@@ -82,9 +86,9 @@ void expand_one(const Segment& segment, const RequestContext& request, std::vect
     }
     if (!replaced_any) {
         // No nonce: the segment as it is, even when empty (§6.6: empty messages are kept).
-        out.push_back(with_metadata(cmf::Message::text(
-                                        *cmf::enum_from_string<cmf::Role>(segment.role), segment.text),
-                                    segment.attributes));
+        out.push_back(with_metadata(
+            cmf::Message::text(*cmf::enum_from_string<cmf::Role>(segment.role), segment.text),
+            segment.attributes));
         return;
     }
     builder.text_piece(text.substr(piece_begin));
@@ -93,7 +97,8 @@ void expand_one(const Segment& segment, const RequestContext& request, std::vect
 
 }  // namespace
 
-std::vector<cmf::Message> expand_segments(const std::vector<Segment>& segments, const RequestContext& request) {
+std::vector<cmf::Message> expand_segments(const std::vector<Segment>& segments,
+                                          const RequestContext& request) {
     std::vector<cmf::Message> out;
     out.reserve(segments.size());
     for (const auto& segment : segments) expand_one(segment, request, out);

@@ -17,6 +17,7 @@
 
 namespace cmfpipe::prompty_parser {
 
-std::vector<cmf::Message> expand_segments(const std::vector<Segment>& segments, const RequestContext& request);
+std::vector<cmf::Message> expand_segments(const std::vector<Segment>& segments,
+                                          const RequestContext& request);
 
 }  // namespace cmfpipe::prompty_parser

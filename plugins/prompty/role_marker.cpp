@@ -26,10 +26,21 @@ bool equals_ignoring_case(std::string_view text, std::string_view lower) {
 //   close_q    optional closing quote               tail_ws    \s* before ","
 //   comma      optional ","                         end_ws     \s* after "," (end of one item)
 enum State : unsigned {
-    key_first, key_more, before_eq, after_eq, open_q, body, close_q, tail_ws, comma, end_ws,
+    key_first,
+    key_more,
+    before_eq,
+    after_eq,
+    open_q,
+    body,
+    close_q,
+    tail_ws,
+    comma,
+    end_ws,
 };
 using States = std::uint16_t;
-constexpr States bit(State s) { return static_cast<States>(1u << s); }
+constexpr States bit(State s) {
+    return static_cast<States>(1u << s);
+}
 
 // Adds every state reachable without consuming a character.
 States close_epsilon(States s) {

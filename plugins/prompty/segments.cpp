@@ -52,7 +52,8 @@ Json strict_attributes(const std::vector<Attribute>& attributes, std::string_vie
 Json lenient_attributes(const std::vector<Attribute>& attributes, const SegmentOptions& options) {
     Json object = Json::object();
     for (const auto& a : attributes) {
-        if (a.key == "nonce" && !options.expected_nonce.empty() && a.text == options.expected_nonce) continue;
+        if (a.key == "nonce" && !options.expected_nonce.empty() && a.text == options.expected_nonce)
+            continue;
         object[a.key] = a.value;
     }
     return object;
@@ -85,8 +86,9 @@ std::vector<Segment> split_segments(std::string_view text, const SegmentOptions&
     Segment current;
     std::size_t content_begin = 0;  // offset where the current segment's content starts
     auto flush = [&](std::size_t content_end) {
-        std::string_view content =
-            content_end > content_begin ? text.substr(content_begin, content_end - content_begin) : std::string_view{};
+        std::string_view content = content_end > content_begin
+                                       ? text.substr(content_begin, content_end - content_begin)
+                                       : std::string_view{};
         // The content spans whole lines; drop the "\n" that ends its last line.
         if (!content.empty() && content.back() == '\n') content.remove_suffix(1);
         if (in_message) {

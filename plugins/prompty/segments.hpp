@@ -26,7 +26,7 @@ struct Segment {
 
 struct SegmentOptions {
     bool strict = true;
-    std::string_view expected_nonce;   // the request's marker nonce
+    std::string_view expected_nonce;              // the request's marker nonce
     std::string_view source_name = "<rendered>";  // for error locations
 };
 

@@ -22,20 +22,24 @@ bool is_cmf_json(const Json& message) {
 
 cmf::PartPtr prompty_part(const Json& part, const std::string& path, std::string_view input_name) {
     if (part.is_string()) return cmf::ContentPart::text(part.get<std::string>());
-    if (!part.is_object()) throw ValueError(path + ": a content part must be an object or a string");
+    if (!part.is_object())
+        throw ValueError(path + ": a content part must be an object or a string");
     auto kind = part.find("kind");
-    if (kind == part.end() || !kind->is_string()) throw ValueError(path + ": a content part needs a string \"kind\"");
+    if (kind == part.end() || !kind->is_string())
+        throw ValueError(path + ": a content part needs a string \"kind\"");
     const std::string& k = kind->get_ref<const std::string&>();
     if (k == "text") {
         auto value = part.find("value");
-        if (value == part.end() || !value->is_string()) throw ValueError(path + ": a text part needs a string \"value\"");
+        if (value == part.end() || !value->is_string())
+            throw ValueError(path + ": a text part needs a string \"value\"");
         return cmf::ContentPart::text(value->get<std::string>());
     }
     if (k == "image" || k == "file" || k == "audio") return media_part(k, part, input_name);
     throw ValueError(path + ": unknown content part kind '" + k + "' (text, image, file, audio)");
 }
 
-cmf::Message prompty_message(const Json& message, const std::string& path, std::string_view input_name) {
+cmf::Message prompty_message(const Json& message, const std::string& path,
+                             std::string_view input_name) {
     const Json& role_json = message.at("role");
     if (!role_json.is_string()) throw ValueError(path + ".role: must be a string");
     auto role = cmf::enum_from_string<cmf::Role>(role_json.get_ref<const std::string&>());
@@ -52,19 +56,22 @@ cmf::Message prompty_message(const Json& message, const std::string& path, std::
         parts.push_back(cmf::ContentPart::text(content->get<std::string>()));
     } else if (content->is_array()) {
         for (std::size_t i = 0; i < content->size(); ++i) {
-            parts.push_back(prompty_part((*content)[i], path + ".content[" + std::to_string(i) + "]", input_name));
+            parts.push_back(prompty_part((*content)[i],
+                                         path + ".content[" + std::to_string(i) + "]", input_name));
         }
     } else {
         throw ValueError(path + ".content: must be a string or a list of parts");
     }
     cmf::Message out(*role, std::move(parts));
-    if (auto metadata = message.find("metadata"); metadata != message.end()) out = with_metadata(out, *metadata);
+    if (auto metadata = message.find("metadata"); metadata != message.end())
+        out = with_metadata(out, *metadata);
     return out;
 }
 
 }  // namespace
 
-std::optional<std::vector<cmf::Message>> thread_messages(const Json& value, std::string_view input_name) {
+std::optional<std::vector<cmf::Message>> thread_messages(const Json& value,
+                                                         std::string_view input_name) {
     if (!value.is_array()) return std::nullopt;
     for (const auto& item : value) {
         if (!item.is_object() || !item.contains("role")) return std::nullopt;

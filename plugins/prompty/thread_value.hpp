@@ -19,6 +19,7 @@
 
 namespace cmfpipe::prompty_parser {
 
-std::optional<std::vector<cmf::Message>> thread_messages(const Json& value, std::string_view input_name);
+std::optional<std::vector<cmf::Message>> thread_messages(const Json& value,
+                                                         std::string_view input_name);
 
 }  // namespace cmfpipe::prompty_parser

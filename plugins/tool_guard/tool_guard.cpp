@@ -29,7 +29,8 @@ struct Rule {
 std::vector<Rule> parse_rules(const Json& config) {
     if (!config.is_object()) throw ValueError("tool_guard: config must be an object");
     for (const auto& [key, value] : config.items()) {
-        if (key != "rules") throw ValueError("tool_guard: unknown config key '" + key + "' (known: rules)");
+        if (key != "rules")
+            throw ValueError("tool_guard: unknown config key '" + key + "' (known: rules)");
     }
     if (!config.contains("rules") || !config["rules"].is_array()) {
         throw ValueError("tool_guard: config needs 'rules', a list of {uri, roles}");
@@ -45,11 +46,14 @@ std::vector<Rule> parse_rules(const Json& config) {
                 rule.uri = value.get<std::string>();
             } else if (key == "roles" && value.is_array()) {
                 for (const auto& role : value) {
-                    if (!role.is_string()) throw ValueError(where + ".roles must be a list of strings");
+                    if (!role.is_string())
+                        throw ValueError(where + ".roles must be a list of strings");
                     rule.roles.push_back(role.get<std::string>());
                 }
             } else if (key == "uri" || key == "roles") {
-                throw ValueError(where + "." + key + (key == "uri" ? " must be a non-empty string" : " must be a list"));
+                throw ValueError(
+                    where + "." + key +
+                    (key == "uri" ? " must be a non-empty string" : " must be a list"));
             } else {
                 throw ValueError(where + ": unknown key '" + key + "' (known: uri, roles)");
             }
@@ -67,10 +71,11 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 class ToolGuard : public cmfpipe::Processor {
-public:
+  public:
     explicit ToolGuard(std::vector<Rule> rules) : rules_(std::move(rules)) {}
 
-    ProcessorResult process(const cmf::Message& message, const cmfpipe::ProcessorContext& context) const override {
+    ProcessorResult process(const cmf::Message& message,
+                            const cmfpipe::ProcessorContext& context) const override {
         const cmf::CapabilitySet none;
         const auto& caps = context.capabilities ? *context.capabilities : none;
         for (const auto& view : cmf::iter_views(message, caps, context.hook)) {
@@ -82,20 +87,24 @@ public:
                 if (allowed) continue;
                 const std::string uri = view.uri().value_or("");
                 return ProcessorResult::deny(
-                    rule.roles.empty() ? "tool call " + uri + " is not allowed"
-                                       : "tool call " + uri + " requires one of the roles: " + joined(rule.roles),
-                    "tool_guard.denied", {{"uri", uri}, {"pattern", rule.uri}, {"roles", rule.roles}});
+                    rule.roles.empty()
+                        ? "tool call " + uri + " is not allowed"
+                        : "tool call " + uri + " requires one of the roles: " + joined(rule.roles),
+                    "tool_guard.denied",
+                    {{"uri", uri}, {"pattern", rule.uri}, {"roles", rule.roles}});
             }
         }
         return ProcessorResult::allow();
     }
 
-private:
+  private:
     std::vector<Rule> rules_;
 };
 
 void register_kinds(cmfpipe::Registrar& r) {
-    r.add_processor("tool_guard", [](const Json& config) { return std::make_unique<ToolGuard>(parse_rules(config)); });
+    r.add_processor("tool_guard", [](const Json& config) {
+        return std::make_unique<ToolGuard>(parse_rules(config));
+    });
 }
 
 }  // namespace

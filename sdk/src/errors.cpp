@@ -25,11 +25,15 @@ Error::Error(const std::string& message, SourceLocation where)
       where_(std::move(where)) {}
 
 Error::~Error() = default;
-const char* Error::kind() const noexcept { return "Error"; }
+const char* Error::kind() const noexcept {
+    return "Error";
+}
 
-#define CMFPIPE_ERROR_KIND(Class)                              \
-    Class::~Class() = default;                                 \
-    const char* Class::kind() const noexcept { return #Class; }
+#define CMFPIPE_ERROR_KIND(Class)              \
+    Class::~Class() = default;                 \
+    const char* Class::kind() const noexcept { \
+        return #Class;                         \
+    }
 
 CMFPIPE_ERROR_KIND(InvokerError)
 CMFPIPE_ERROR_KIND(ValueError)

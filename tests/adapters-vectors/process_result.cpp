@@ -9,7 +9,8 @@ namespace {
 std::string arguments_text(const cmf::Message& m, const cmf::ToolCall& call) {
     if (const auto& custom = m.custom(); custom && custom->contains("invalid_tool_arguments")) {
         for (const Json& e : (*custom)["invalid_tool_arguments"]) {
-            if (e.value("tool_call_id", "") == call.tool_call_id) return e["raw"].get<std::string>();
+            if (e.value("tool_call_id", "") == call.tool_call_id)
+                return e["raw"].get<std::string>();
         }
     }
     return call.arguments.dump();
@@ -18,14 +19,17 @@ std::string arguments_text(const cmf::Message& m, const cmf::ToolCall& call) {
 }  // namespace
 
 Json process_result(const std::vector<cmf::Message>& messages) {
-    if (messages.size() != 1) throw std::runtime_error("expected one message, got " + std::to_string(messages.size()));
+    if (messages.size() != 1)
+        throw std::runtime_error("expected one message, got " + std::to_string(messages.size()));
     const cmf::Message& m = messages.front();
     Json calls = Json::array();
     Json images = Json::array();
     std::string text;
     for (const cmf::PartPtr& p : m.content()) {
         if (const auto* call = p->get_if<cmf::ToolCall>()) {
-            calls.push_back(Json{{"id", call->tool_call_id}, {"name", call->name}, {"arguments", arguments_text(m, *call)}});
+            calls.push_back(Json{{"id", call->tool_call_id},
+                                 {"name", call->name},
+                                 {"arguments", arguments_text(m, *call)}});
         } else if (const auto* image = p->get_if<cmf::ImageSource>()) {
             images.push_back(image->data);
         } else if (const auto* t = p->get_if<cmf::Text>()) {

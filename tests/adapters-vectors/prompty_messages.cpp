@@ -6,7 +6,8 @@ namespace cmfpipe::testing {
 namespace {
 
 bool is_url(const std::string& value) {
-    return value.rfind("http://", 0) == 0 || value.rfind("https://", 0) == 0 || value.rfind("data:", 0) == 0;
+    return value.rfind("http://", 0) == 0 || value.rfind("https://", 0) == 0 ||
+           value.rfind("data:", 0) == 0;
 }
 
 template <class Source>

@@ -6,9 +6,9 @@
 
 #include <fstream>
 #include <functional>
-#include <optional>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/files.hpp"
@@ -32,7 +32,8 @@ const cmfpipe::Registry& registry() {
 }
 
 std::vector<Json> vectors_of(const std::string& operation) {
-    static const Json all = cmfpipe::read_json_file(cmfpipe::testing::require_corpus("prompty") / "vectors.json");
+    static const Json all =
+        cmfpipe::read_json_file(cmfpipe::testing::require_corpus("prompty") / "vectors.json");
     std::vector<Json> out;
     for (const Json& v : all.at("vectors")) {
         if (v.at("operation") == operation) out.push_back(v.at("vector"));
@@ -45,19 +46,23 @@ std::map<std::string, std::string> skips_of(const std::string& operation) {
     static const Json list = cmfpipe::read_json_file(ADAPTER_VECTORS_SKIP_LIST);
     std::map<std::string, std::string> out;
     for (const Json& s : list.at("skips")) {
-        if (s.at("operation") == operation) out[s.at("name").get<std::string>()] = s.at("reason").get<std::string>();
+        if (s.at("operation") == operation)
+            out[s.at("name").get<std::string>()] = s.at("reason").get<std::string>();
     }
     return out;
 }
 
 // Key order is not part of a JSON object's meaning.
-nlohmann::json unordered(const Json& value) { return nlohmann::json::parse(value.dump()); }
+nlohmann::json unordered(const Json& value) {
+    return nlohmann::json::parse(value.dump());
+}
 
 void report(const std::string& operation, const Counts& c, std::size_t total,
             const std::map<std::string, std::string>& skips) {
-    std::cout << "[adapter vectors] " << operation << ": " << total << " vectors, " << c.passed << " passed, "
-              << c.failed << " failed, " << c.skipped << " skipped\n";
-    for (const auto& [name, reason] : skips) std::cout << "  skipped " << name << ": " << reason << "\n";
+    std::cout << "[adapter vectors] " << operation << ": " << total << " vectors, " << c.passed
+              << " passed, " << c.failed << " failed, " << c.skipped << " skipped\n";
+    for (const auto& [name, reason] : skips)
+        std::cout << "  skipped " << name << ": " << reason << "\n";
     CHECK(c.failed == 0);
     CHECK(static_cast<std::size_t>(c.passed + c.failed + c.skipped) == total);
     CHECK(static_cast<std::size_t>(c.skipped) == skips.size());  // no stale skip entries
@@ -106,8 +111,8 @@ void run_vectors(const std::string& operation, std::size_t expected_total,
 TEST_CASE("prompty toRequest vectors through the openai and anthropic plugins") {
     run_vectors("toRequest", 28, [](const Json& input, const Json& v) {
         auto adapter = registry().make_adapter(input.at("provider").get<std::string>());
-        Json body = adapter->to_wire(cmfpipe::testing::prompty_to_cmf(input.at("messages")), agent_of(input),
-                                     Json::object());
+        Json body = adapter->to_wire(cmfpipe::testing::prompty_to_cmf(input.at("messages")),
+                                     agent_of(input), Json::object());
         const Json& expected = v.at("expected").at("request_body");
         INFO("expected " << expected.dump() << "\n     got " << body.dump());
         return unordered(body) == unordered(expected);
@@ -139,7 +144,8 @@ TEST_CASE("prompty processStream vectors through the openai plugin") {
         }
         std::optional<std::string> failure;
         for (const Json& c : expected.at("chunks")) {
-            if (c.at("kind") == "failure") failure = c.at("failure").at("message").get<std::string>();
+            if (c.at("kind") == "failure")
+                failure = c.at("failure").at("message").get<std::string>();
         }
         auto adapter = registry().make_adapter(input.at("provider").get<std::string>());
         try {
@@ -148,8 +154,10 @@ TEST_CASE("prompty processStream vectors through the openai plugin") {
             INFO("expected text " << expected.at("partialText") << ", got " << result.dump());
             return !failure && result == expected.at("partialText");
         } catch (const cmfpipe::ValueError& e) {
-            INFO("expected failure " << failure.value_or("(none)") << ", got ValueError " << e.what());
-            return failure && e.message() == *failure && !expected.at("completionCommitted").get<bool>();
+            INFO("expected failure " << failure.value_or("(none)") << ", got ValueError "
+                                     << e.what());
+            return failure && e.message() == *failure &&
+                   !expected.at("completionCommitted").get<bool>();
         }
     });
 }

@@ -25,7 +25,8 @@ TEST_CASE("cmfpipe plugins lists every bundled plugin's kinds, read from its .so
     std::set<fs::path> files_listed;
     for (const auto& row : listing["plugins"]) files_listed.insert(row["file"].get<std::string>());
     std::set<fs::path> files_present;
-    for (const auto& entry : fs::directory_iterator(cmfpipe::Registry::default_plugin_directory())) {
+    for (const auto& entry :
+         fs::directory_iterator(cmfpipe::Registry::default_plugin_directory())) {
         if (entry.path().extension() == ".so") files_present.insert(entry.path());
     }
     REQUIRE_FALSE(files_present.empty());
@@ -43,7 +44,8 @@ TEST_CASE("cmfpipe plugins prints a table with a header and one row per kind") {
     REQUIRE(result.exit_code == 0);
     const std::string file = (test_plugins / "good" / "upper.so").string();
     CHECK_THAT(result.out, Catch::StartsWith("TYPE "));
-    CHECK_THAT(result.out, Catch::Contains("renderer   upper  ") && Catch::Contains("1.2.3    " + file + "\n"));
+    CHECK_THAT(result.out,
+               Catch::Contains("renderer   upper  ") && Catch::Contains("1.2.3    " + file + "\n"));
     CHECK_THAT(result.out, Catch::Contains("processor  noop   "));
 }
 
@@ -53,8 +55,11 @@ TEST_CASE("cmfpipe render with an unknown format names it and the available rend
     CHECK(result.out.empty());
     auto registry = cmfpipe::Registry::discover();
     std::string available;
-    for (const auto& k : registry.kinds(cmfpipe::PluginType::renderer)) available += (available.empty() ? "" : ", ") + k;
-    CHECK(result.err == "cmfpipe: InvokerError: no renderer registered for kind 'nope' (available: " + available + ")\n");
+    for (const auto& k : registry.kinds(cmfpipe::PluginType::renderer))
+        available += (available.empty() ? "" : ", ") + k;
+    CHECK(result.err ==
+          "cmfpipe: InvokerError: no renderer registered for kind 'nope' (available: " + available +
+              ")\n");
     CHECK_THAT(available, Catch::Contains("jinja2") && Catch::Contains("mustache"));
 }
 
@@ -62,7 +67,8 @@ TEST_CASE("a broken plugin file is a warning, and --strict makes it a failure") 
     const std::string dir = (test_plugins / "broken").string();
     auto lenient = run_cli("plugins", "--plugin-path", dir);
     CHECK(lenient.exit_code == 0);
-    CHECK_THAT(lenient.err, Catch::Contains("cmfpipe: warning: " + dir + "/abi_mismatch.so: ABI version 999"));
+    CHECK_THAT(lenient.err,
+               Catch::Contains("cmfpipe: warning: " + dir + "/abi_mismatch.so: ABI version 999"));
     auto strict = run_cli("plugins", "--plugin-path", dir, "--strict");
     CHECK(strict.exit_code == 1);
     CHECK(strict.out.empty());
@@ -74,26 +80,32 @@ TEST_CASE("render prints exactly the render, with no added newline") {
     fs::create_directories(dir);
     { std::ofstream(dir / "t.txt") << "hi {{name}}"; }
     { std::ofstream(dir / "v.json") << R"({"name": "bob"})"; }
-    auto ok = run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format", "upper", "--template",
-                      (dir / "t.txt").string(), "--vars", (dir / "v.json").string());
+    auto ok =
+        run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format", "upper",
+                "--template", (dir / "t.txt").string(), "--vars", (dir / "v.json").string());
     CHECK(ok.exit_code == 0);
     CHECK(ok.out == "HI BOB");
     { std::ofstream(dir / "bad.json") << "{\n  \"name\": }"; }
-    auto bad = run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format", "upper", "--template",
-                       (dir / "t.txt").string(), "--vars", (dir / "bad.json").string());
+    auto bad =
+        run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format", "upper",
+                "--template", (dir / "t.txt").string(), "--vars", (dir / "bad.json").string());
     CHECK(bad.exit_code == 1);
-    CHECK_THAT(bad.err, Catch::StartsWith("cmfpipe: ValueError: " + (dir / "bad.json").string() + ":2:11: invalid JSON"));
-    auto missing = run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format", "upper",
-                           "--template", (dir / "nope.txt").string());
+    CHECK_THAT(bad.err, Catch::StartsWith("cmfpipe: ValueError: " + (dir / "bad.json").string() +
+                                          ":2:11: invalid JSON"));
+    auto missing = run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format",
+                           "upper", "--template", (dir / "nope.txt").string());
     CHECK(missing.exit_code == 1);
-    CHECK(missing.err == "cmfpipe: ValueError: " + (dir / "nope.txt").string() + ": cannot open: No such file or directory\n");
+    CHECK(missing.err == "cmfpipe: ValueError: " + (dir / "nope.txt").string() +
+                             ": cannot open: No such file or directory\n");
     fs::remove_all(dir);
 }
 
 TEST_CASE("usage errors exit 2 with the command help, and --help on every command exits 0") {
     auto unknown_option = run_cli("plugins", "--frobnicate");
     CHECK(unknown_option.exit_code == 2);
-    CHECK_THAT(unknown_option.err, Catch::StartsWith("cmfpipe plugins: unknown option --frobnicate\n\nusage: cmfpipe plugins"));
+    CHECK_THAT(unknown_option.err,
+               Catch::StartsWith(
+                   "cmfpipe plugins: unknown option --frobnicate\n\nusage: cmfpipe plugins"));
     auto missing = run_cli("render", "--template", "x");
     CHECK(missing.exit_code == 2);
     CHECK_THAT(missing.err, Catch::StartsWith("cmfpipe render: missing required option --format"));
@@ -107,6 +119,7 @@ TEST_CASE("usage errors exit 2 with the command help, and --help on every comman
     }
     auto version = run_cli("version");
     CHECK(version.exit_code == 0);
-    CHECK_THAT(version.out, Catch::StartsWith("cmfpipe 0.1.0 (build 0.1.0+") &&
-                                Catch::EndsWith(", plugin ABI " + std::to_string(CMFPIPE_ABI_VERSION) + ")\n"));
+    CHECK_THAT(version.out,
+               Catch::StartsWith("cmfpipe 0.1.0 (build 0.1.0+") &&
+                   Catch::EndsWith(", plugin ABI " + std::to_string(CMFPIPE_ABI_VERSION) + ")\n"));
 }

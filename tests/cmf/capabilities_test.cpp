@@ -12,20 +12,25 @@ TEST_CASE("every capability name parses back to itself", "[cmf][capabilities]") 
         CHECK(capability_from_string(to_string(c)) == c);
     }
     CHECK(capability_names() ==
-          "read_subject, read_roles, read_permissions, read_teams, read_claims, read_labels, append_labels, "
-          "read_headers, write_headers, read_agent, read_objects, read_data, read_delegation, write_custom");
+          "read_subject, read_roles, read_permissions, read_teams, read_claims, read_labels, "
+          "append_labels, "
+          "read_headers, write_headers, read_agent, read_objects, read_data, read_delegation, "
+          "write_custom");
     CHECK_FALSE(capability_from_string("READ_SUBJECT").has_value());
 }
 
 TEST_CASE("an unknown capability is a ConfigError naming it", "[cmf][capabilities]") {
     try {
-        CapabilitySet::parse({"read_subject", "read_everything"}, SourceLocation{"pipeline.yaml", 7, 19});
+        CapabilitySet::parse({"read_subject", "read_everything"},
+                             SourceLocation{"pipeline.yaml", 7, 19});
         FAIL("no error");
     } catch (const ConfigError& e) {
-        CHECK(std::string(e.what()) ==
-              "pipeline.yaml:7:19: unknown capability 'read_everything' (known: read_subject, read_roles, "
-              "read_permissions, read_teams, read_claims, read_labels, append_labels, read_headers, "
-              "write_headers, read_agent, read_objects, read_data, read_delegation, write_custom)");
+        CHECK(
+            std::string(e.what()) ==
+            "pipeline.yaml:7:19: unknown capability 'read_everything' (known: read_subject, "
+            "read_roles, "
+            "read_permissions, read_teams, read_claims, read_labels, append_labels, read_headers, "
+            "write_headers, read_agent, read_objects, read_data, read_delegation, write_custom)");
     }
 }
 
@@ -39,10 +44,12 @@ TEST_CASE("implications are applied, declarations are kept", "[cmf][capabilities
     CHECK_FALSE(set.has(Capability::read_roles));
     CHECK_FALSE(set.has(Capability::read_agent));
     CHECK_FALSE(set.declared(Capability::read_headers));
-    CHECK(set.declared_names() == std::vector<std::string>{"read_teams", "append_labels", "write_headers"});
+    CHECK(set.declared_names() ==
+          std::vector<std::string>{"read_teams", "append_labels", "write_headers"});
     CHECK(set.list() == std::vector<Capability>{Capability::read_subject, Capability::read_teams,
                                                 Capability::read_labels, Capability::append_labels,
-                                                Capability::read_headers, Capability::write_headers});
+                                                Capability::read_headers,
+                                                Capability::write_headers});
     // read_headers alone does not grant writing; read_subject alone grants no subject field.
     const CapabilitySet read_only{Capability::read_headers, Capability::read_subject};
     CHECK_FALSE(read_only.has(Capability::write_headers));

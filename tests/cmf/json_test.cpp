@@ -9,7 +9,9 @@ using namespace cmfpipe::cmf;
 
 namespace {
 
-Json parse(const char* text) { return Json::parse(text); }
+Json parse(const char* text) {
+    return Json::parse(text);
+}
 
 std::string error_of(const Json& json, std::string_view path = "messages") {
     try {
@@ -58,7 +60,8 @@ TEST_CASE("every part kind round-trips through JSON unchanged", "[cmf][json]") {
     REQUIRE(messages.size() == 1);
     const Message& m = messages[0];
     REQUIRE(m.size() == 12);
-    for (int i = 0; i < content_type_count; ++i) CHECK(m.part(i)->type() == static_cast<ContentType>(i));
+    for (int i = 0; i < content_type_count; ++i)
+        CHECK(m.part(i)->type() == static_cast<ContentType>(i));
     CHECK(m.channel() == Channel::final);
     CHECK(m.part(2)->get<ToolCall>().namespace_ == "ns");
     CHECK(m.part(4)->get<Resource>().size_bytes == 4);
@@ -114,16 +117,19 @@ TEST_CASE("missing optional fields take their defaults, nulls are accepted", "[c
     const auto& result = m.part(0)->get<ToolResult>();
     CHECK(result.content.is_null());
     CHECK_FALSE(result.is_error);
-    CHECK(message_to_json(m).dump() ==
-          R"({"schema_version":"2.0","role":"tool","content":[{"content_type":"tool_result","content":)"
-          R"({"tool_call_id":"t1","tool_name":"x","content":null,"is_error":false}}],"channel":null})");
+    CHECK(
+        message_to_json(m).dump() ==
+        R"({"schema_version":"2.0","role":"tool","content":[{"content_type":"tool_result","content":)"
+        R"({"tool_call_id":"t1","tool_name":"x","content":null,"is_error":false}}],"channel":null})");
 }
 
 TEST_CASE("malformed CMF is a ValueError naming the JSON path", "[cmf][json]") {
     auto with_part = [](const char* part, const char* role = "assistant") {
-        return Json::array({Json{{"role", "user"}, {"content", Json::array()}}, Json::object(),
-                            Json{{"role", role}, {"content", Json::array({Json{{"content_type", "text"}, {"text", "ok"}},
-                                                                        Json::parse(part)})}}});
+        return Json::array(
+            {Json{{"role", "user"}, {"content", Json::array()}}, Json::object(),
+             Json{{"role", role},
+                  {"content", Json::array({Json{{"content_type", "text"}, {"text", "ok"}},
+                                           Json::parse(part)})}}});
     };
     auto third = [&](const char* part, const char* role = "assistant") {
         Json list = with_part(part, role);
@@ -132,14 +138,18 @@ TEST_CASE("malformed CMF is a ValueError naming the JSON path", "[cmf][json]") {
     };
 
     CHECK(error_of(third(R"({"content_type": "bogus", "text": "hello"})")) ==
-          "messages[2].content[1].content_type: unknown content_type \"bogus\" (expected one of: text, "
-          "thinking, tool_call, tool_result, resource, resource_ref, prompt_request, prompt_result, image, "
+          "messages[2].content[1].content_type: unknown content_type \"bogus\" (expected one of: "
+          "text, "
+          "thinking, tool_call, tool_result, resource, resource_ref, prompt_request, "
+          "prompt_result, image, "
           "video, audio, document)");
     CHECK(error_of(third(R"({"text": "hello"})")) ==
           "messages[2].content[1]: missing 'content_type' discriminator");
-    CHECK(error_of(third(R"({"content_type": "tool_call", "content": {"tool_call_id": "t", "name": 5}})")) ==
+    CHECK(error_of(third(
+              R"({"content_type": "tool_call", "content": {"tool_call_id": "t", "name": 5}})")) ==
           "messages[2].content[1].content.name: expected a string, got number");
-    CHECK(error_of(third(R"({"content_type": "tool_call", "content": {"tool_call_id": "t", "name": "n",
+    CHECK(error_of(
+              third(R"({"content_type": "tool_call", "content": {"tool_call_id": "t", "name": "n",
                               "arguments": "x=1"}})")) ==
           "messages[2].content[1].content.arguments: expected an object, got string");
     CHECK(error_of(third(R"({"content_type": "tool_call", "content": {"tool_call_id": "t"}})")) ==
@@ -149,7 +159,8 @@ TEST_CASE("malformed CMF is a ValueError naming the JSON path", "[cmf][json]") {
     CHECK(error_of(third(R"({"content_type": "text", "text": "a", "content": "b"})")) ==
           "messages[2].content[1].content: unknown field (expected one of: content_type, text)");
     CHECK(error_of(third(R"({"content_type": "resource", "content": {"resource_request_id": "r",
-              "uri": "f:///a", "resource_type": "file", "content": "x", "blob": "eA=="}})", "tool")) ==
+              "uri": "f:///a", "resource_type": "file", "content": "x", "blob": "eA=="}})",
+                         "tool")) ==
           "messages[2].content[1].content.blob: a resource has either content or blob, not both");
     CHECK(error_of(third(R"({"content_type": "resource_ref", "content": {"resource_request_id": "r",
               "uri": "f:///a", "resource_type": "file", "range_start": 10, "range_end": 5}})")) ==
@@ -159,48 +170,63 @@ TEST_CASE("malformed CMF is a ValueError naming the JSON path", "[cmf][json]") {
           "messages[2].content[1].content.range_start: expected an integer or null, got number");
     CHECK(error_of(third(R"({"content_type": "resource_ref", "content": {"resource_request_id": "r",
               "uri": "f:///a", "resource_type": "folder"}})")) ==
-          "messages[2].content[1].content.resource_type: unknown resource_type \"folder\" (expected one of: "
+          "messages[2].content[1].content.resource_type: unknown resource_type \"folder\" "
+          "(expected one of: "
           "file, blob, uri, database, api, memory, artifact)");
-    CHECK(error_of(third(R"({"content_type": "image", "content": {"type": "ftp", "data": "abc"}})", "user")) ==
-          "messages[2].content[1].content.type: unknown media source type \"ftp\" (expected one of: url, base64)");
+    CHECK(error_of(third(R"({"content_type": "image", "content": {"type": "ftp", "data": "abc"}})",
+                         "user")) ==
+          "messages[2].content[1].content.type: unknown media source type \"ftp\" (expected one "
+          "of: url, base64)");
     CHECK(error_of(third(R"({"content_type": "text", "text": "x"})", "moderator")) ==
-          "messages[2].role: unknown role \"moderator\" (expected one of: system, developer, user, assistant, "
+          "messages[2].role: unknown role \"moderator\" (expected one of: system, developer, user, "
+          "assistant, "
           "tool)");
     CHECK(error_of(third(R"({"content_type": "tool_result", "content": {"tool_call_id": "t",
               "tool_name": "x", "is_error": "no"}})")) ==
           "messages[2].content[1].content.is_error: expected a boolean, got string");
     CHECK(error_of(third(R"({"content_type": "prompt_result", "content": {"prompt_request_id": "p",
               "prompt_name": "s", "messages": [{"role": "user", "content": [{"content_type": "x"}]}]}})")) ==
-          "messages[2].content[1].content.messages[0].content[0].content_type: unknown content_type \"x\" "
-          "(expected one of: text, thinking, tool_call, tool_result, resource, resource_ref, prompt_request, "
+          "messages[2].content[1].content.messages[0].content[0].content_type: unknown "
+          "content_type \"x\" "
+          "(expected one of: text, thinking, tool_call, tool_result, resource, resource_ref, "
+          "prompt_request, "
           "prompt_result, image, video, audio, document)");
     CHECK(error_of(third(R"("just text")")) ==
           "messages[2].content[1]: expected a content part object, got string");
 
     CHECK(error_of(parse(R"([{"role": "assistant", "content": [], "channel": "debug"}])")) ==
-          "messages[0].channel: unknown channel \"debug\" (expected one of: analysis, commentary, final)");
+          "messages[0].channel: unknown channel \"debug\" (expected one of: analysis, commentary, "
+          "final)");
     CHECK(error_of(parse(R"([{"role": "user", "content": [], "schema_version": "1.0"}])")) ==
           "messages[0].schema_version: unsupported schema_version \"1.0\" (expected \"2.0\")");
     CHECK(error_of(parse(R"([{"role": "user", "content": "hi"}])")) ==
           "messages[0].content: expected an array of content parts, got string");
     CHECK(error_of(parse(R"([{"content": []}])")) == "messages[0].role: missing required field");
     CHECK(error_of(parse(R"([{"role": "user", "content": [], "extensionz": {}}])")) ==
-          "messages[0].extensionz: unknown field (expected one of: schema_version, role, content, channel, "
+          "messages[0].extensionz: unknown field (expected one of: schema_version, role, content, "
+          "channel, "
           "extensions)");
-    CHECK(error_of(parse(R"({"role": "user"})")) == "messages: expected an array of messages, got object");
-    CHECK(error_of(parse(R"([{"role": "user", "content": [], "extensions": {"security": {"labels": "PII"}}}])")) ==
-          "messages[0].extensions.security.labels: expected an array of strings, got string");
+    CHECK(error_of(parse(R"({"role": "user"})")) ==
+          "messages: expected an array of messages, got object");
+    CHECK(
+        error_of(parse(
+            R"([{"role": "user", "content": [], "extensions": {"security": {"labels": "PII"}}}])")) ==
+        "messages[0].extensions.security.labels: expected an array of strings, got string");
     CHECK(error_of(parse(R"([{"role": "user", "extensions": {"security": {"subject": {"id": "u",
               "type": "robot"}}}}])")) ==
-          "messages[0].extensions.security.subject.type: unknown subject type \"robot\" (expected one of: user, "
+          "messages[0].extensions.security.subject.type: unknown subject type \"robot\" (expected "
+          "one of: user, "
           "agent, service, system)");
     CHECK(error_of(parse(R"([{"role": "user", "extensions": {"http": {"headers": {"X": 1}}}}])")) ==
           "messages[0].extensions.http.headers.X: expected a string, got number");
-    CHECK(error_of(parse(R"([{"role": "user", "extensions": {"completion": {"stop_reason": "done"}}}])")) ==
-          "messages[0].extensions.completion.stop_reason: unknown stop_reason \"done\" (expected one of: end, "
+    CHECK(error_of(parse(
+              R"([{"role": "user", "extensions": {"completion": {"stop_reason": "done"}}}])")) ==
+          "messages[0].extensions.completion.stop_reason: unknown stop_reason \"done\" (expected "
+          "one of: end, "
           "return, call, max_tokens, stop_sequence)");
     CHECK(error_of(parse(R"([{"role": "user", "extensions": {"vault": {}}}])")) ==
-          "messages[0].extensions.vault: unknown field (expected one of: request, agent, http, security, "
+          "messages[0].extensions.vault: unknown field (expected one of: request, agent, http, "
+          "security, "
           "delegation, mcp, completion, provenance, llm, framework, meta, custom)");
 }
 
@@ -208,7 +234,8 @@ TEST_CASE("programmatic parts keep the same invariants", "[cmf][json]") {
     Resource both{"r", "file:///a"};
     both.content = "x";
     both.blob = "eA==";
-    CHECK_THROWS_WITH(ContentPart::make(both), "resource file:///a has both content and blob (at most one)");
+    CHECK_THROWS_WITH(ContentPart::make(both),
+                      "resource file:///a has both content and blob (at most one)");
     ResourceReference range{"r", "file:///a"};
     range.range_start = 10;
     range.range_end = 5;
@@ -221,7 +248,8 @@ TEST_CASE("programmatic parts keep the same invariants", "[cmf][json]") {
 TEST_CASE("nlohmann ADL conversions", "[cmf][json]") {
     const Message m = Message::text(Role::system, "be brief");
     Json j = m;
-    CHECK(j.dump() ==
-          R"({"schema_version":"2.0","role":"system","content":[{"content_type":"text","text":"be brief"}],"channel":null})");
+    CHECK(
+        j.dump() ==
+        R"({"schema_version":"2.0","role":"system","content":[{"content_type":"text","text":"be brief"}],"channel":null})");
     CHECK(j.get<Message>() == m);
 }

@@ -49,8 +49,8 @@ Json strip_nulls(const Json& value) {
 void sort_sets(Json& value) {
     if (value.is_object()) {
         for (auto& [key, item] : value.items()) {
-            if (item.is_array() &&
-                (key == "labels" || key == "roles" || key == "permissions" || key == "teams" || key == "tags"))
+            if (item.is_array() && (key == "labels" || key == "roles" || key == "permissions" ||
+                                    key == "teams" || key == "tags"))
                 std::sort(item.begin(), item.end());
             sort_sets(item);
         }
@@ -59,7 +59,9 @@ void sort_sets(Json& value) {
     }
 }
 
-CapabilitySet caps_of(const Json& names) { return CapabilitySet::parse(names.get<std::vector<std::string>>()); }
+CapabilitySet caps_of(const Json& names) {
+    return CapabilitySet::parse(names.get<std::vector<std::string>>());
+}
 
 Message full_message() {
     Json wire = outputs().at("full_msg_message_json");
@@ -69,7 +71,8 @@ Message full_message() {
 
 }  // namespace
 
-TEST_CASE("reference: the full message and its extensions read and write back", "[cmf][reference]") {
+TEST_CASE("reference: the full message and its extensions read and write back",
+          "[cmf][reference]") {
     const Message m = full_message();
     CHECK(message_to_json(m.with_extensions(nullptr)) == outputs().at("full_msg_message_json"));
     Json expected = outputs().at("full_msg_extensions_json");
@@ -83,8 +86,9 @@ TEST_CASE("reference: views of the full message, unfiltered and filtered", "[cmf
     REQUIRE(unfiltered.size() == 1);
     CHECK(unfiltered[0].to_opa_input() == outputs().at("full_msg_view_to_opa_input_unfiltered"));
 
-    const auto filtered = iter_views(
-        m, {Capability::read_subject, Capability::read_roles, Capability::read_labels}, "tool_pre_invoke");
+    const auto filtered =
+        iter_views(m, {Capability::read_subject, Capability::read_roles, Capability::read_labels},
+                   "tool_pre_invoke");
     CHECK(filtered[0].to_dict() ==
           outputs().at("full_msg_view_to_dict_filtered_caps_read_subject_read_roles_read_labels"));
 
@@ -123,13 +127,15 @@ TEST_CASE("reference: URI glob cases", "[cmf][reference]") {
     REQUIRE(cases.size() == 22);
     for (const auto& c : cases) {
         INFO(c.dump());
-        CHECK(matches_uri_pattern(c.at("uri").get<std::string>(), c.at("pattern").get<std::string>()) ==
+        CHECK(matches_uri_pattern(c.at("uri").get<std::string>(),
+                                  c.at("pattern").get<std::string>()) ==
               c.at("matches").get<bool>());
     }
 }
 
 TEST_CASE("reference: capability filtering of extensions", "[cmf][reference]") {
-    const auto input = std::make_shared<const Extensions>(extensions_from_json(tiers().at("full_extensions_input")));
+    const auto input = std::make_shared<const Extensions>(
+        extensions_from_json(tiers().at("full_extensions_input")));
     const Json& cases = tiers().at("filter_extensions_cases");
     REQUIRE(cases.size() == 10);
     for (const auto& c : cases) {
@@ -164,7 +170,8 @@ TEST_CASE("reference: model-level validation cases", "[cmf][reference]") {
     }
 }
 
-TEST_CASE("reference: tier cases' extensions read and normalise like the reference", "[cmf][reference]") {
+TEST_CASE("reference: tier cases' extensions read and normalise like the reference",
+          "[cmf][reference]") {
     const Json& cases = tiers().at("tier_cases");
     REQUIRE(cases.size() == 12);
     for (const auto& c : cases) {

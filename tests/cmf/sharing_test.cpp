@@ -11,10 +11,12 @@ namespace {
 
 Message sample() {
     Extensions ext;
-    ext.request = std::make_shared<const RequestExtension>(RequestExtension{"prod", "r1", {}, {}, {}});
+    ext.request =
+        std::make_shared<const RequestExtension>(RequestExtension{"prod", "r1", {}, {}, {}});
     SecurityExtension security;
     security.labels = {"PII"};
-    security.subject = std::make_shared<const SubjectExtension>(SubjectExtension{"alice", SubjectType::user});
+    security.subject =
+        std::make_shared<const SubjectExtension>(SubjectExtension{"alice", SubjectType::user});
     security.objects = std::make_shared<const ObjectProfiles>(
         ObjectProfiles{{"tool", ObjectSecurityProfile{"host", {}, {}, {}}}});
     ext.security = std::make_shared<const SecurityExtension>(std::move(security));
@@ -92,7 +94,9 @@ TEST_CASE("messages without parts or extensions share one empty record", "[cmf][
     CHECK(a.extensions().empty());
     CHECK(a.security() == nullptr);
     // Removing the last slot returns to the shared empty record.
-    const Message c = sample().with_request(nullptr).with_security(nullptr).with_http(nullptr).with_custom(nullptr);
+    const Message c =
+        sample().with_request(nullptr).with_security(nullptr).with_http(nullptr).with_custom(
+            nullptr);
     CHECK(c.extensions_ptr() == a.extensions_ptr());
 }
 

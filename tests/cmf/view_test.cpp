@@ -16,20 +16,23 @@ Message with_context() {
         {{"authorization", "Bearer x"}, {"COOKIE", "c=1"}, {"x-api-KEY", "k"}, {"X-Trace", "t1"}}});
     SecurityExtension security;
     security.labels = {"PII"};
-    security.subject = std::make_shared<const SubjectExtension>(
-        SubjectExtension{"bob", SubjectType::agent, {"admin"}, {"db.read"}, {"core"}, Json{{"sub", "bob"}}});
-    security.objects = std::make_shared<const ObjectProfiles>(
-        ObjectProfiles{{"file:///etc/passwd", ObjectSecurityProfile{"host", {"root"}, "privileged", {}}}});
+    security.subject = std::make_shared<const SubjectExtension>(SubjectExtension{
+        "bob", SubjectType::agent, {"admin"}, {"db.read"}, {"core"}, Json{{"sub", "bob"}}});
+    security.objects = std::make_shared<const ObjectProfiles>(ObjectProfiles{
+        {"file:///etc/passwd", ObjectSecurityProfile{"host", {"root"}, "privileged", {}}}});
     ext.security = std::make_shared<const SecurityExtension>(std::move(security));
-    ext.agent = std::make_shared<const AgentExtension>(AgentExtension{"find bob", "s1", "c1", 3, "a1", "p1"});
+    ext.agent = std::make_shared<const AgentExtension>(
+        AgentExtension{"find bob", "s1", "c1", 3, "a1", "p1"});
     Resource resource{"r1", "file:///etc/passwd"};
     resource.blob = "cm9vdA==";
     resource.size_bytes = 4;
     return Message(Role::tool,
                    {ContentPart::make(resource),
                     ContentPart::make(ToolResult{"t1", "lookup", Json("plain answer"), false}),
-                    ContentPart::make(PromptResult{"p1", "greet", {Message::text(Role::user, "hello"),
-                                                                  Message::text(Role::assistant, "world")}})},
+                    ContentPart::make(PromptResult{"p1",
+                                                   "greet",
+                                                   {Message::text(Role::user, "hello"),
+                                                    Message::text(Role::assistant, "world")}})},
                    std::nullopt, std::make_shared<const Extensions>(std::move(ext)));
 }
 
@@ -49,9 +52,10 @@ TEST_CASE("direction and action of every kind for every role", "[cmf][view]") {
         {ContentPart::make(PromptResult{"p", "n"}), false, true, ViewAction::receive},
         {ContentPart::make(Resource{"r", "u"}), false, true, ViewAction::read},
     };
-    const std::vector<PartPtr> speaker{ContentPart::text("t"), ContentPart::thinking("t"),
-                                       ContentPart::make(ImageSource{}), ContentPart::make(VideoSource{}),
-                                       ContentPart::make(AudioSource{}), ContentPart::make(DocumentSource{})};
+    const std::vector<PartPtr> speaker{
+        ContentPart::text("t"),           ContentPart::thinking("t"),
+        ContentPart::make(ImageSource{}), ContentPart::make(VideoSource{}),
+        ContentPart::make(AudioSource{}), ContentPart::make(DocumentSource{})};
     for (Role role : {Role::system, Role::developer, Role::user, Role::assistant, Role::tool}) {
         for (const auto& row : fixed) {
             MessageView v(row.part, role, nullptr);
@@ -73,10 +77,11 @@ TEST_CASE("direction and action of every kind for every role", "[cmf][view]") {
 }
 
 TEST_CASE("synthetic URIs, names and scannable content", "[cmf][view]") {
-    const Message m(Role::assistant,
-                    {ContentPart::make(ToolCall{"t1", "get", {{"q", "é"}, {"n", {1, 2.5, nullptr}}}, "db"}),
-                     ContentPart::make(PromptRequest{"p1", "summarize", {{"text", "hi"}}}),
-                     ContentPart::make(ToolResult{"t1", "get", Json{{"rows", 2}}})});
+    const Message m(
+        Role::assistant,
+        {ContentPart::make(ToolCall{"t1", "get", {{"q", "é"}, {"n", {1, 2.5, nullptr}}}, "db"}),
+         ContentPart::make(PromptRequest{"p1", "summarize", {{"text", "hi"}}}),
+         ContentPart::make(ToolResult{"t1", "get", Json{{"rows", 2}}})});
     const auto views = iter_views(m, CapabilitySet{});
     REQUIRE(views.size() == 3);
     CHECK(views[0].uri() == "tool://db/get");
@@ -99,8 +104,8 @@ TEST_CASE("resources, results and prompt results", "[cmf][view]") {
     const auto views = iter_views(with_context(), CapabilitySet::all());
     REQUIRE(views.size() == 3);
     CHECK(views[0].uri() == "file:///etc/passwd");
-    CHECK_FALSE(views[0].has_content());  // a blob is not scannable text
-    CHECK(views[0].size_bytes() == 4);    // but its declared size is kept
+    CHECK_FALSE(views[0].has_content());                     // a blob is not scannable text
+    CHECK(views[0].size_bytes() == 4);                       // but its declared size is kept
     CHECK(views[0].object()->trust_domain == "privileged");  // resources resolve by URI
     CHECK(views[1].content() == "plain answer");             // a string result is its own text
     CHECK(views[2].uri() == "prompt_result://greet");
@@ -140,7 +145,8 @@ TEST_CASE("flat accessors follow the capabilities", "[cmf][view]") {
     CHECK(roles.subject()->claims.empty());
 }
 
-TEST_CASE("to_dict strips sensitive headers whatever their case, and honours its options", "[cmf][view]") {
+TEST_CASE("to_dict strips sensitive headers whatever their case, and honours its options",
+          "[cmf][view]") {
     const MessageView v = iter_views(with_context(), CapabilitySet::all())[1];
     const Json dict = v.to_dict();
     CHECK(dict.at("extensions").at("headers") == Json{{"X-Trace", "t1"}});

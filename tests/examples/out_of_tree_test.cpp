@@ -10,7 +10,8 @@ namespace fs = std::filesystem;
 using cmfpipe::testing::run_shell;
 using cmfpipe::testing::shell_quote;
 
-TEST_CASE("out-of-tree custom renderer: install, find_package, build, load via CMFPIPE_PLUGIN_PATH") {
+TEST_CASE(
+    "out-of-tree custom renderer: install, find_package, build, load via CMFPIPE_PLUGIN_PATH") {
     const fs::path work = fs::temp_directory_path() / ("cmfpipe-oot-" + std::to_string(::getpid()));
     fs::remove_all(work);
     const fs::path prefix = work / "prefix", build = work / "build";
@@ -24,9 +25,9 @@ TEST_CASE("out-of-tree custom renderer: install, find_package, build, load via C
     REQUIRE(fs::exists(prefix / "include/cmfpipe/plugin.hpp"));
 
     // A clean environment: nothing of the source or build tree is visible to the example's build.
-    auto configure = run_shell("env -u CMFPIPE_PLUGIN_PATH cmake -S " + shell_quote(source) + " -B " +
-                               shell_quote(build.string()) + " -G Ninja -DCMAKE_PREFIX_PATH=" +
-                               shell_quote(prefix.string()));
+    auto configure = run_shell("env -u CMFPIPE_PLUGIN_PATH cmake -S " + shell_quote(source) +
+                               " -B " + shell_quote(build.string()) +
+                               " -G Ninja -DCMAKE_PREFIX_PATH=" + shell_quote(prefix.string()));
     INFO(configure.out << configure.err);
     REQUIRE(configure.exit_code == 0);
     auto compile = run_shell("cmake --build " + shell_quote(build.string()));
@@ -52,18 +53,18 @@ TEST_CASE("out-of-tree custom renderer: install, find_package, build, load via C
 
     // A missing input is an error with its location, not an empty substitution.
     fs::create_directories(work);
-    {
-        std::ofstream(work / "bad.txt") << "line one\n  ${nobody}\n";
-    }
-    auto bad = run_shell(env + cli + " render --format dollar --template " + shell_quote((work / "bad.txt").string()));
+    { std::ofstream(work / "bad.txt") << "line one\n  ${nobody}\n"; }
+    auto bad = run_shell(env + cli + " render --format dollar --template " +
+                         shell_quote((work / "bad.txt").string()));
     CHECK(bad.exit_code == 1);
     CHECK(bad.out.empty());
     CHECK(bad.err == "cmfpipe: ValueError: " + (work / "bad.txt").string() +
                          ":2:3: no input 'nobody' and no fallback\n");
 
     // Without CMFPIPE_PLUGIN_PATH the installed host does not know the kind.
-    auto unknown = run_shell("env -u CMFPIPE_PLUGIN_PATH " + cli + " render --format dollar --template " +
-                             shell_quote(source + "/greeting.txt"));
+    auto unknown =
+        run_shell("env -u CMFPIPE_PLUGIN_PATH " + cli + " render --format dollar --template " +
+                  shell_quote(source + "/greeting.txt"));
     CHECK(unknown.exit_code == 1);
     CHECK_THAT(unknown.err, Catch::Contains("no renderer registered for kind 'dollar'"));
     fs::remove_all(work);

@@ -33,15 +33,22 @@ inline Message text(Role role, std::string t, std::optional<Channel> channel = s
 inline Message thinking(std::string t) {
     return Message(Role::assistant, {ContentPart::thinking(std::move(t))}, Channel::analysis);
 }
-inline Message call(std::string id, std::string name, Json args, std::optional<Channel> channel = Channel::commentary) {
-    return Message(Role::assistant, {ContentPart::make(ToolCall{std::move(id), std::move(name), std::move(args), std::nullopt})},
+inline Message call(std::string id, std::string name, Json args,
+                    std::optional<Channel> channel = Channel::commentary) {
+    return Message(Role::assistant,
+                   {ContentPart::make(
+                       ToolCall{std::move(id), std::move(name), std::move(args), std::nullopt})},
                    channel);
 }
 inline Message result(std::string id, std::string name, Json content) {
-    return Message(Role::tool, {ContentPart::make(ToolResult{std::move(id), std::move(name), std::move(content), false})});
+    return Message(
+        Role::tool,
+        {ContentPart::make(ToolResult{std::move(id), std::move(name), std::move(content), false})});
 }
 
-inline const Json* custom_of(const Message& m) { return m.custom() ? m.custom().get() : nullptr; }
+inline const Json* custom_of(const Message& m) {
+    return m.custom() ? m.custom().get() : nullptr;
+}
 inline bool incomplete(const Message& m) {
     const Json* c = custom_of(m);
     return c && c->value("incomplete", false);
@@ -53,9 +60,10 @@ inline Json essentials(const std::vector<Message>& messages) {
     for (const auto& m : messages) {
         Json parts = Json::array();
         for (const auto& p : m.content()) parts.push_back(part_to_json(*p));
-        out.push_back({{"role", to_string(m.role())},
-                       {"channel", m.channel() ? Json(std::string(to_string(*m.channel()))) : Json(nullptr)},
-                       {"content", parts}});
+        out.push_back(
+            {{"role", to_string(m.role())},
+             {"channel", m.channel() ? Json(std::string(to_string(*m.channel()))) : Json(nullptr)},
+             {"content", parts}});
     }
     return out;
 }

@@ -22,8 +22,11 @@ std::string write_temp(const std::string& name, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("parse-output --from harmony prints the CMF messages of a completion", "[cli][parse-output]") {
-    auto file = write_temp("ok.txt", "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>final<|message|>Hi!<|return|>");
+TEST_CASE("parse-output --from harmony prints the CMF messages of a completion",
+          "[cli][parse-output]") {
+    auto file = write_temp("ok.txt",
+                           "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>"
+                           "final<|message|>Hi!<|return|>");
     auto r = run_cli("parse-output", "--from", "harmony", file);
     REQUIRE(r.exit_code == 0);
     Json out = Json::parse(r.out);
@@ -37,9 +40,12 @@ TEST_CASE("parse-output --from harmony prints the CMF messages of a completion",
     CHECK(out[1]["extensions"]["completion"]["raw_format"] == "harmony");
 }
 
-TEST_CASE("parse-output reads standard input and passes --option to the adapter", "[cli][parse-output]") {
-    auto r = run_shell("printf '%s' 'Sure.<tool_call>{\"name\": \"f\", \"arguments\": {\"x\": 1}}</tool_call>' | " +
-                       shell_quote(CMFPIPE_CLI) + " parse-output --from chatml --option complete=true -");
+TEST_CASE("parse-output reads standard input and passes --option to the adapter",
+          "[cli][parse-output]") {
+    auto r = run_shell(
+        "printf '%s' 'Sure.<tool_call>{\"name\": \"f\", \"arguments\": {\"x\": 1}}</tool_call>' "
+        "| " +
+        shell_quote(CMFPIPE_CLI) + " parse-output --from chatml --option complete=true -");
     REQUIRE(r.exit_code == 0);
     Json out = Json::parse(r.out);
     REQUIRE(out.size() == 1);
@@ -49,7 +55,8 @@ TEST_CASE("parse-output reads standard input and passes --option to the adapter"
     CHECK_FALSE(out[0]["extensions"].contains("custom"));
 }
 
-TEST_CASE("parse-output errors: unknown kind, malformed completion with file:line:col", "[cli][parse-output]") {
+TEST_CASE("parse-output errors: unknown kind, malformed completion with file:line:col",
+          "[cli][parse-output]") {
     auto unknown = run_cli("parse-output", "--from", "no_such_kind", "-");
     CHECK(unknown.exit_code == 1);
     CHECK(unknown.err.rfind("cmfpipe: InvokerError: ", 0) == 0);
@@ -58,7 +65,8 @@ TEST_CASE("parse-output errors: unknown kind, malformed completion with file:lin
     auto file = write_temp("bad.txt", "<|channel|>final<|message|>ok<|end|>\nstray");
     auto bad = run_cli("parse-output", "--from", "harmony", file);
     CHECK(bad.exit_code == 1);
-    CHECK(bad.err == "cmfpipe: ValueError: " + file + ":2:1: harmony: expected <|start|> to begin a message, found 'stray'\n");
+    CHECK(bad.err == "cmfpipe: ValueError: " + file +
+                         ":2:1: harmony: expected <|start|> to begin a message, found 'stray'\n");
 
     auto usage = run_cli("parse-output", file);
     CHECK(usage.exit_code == 2);

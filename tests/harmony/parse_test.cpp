@@ -24,12 +24,14 @@ const std::string weather_completion =
     "<|channel|>analysis<|message|>Need the weather.<|end|>"
     "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
     "{\"city\": \"Tokyo\"}<|call|>"
-    "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{\"temp\": 21}<|end|>"
+    "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{\"temp\": "
+    "21}<|end|>"
     "<|start|>assistant<|channel|>final<|message|>It is 21 degrees.<|return|>";
 
 }  // namespace
 
-TEST_CASE("harmony parse vector test_streamable_parser gives its three messages", "[harmony][vectors]") {
+TEST_CASE("harmony parse vector test_streamable_parser gives its three messages",
+          "[harmony][vectors]") {
     auto messages = parse(corpus_text("test_streamable_parser.txt"));
     REQUIRE(messages.size() == 3);
     CHECK(essentials(messages) == Json::parse(R"([
@@ -49,11 +51,13 @@ TEST_CASE("harmony parse vector test_streamable_parser gives its three messages"
     CHECK(messages[2].completion() == nullptr);
 }
 
-TEST_CASE("harmony parse vector test_tool_response_parsing (role given by the text)", "[harmony][vectors]") {
+TEST_CASE("harmony parse vector test_tool_response_parsing (role given by the text)",
+          "[harmony][vectors]") {
     const std::string text = corpus_text("test_tool_response_parsing.txt");
     auto whole = parse(text, {{"role", nullptr}, {"complete", true}});
     REQUIRE(whole.size() == 1);
-    CHECK(essentials(whole) == Json::parse(R"([{"role": "tool", "channel": "commentary", "content": [
+    CHECK(essentials(whole) ==
+          Json::parse(R"([{"role": "tool", "channel": "commentary", "content": [
         {"content_type": "tool_result", "content": {"tool_call_id": "", "tool_name": "browser.search",
          "content": "{\"result\": \"https://openai.com/\"}", "is_error": false}}]}])"));
     CHECK(*custom_of(whole[0]) == Json::parse(R"({"harmony": {"recipient": "assistant"}})"));
@@ -77,7 +81,8 @@ TEST_CASE("harmony parses a whole exchange: analysis, call, result, final", "[ha
     for (const auto& m : messages) CHECK_FALSE(incomplete(m));
 }
 
-TEST_CASE("harmony every prefix of a completion parses, the cut message flagged incomplete", "[harmony][prefix]") {
+TEST_CASE("harmony every prefix of a completion parses, the cut message flagged incomplete",
+          "[harmony][prefix]") {
     const auto full = parse(weather_completion);
     const Json full_essentials = essentials(full);
     for (std::size_t n = 0; n < weather_completion.size(); ++n) {
@@ -86,13 +91,16 @@ TEST_CASE("harmony every prefix of a completion parses, the cut message flagged 
         std::vector<Message> messages;
         REQUIRE_NOTHROW(messages = parse(prefix));
         REQUIRE_FALSE(messages.empty());
-        const bool at_boundary = n > 0 && (prefix.ends_with("<|end|>") || prefix.ends_with("<|call|>"));
+        const bool at_boundary =
+            n > 0 && (prefix.ends_with("<|end|>") || prefix.ends_with("<|call|>"));
         CHECK(incomplete(messages.back()) == !at_boundary);
         // Every message before the cut is exactly what the whole text gives.
         const std::size_t finished = at_boundary ? messages.size() : messages.size() - 1;
         REQUIRE(finished <= full.size());
-        for (std::size_t i = 0; i < finished; ++i) CHECK(essentials({messages[i]}) == essentials({full[i]}));
-        // Nothing of the text is lost: content parsed so far plus what is pending is a prefix of the message.
+        for (std::size_t i = 0; i < finished; ++i)
+            CHECK(essentials({messages[i]}) == essentials({full[i]}));
+        // Nothing of the text is lost: content parsed so far plus what is pending is a prefix of
+        // the message.
         if (!at_boundary && !messages.back().content().empty()) {
             const auto& part = *messages.back().part(0);
             if (const auto* t = part.text_if()) {
@@ -103,20 +111,27 @@ TEST_CASE("harmony every prefix of a completion parses, the cut message flagged 
     }
 }
 
-TEST_CASE("harmony keeps an unfinished call's arguments and half a marker in custom.pending", "[harmony][prefix]") {
-    auto messages = parse("<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1<|ca");
+TEST_CASE("harmony keeps an unfinished call's arguments and half a marker in custom.pending",
+          "[harmony][prefix]") {
+    auto messages =
+        parse("<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1<|ca");
     REQUIRE(messages.size() == 1);
     CHECK(messages[0].content().empty());
-    CHECK(*custom_of(messages[0]) ==
-          Json::parse(R"({"harmony": {"recipient": "functions.f"}, "incomplete": true, "pending": "{\"a\": 1<|ca"})"));
+    CHECK(
+        *custom_of(messages[0]) ==
+        Json::parse(
+            R"({"harmony": {"recipient": "functions.f"}, "incomplete": true, "pending": "{\"a\": 1<|ca"})"));
     auto header_cut = parse("<|channel|>analysis<|message|>ok<|end|><|start|>assistant<|chan");
     REQUIRE(header_cut.size() == 2);
     CHECK(header_cut[1].content().empty());
-    CHECK(*custom_of(header_cut[1]) == Json::parse(R"({"incomplete": true, "pending": "assistant<|chan"})"));
+    CHECK(*custom_of(header_cut[1]) ==
+          Json::parse(R"({"incomplete": true, "pending": "assistant<|chan"})"));
 }
 
-TEST_CASE("harmony flags a finished call whose arguments are not JSON, keeping its text", "[harmony][malformed]") {
-    const std::string text = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1,}<|call|>";
+TEST_CASE("harmony flags a finished call whose arguments are not JSON, keeping its text",
+          "[harmony][malformed]") {
+    const std::string text =
+        "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1,}<|call|>";
     auto messages = parse(text);
     REQUIRE(messages.size() == 1);
     CHECK(essentials(messages) == Json::parse(R"([{"role": "assistant", "channel": "commentary",
@@ -129,28 +144,40 @@ TEST_CASE("harmony flags a finished call whose arguments are not JSON, keeping i
     CHECK(custom["parse_errors"][0]["message"].get<std::string>().rfind(
               "the arguments of a tool call are not valid JSON: ", 0) == 0);
     // Written back, the call comes out as it came in.
-    Json wire = adapter()->to_wire(messages, Json::object(), {{"system_message", false}, {"add_generation_prompt", false}});
-    CHECK(wire == "<|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json<|message|>{\"a\": 1,}<|call|>");
+    Json wire = adapter()->to_wire(messages, Json::object(),
+                                   {{"system_message", false}, {"add_generation_prompt", false}});
+    CHECK(wire ==
+          "<|start|>assistant to=functions.f<|channel|>commentary "
+          "<|constrain|>json<|message|>{\"a\": 1,}<|call|>");
 }
 
-TEST_CASE("harmony raises ValueError with line and column for text that is no harmony prefix", "[harmony][malformed]") {
-    CHECK_THROWS_WITH(parse("<|channel|>analysis<|message|>x<|end|>stray text"),
-                      "completion:1:39: harmony: expected <|start|> to begin a message, found 'stray text'");
+TEST_CASE("harmony raises ValueError with line and column for text that is no harmony prefix",
+          "[harmony][malformed]") {
+    CHECK_THROWS_WITH(
+        parse("<|channel|>analysis<|message|>x<|end|>stray text"),
+        "completion:1:39: harmony: expected <|start|> to begin a message, found 'stray text'");
     CHECK_THROWS_WITH(parse("hello<|end|>", {{"source", "out.txt"}}),
-                      "out.txt:1:6: harmony: <|end|> ends a message whose header 'hello' never reached <|message|>");
-    CHECK_THROWS_WITH(parse("<|channel|>final<|message|>a<|end|>\n<|start|>assistant to=x y z<|message|>b"),
-                      "completion:2:10: harmony: unexpected words in a message header: 'to=x' (header 'assistant to=x y z')");
+                      "out.txt:1:6: harmony: <|end|> ends a message whose header 'hello' never "
+                      "reached <|message|>");
+    CHECK_THROWS_WITH(
+        parse("<|channel|>final<|message|>a<|end|>\n<|start|>assistant to=x y z<|message|>b"),
+        "completion:2:10: harmony: unexpected words in a message header: 'to=x' (header 'assistant "
+        "to=x y z')");
     CHECK_THROWS_AS(parse("<|channel|><|message|>x"), cmfpipe::ValueError);
 }
 
-TEST_CASE("harmony parses the gpt-oss outputs of llama.cpp's parser tests", "[harmony][llama.cpp]") {
-    const Json cases = Json::parse(read_file((cmfpipe::testing::require_corpus("output-parsing") / "parser-cases.json").string()));
+TEST_CASE("harmony parses the gpt-oss outputs of llama.cpp's parser tests",
+          "[harmony][llama.cpp]") {
+    const Json cases = Json::parse(read_file(
+        (cmfpipe::testing::require_corpus("output-parsing") / "parser-cases.json").string()));
     int checked = 0;
     for (const auto& c : cases["cases"]) {
         if (c["template"].get<std::string>().find("gpt-oss") == std::string::npos) continue;
         const Json& opts = c["opts"];
         // Prefilled-turn cases depend on the prompt; reasoning_format NONE asks for the raw text.
-        if (opts.contains("messages") || opts.value("reasoning_format", "") == "COMMON_REASONING_FORMAT_NONE") continue;
+        if (opts.contains("messages") ||
+            opts.value("reasoning_format", "") == "COMMON_REASONING_FORMAT_NONE")
+            continue;
         const bool partial = opts.value("is_partial", "") == "true";
         const std::string input = c["input"];
         INFO("input: " << input);
@@ -159,16 +186,20 @@ TEST_CASE("harmony parses the gpt-oss outputs of llama.cpp's parser tests", "[ha
         Json calls = Json::array();
         for (const auto& m : messages) {
             const Json* custom = custom_of(m);
-            const bool to_other_recipient = custom && custom->contains("harmony") && (*custom)["harmony"].contains("recipient");
+            const bool to_other_recipient =
+                custom && custom->contains("harmony") && (*custom)["harmony"].contains("recipient");
             for (const auto& p : m.content()) {
                 if (const auto* t = p->get_if<Thinking>()) reasoning += t->text;
                 if (const auto* t = p->get_if<Text>(); t && !to_other_recipient) content += t->text;
-                if (const auto* tc = p->get_if<ToolCall>()) calls.push_back({{"name", tc->name}, {"arguments", tc->arguments}});
+                if (const auto* tc = p->get_if<ToolCall>())
+                    calls.push_back({{"name", tc->name}, {"arguments", tc->arguments}});
             }
         }
         Json expected_calls = Json::array();
         for (const auto& tc : c["expect"]["tool_calls"])
-            expected_calls.push_back({{"name", tc["name"]}, {"arguments", Json::parse(tc["arguments"].get<std::string>())}});
+            expected_calls.push_back(
+                {{"name", tc["name"]},
+                 {"arguments", Json::parse(tc["arguments"].get<std::string>())}});
         CHECK(content == c["expect"].value("content", ""));
         CHECK(reasoning == c["expect"].value("reasoning_content", ""));
         CHECK(calls == expected_calls);
@@ -177,13 +208,16 @@ TEST_CASE("harmony parses the gpt-oss outputs of llama.cpp's parser tests", "[ha
     CHECK(checked == 15);
 }
 
-TEST_CASE("harmony every prefix of a whole rendered conversation parses without an error", "[harmony][prefix]") {
+TEST_CASE("harmony every prefix of a whole rendered conversation parses without an error",
+          "[harmony][prefix]") {
     const std::vector<Message> convo = {text(Role::user, "Weather?"), thinking("Use the tool."),
                                         call("call_1", "get_weather", {{"city", "Paris"}}),
                                         result("call_1", "get_weather", "sunny"),
                                         text(Role::assistant, "Sunny.", Channel::final)};
-    const Json options = {{"system_message", false}, {"add_generation_prompt", false}, {"auto_drop_analysis", false}};
-    const std::string full_text = adapter()->to_wire(convo, Json::object(), options).get<std::string>();
+    const Json options = {
+        {"system_message", false}, {"add_generation_prompt", false}, {"auto_drop_analysis", false}};
+    const std::string full_text =
+        adapter()->to_wire(convo, Json::object(), options).get<std::string>();
     const Json full = essentials(parse(full_text, {{"role", nullptr}}));
     CHECK(full == essentials(convo));
     for (std::size_t n = 1; n < full_text.size(); ++n) {

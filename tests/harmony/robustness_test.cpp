@@ -19,7 +19,8 @@ std::string random_text(std::mt19937& rng, const std::vector<std::string>& piece
     return out.substr(0, cut(rng));  // and cut anywhere, like a stream
 }
 
-void check_only_value_errors(const char* kind, const std::vector<std::string>& pieces, const Json& options) {
+void check_only_value_errors(const char* kind, const std::vector<std::string>& pieces,
+                             const Json& options) {
     std::mt19937 rng(20260522);
     int parsed = 0, rejected = 0;
     for (int i = 0; i < 4000; ++i) {
@@ -31,7 +32,8 @@ void check_only_value_errors(const char* kind, const std::vector<std::string>& p
         } catch (const cmfpipe::ValueError&) {
             ++rejected;
         } catch (const std::exception& e) {
-            FAIL_CHECK(kind << " threw something else than ValueError on '" << text << "': " << e.what());
+            FAIL_CHECK(kind << " threw something else than ValueError on '" << text
+                            << "': " << e.what());
         }
     }
     CHECK(parsed > 0);
@@ -40,20 +42,42 @@ void check_only_value_errors(const char* kind, const std::vector<std::string>& p
 
 }  // namespace
 
-TEST_CASE("harmony from_wire on random marker soup: parses or raises ValueError", "[harmony][robustness]") {
-    const std::vector<std::string> pieces = {"<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|constrain|>",
-                                             "<|return|>", "<|call|>", "assistant", "user", "functions.f", " to=",
-                                             "analysis", "final", "commentary", "json", " ", "\n", "{\"a\": 1}", "{",
-                                             "}", "\"", "text", "\xC3", "<|", "|>"};
+TEST_CASE("harmony from_wire on random marker soup: parses or raises ValueError",
+          "[harmony][robustness]") {
+    const std::vector<std::string> pieces = {
+        "<|start|>",  "<|end|>",  "<|message|>", "<|channel|>", "<|constrain|>",
+        "<|return|>", "<|call|>", "assistant",   "user",        "functions.f",
+        " to=",       "analysis", "final",       "commentary",  "json",
+        " ",          "\n",       "{\"a\": 1}",  "{",           "}",
+        "\"",         "text",     "\xC3",        "<|",          "|>"};
     check_only_value_errors("harmony", pieces, Json::object());
     check_only_value_errors("harmony", pieces, {{"role", nullptr}, {"complete", true}});
 }
 
-TEST_CASE("chatml from_wire on random tag soup: parses or raises ValueError", "[chatml][robustness]") {
-    const std::vector<std::string> pieces = {"<|im_start|>", "<|im_end|>", "<|endoftext|>", "<think>", "</think>",
-                                             "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>",
-                                             "assistant\n", "user\n", "tool\n", "robot\n", "{\"name\": \"f\", \"arguments\": {}}",
-                                             "{\"name\": 1}", "{", "\n", " ", "text", "\xC3", "<", "</"};
+TEST_CASE("chatml from_wire on random tag soup: parses or raises ValueError",
+          "[chatml][robustness]") {
+    const std::vector<std::string> pieces = {"<|im_start|>",
+                                             "<|im_end|>",
+                                             "<|endoftext|>",
+                                             "<think>",
+                                             "</think>",
+                                             "<tool_call>",
+                                             "</tool_call>",
+                                             "<tool_response>",
+                                             "</tool_response>",
+                                             "assistant\n",
+                                             "user\n",
+                                             "tool\n",
+                                             "robot\n",
+                                             "{\"name\": \"f\", \"arguments\": {}}",
+                                             "{\"name\": 1}",
+                                             "{",
+                                             "\n",
+                                             " ",
+                                             "text",
+                                             "\xC3",
+                                             "<",
+                                             "</"};
     check_only_value_errors("chatml", pieces, Json::object());
     check_only_value_errors("chatml", pieces, {{"complete", true}, {"enable_thinking", true}});
 }

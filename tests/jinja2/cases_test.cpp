@@ -18,17 +18,20 @@ std::string check_case(const Json& c) {
     auto renderer = jinja2_renderer();
     Json options = chat_options(c.value("name", "<case>"));
     if (c.contains("profile")) options["profile"] = c["profile"];
-    Outcome o = render_outcome(*renderer, c["template"].get<std::string>(), c.value("vars", Json::object()), options);
+    Outcome o = render_outcome(*renderer, c["template"].get<std::string>(),
+                               c.value("vars", Json::object()), options);
     if (c.contains("error")) {
         std::string want = c["error"].get<std::string>();
         if (o.ok) return "expected error '" + want + "', rendered " + Json(o.text).dump();
-        if (o.error_kind != "ValueError") return "expected ValueError, got " + o.error_kind + ": " + o.error_message;
+        if (o.error_kind != "ValueError")
+            return "expected ValueError, got " + o.error_kind + ": " + o.error_message;
         if (o.error_message.rfind(want, 0) != 0)
             return "error differs\n  want: " + want + "\n  got:  " + o.error_message;
         return "";
     }
     std::string want = c["expected"].get<std::string>();
-    if (!o.ok) return "expected " + Json(want).dump() + ", got " + o.error_kind + ": " + o.error_message;
+    if (!o.ok)
+        return "expected " + Json(want).dump() + ", got " + o.error_kind + ": " + o.error_message;
     if (o.text != want) return "want " + Json(want).dump() + "\n got  " + Json(o.text).dump();
     return "";
 }
@@ -44,7 +47,8 @@ void run_file(const fs::path& file, std::size_t expected_count) {
         } else {
             std::cout << "FAIL " << c["name"].get<std::string>() << ": " << problem << "\n";
         }
-        INFO(c["name"].get<std::string>() << "\n  template: " << c["template"].dump() << "\n" << problem);
+        INFO(c["name"].get<std::string>() << "\n  template: " << c["template"].dump() << "\n"
+                                          << problem);
         CHECK(problem.empty());
     }
     std::cout << file.filename().string() << ": " << passed << "/" << cases.size() << "\n";
@@ -63,7 +67,9 @@ TEST_CASE("jinja2 cases: our own oracle-generated cases (tests/jinja2/cases)") {
     for (const auto& entry : fs::directory_iterator(dir)) {
         if (entry.path().extension() != ".json") continue;
         ++files;
-        SECTION(entry.path().filename().string()) { run_file(entry.path(), 0); }
+        SECTION(entry.path().filename().string()) {
+            run_file(entry.path(), 0);
+        }
     }
     CHECK(files > 0);
 }

@@ -31,7 +31,8 @@ std::vector<Case> corpus_cases(const fs::path& dir) {
         auto dot = stem.rfind('.');
         cases.push_back({stem.substr(0, dot), stem.substr(dot + 1), entry.path(), error});
     }
-    std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.golden < b.golden; });
+    std::sort(cases.begin(), cases.end(),
+              [](const Case& a, const Case& b) { return a.golden < b.golden; });
     return cases;
 }
 
@@ -45,8 +46,10 @@ std::string check(const fs::path& dir, const Case& c) {
     if (c.expect_error) {
         std::string want = golden.substr(0, golden.find('\n'));
         if (o.ok) return "expected error '" + want + "' but rendered:\n" + o.text;
-        if (o.error_kind != "ValueError") return "expected ValueError, got " + o.error_kind + ": " + o.error_message;
-        if (o.error_message.rfind(want, 0) != 0) return "error message differs:\n  want: " + want + "\n  got:  " + o.error_message;
+        if (o.error_kind != "ValueError")
+            return "expected ValueError, got " + o.error_kind + ": " + o.error_message;
+        if (o.error_message.rfind(want, 0) != 0)
+            return "error message differs:\n  want: " + want + "\n  got:  " + o.error_message;
         return "";
     }
     if (!o.ok) return "expected a render, got " + o.error_kind + ": " + o.error_message;
@@ -54,7 +57,8 @@ std::string check(const fs::path& dir, const Case& c) {
         std::size_t at = 0;
         while (at < o.text.size() && at < golden.size() && o.text[at] == golden[at]) ++at;
         std::size_t from = at > 80 ? at - 80 : 0;
-        return "render differs at byte " + std::to_string(at) + "\n  want: " + Json(golden.substr(from, 160)).dump() +
+        return "render differs at byte " + std::to_string(at) +
+               "\n  want: " + Json(golden.substr(from, 160)).dump() +
                "\n  got:  " + Json(o.text.substr(from, 160)).dump();
     }
     return "";
@@ -81,8 +85,10 @@ TEST_CASE("jinja2 chat-templates: summary count") {
     std::size_t passed = 0;
     for (const auto& c : cases) {
         std::string problem = check(dir, c);
-        if (problem.empty()) ++passed;
-        else std::cout << "FAIL " << c.tpl << " x " << c.ctx << ": " << problem << "\n";
+        if (problem.empty())
+            ++passed;
+        else
+            std::cout << "FAIL " << c.tpl << " x " << c.ctx << ": " << problem << "\n";
     }
     std::cout << "chat-templates: " << passed << "/" << cases.size() << "\n";
     CHECK(passed == cases.size());

@@ -16,14 +16,17 @@ fs::path write_temp(const std::string& name, const std::string& text) {
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
 }
-std::string cli() { return shell_quote(CMFPIPE_CLI); }
+std::string cli() {
+    return shell_quote(CMFPIPE_CLI);
+}
 }  // namespace
 
 TEST_CASE("jinja2 CLI: renders with --profile and --now, output exact") {
     auto tpl = write_temp("t.jinja", "{{ strftime_now('%d %b %Y') }}: {{ messages[0].content }}\n");
     auto vars = write_temp("v.json", R"({"messages": [{"role": "user", "content": "hi"}]})");
-    auto r = run_shell(cli() + " render --format jinja2 --profile chat-template --template " + shell_quote(tpl.string()) +
-                       " --vars " + shell_quote(vars.string()) + " --now 2024-07-26T00:00:00");
+    auto r = run_shell(cli() + " render --format jinja2 --profile chat-template --template " +
+                       shell_quote(tpl.string()) + " --vars " + shell_quote(vars.string()) +
+                       " --now 2024-07-26T00:00:00");
     CHECK(r.exit_code == 0);
     CHECK(r.out == "26 Jul 2024: hi");
     CHECK(r.err.empty());
@@ -31,7 +34,8 @@ TEST_CASE("jinja2 CLI: renders with --profile and --now, output exact") {
 
 TEST_CASE("jinja2 CLI: a template error goes to stderr with exit code 1") {
     auto tpl = write_temp("e.jinja", "ok\n{{ raise_exception('nope') }}");
-    auto r = run_shell(cli() + " render --format jinja2 --profile chat-template --template " + shell_quote(tpl.string()));
+    auto r = run_shell(cli() + " render --format jinja2 --profile chat-template --template " +
+                       shell_quote(tpl.string()));
     CHECK(r.exit_code == 1);
     CHECK(r.out.empty());
     CHECK(r.err.find("e.jinja:2:4: TemplateError: nope") != std::string::npos);

@@ -28,7 +28,8 @@ inline std::string read_file(const std::filesystem::path& p) {
 }
 
 inline Json chat_options(const std::string& name = "<test>") {
-    return Json{{"profile", "chat-template"}, {"now", "2024-07-26T00:00:00"}, {"template_name", name}};
+    return Json{
+        {"profile", "chat-template"}, {"now", "2024-07-26T00:00:00"}, {"template_name", name}};
 }
 
 // What a render produced: the text, or the error's kind and message.
@@ -39,7 +40,8 @@ struct Outcome {
     std::string error_message;
 };
 
-inline Outcome render_outcome(const Renderer& r, const std::string& tpl, const Json& vars, const Json& options) {
+inline Outcome render_outcome(const Renderer& r, const std::string& tpl, const Json& vars,
+                              const Json& options) {
     Outcome o;
     try {
         o.text = r.render(tpl, vars, options);

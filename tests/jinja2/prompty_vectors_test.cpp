@@ -20,15 +20,17 @@ TEST_CASE("jinja2 prompty vectors: Renderer.render with engine jinja2") {
         if (v.value("contract", "") != "Renderer" || v.value("operation", "") != "render") continue;
         const Json& vec = v["vector"];
         const Json& input = vec["input"];
-        if (input.value("engine", "") != "jinja2" || !vec.contains("expected") || !vec["expected"].contains("rendered"))
+        if (input.value("engine", "") != "jinja2" || !vec.contains("expected") ||
+            !vec["expected"].contains("rendered"))
             continue;
-        if (input.contains("input_kinds") || input.contains("kinds") || vec.value("name", "") == "thread_nonce_injection")
+        if (input.contains("input_kinds") || input.contains("kinds") ||
+            vec.value("name", "") == "thread_nonce_injection")
             continue;
         ++run;
         std::string got;
         try {
-            got = renderer->render(input["template"].get<std::string>(), input.value("inputs", Json::object()),
-                                   Json::object());
+            got = renderer->render(input["template"].get<std::string>(),
+                                   input.value("inputs", Json::object()), Json::object());
         } catch (const cmfpipe::Error& e) {
             got = std::string("error: ") + e.what();
         }

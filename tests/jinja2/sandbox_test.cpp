@@ -1,8 +1,8 @@
 // Hostile templates: each is stopped with LimitExceeded, quickly and without exhausting memory.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <sys/resource.h>
+#include <chrono>
 
 #include "jinja2_support.hpp"
 
@@ -19,14 +19,16 @@ long max_rss_kb() {
 
 // Renders `tpl` and requires LimitExceeded within `seconds`, with resident memory growing by
 // less than 512 MiB.
-void require_limit(const std::string& tpl, const std::string& expected_fragment, double seconds = 5.0,
-                   Json options = chat_options("hostile.jinja")) {
+void require_limit(const std::string& tpl, const std::string& expected_fragment,
+                   double seconds = 5.0, Json options = chat_options("hostile.jinja")) {
     auto renderer = jinja2_renderer();
     long rss_before = max_rss_kb();
     auto start = std::chrono::steady_clock::now();
     Outcome o = render_outcome(*renderer, tpl, Json::object(), options);
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    INFO("template (first 80 bytes): " << tpl.substr(0, 80) << "\nerror: " << o.error_kind << ": " << o.error_message);
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO("template (first 80 bytes): " << tpl.substr(0, 80) << "\nerror: " << o.error_kind << ": "
+                                       << o.error_message);
     CHECK_FALSE(o.ok);
     CHECK(o.error_kind == "LimitExceeded");
     CHECK(o.error_message.find(expected_fragment) != std::string::npos);
@@ -41,16 +43,19 @@ TEST_CASE("jinja2 sandbox: range(10**9) is refused before it is built") {
 }
 
 TEST_CASE("jinja2 sandbox: an endless loop nest runs out of iterations") {
-    require_limit("{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}",
-                  "loop iterations");
+    require_limit(
+        "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}",
+        "loop iterations");
 }
 
 TEST_CASE("jinja2 sandbox: recursive macros hit the recursion depth") {
-    require_limit("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recursion deeper than 200");
+    require_limit("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+                  "recursion deeper than 200");
 }
 
 TEST_CASE("jinja2 sandbox: recursive loops hit the recursion depth") {
-    require_limit("{% set xs = [[1]] %}{% for x in xs recursive %}{{ loop(xs) }}{% endfor %}", "recursion deeper than 200");
+    require_limit("{% set xs = [[1]] %}{% for x in xs recursive %}{{ loop(xs) }}{% endfor %}",
+                  "recursion deeper than 200");
 }
 
 TEST_CASE("jinja2 sandbox: 'x' * 10**10 is refused before allocating") {
@@ -62,8 +67,10 @@ TEST_CASE("jinja2 sandbox: list repetition is bounded") {
 }
 
 TEST_CASE("jinja2 sandbox: doubling a string in a loop is bounded") {
-    require_limit("{% set ns = namespace(s='x') %}{% for i in range(100) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
-                  "string of");
+    require_limit(
+        "{% set ns = namespace(s='x') %}{% for i in range(100) %}{% set ns.s = ns.s ~ ns.s %}{% "
+        "endfor %}",
+        "string of");
 }
 
 TEST_CASE("jinja2 sandbox: output size is bounded") {
@@ -93,37 +100,48 @@ TEST_CASE("jinja2 sandbox: limits are configurable per call and per renderer") {
     require_limit("{{ 'x' * 11 }}", "output exceeds 10 bytes", 5.0, options);
 
     auto renderer = cmfpipe::testing::jinja2_renderer(Json{{"limits", {{"max_iterations", 3}}}});
-    Outcome o = render_outcome(*renderer, "{% for i in range(2) %}{% for j in range(2) %}{% endfor %}{% endfor %}",
-                               Json::object(), chat_options());
+    Outcome o = render_outcome(
+        *renderer, "{% for i in range(2) %}{% for j in range(2) %}{% endfor %}{% endfor %}",
+        Json::object(), chat_options());
     CHECK(o.error_kind == "LimitExceeded");
-    Outcome fine = render_outcome(*renderer, "{% for i in [1, 2, 3] %}{{ i }}{% endfor %}", Json::object(), chat_options());
+    Outcome fine = render_outcome(*renderer, "{% for i in [1, 2, 3] %}{{ i }}{% endfor %}",
+                                  Json::object(), chat_options());
     CHECK(fine.text == "123");
 
-    Outcome bad = render_outcome(*renderer, "x", Json::object(), Json{{"limits", {{"max_bogus", 1}}}});
+    Outcome bad =
+        render_outcome(*renderer, "x", Json::object(), Json{{"limits", {{"max_bogus", 1}}}});
     CHECK(bad.error_kind == "ValueError");
     CHECK(bad.error_message == "unknown jinja2 limit 'max_bogus'");
 }
 
 TEST_CASE("jinja2 sandbox: the chat-template profile is immutable, prompty is not") {
     auto renderer = jinja2_renderer();
-    Outcome chat = render_outcome(*renderer, "{% set xs = [1] %}{% set _ = xs.append(2) %}{{ xs }}", Json::object(),
-                                  chat_options());
+    Outcome chat = render_outcome(*renderer, "{% set xs = [1] %}{% set _ = xs.append(2) %}{{ xs }}",
+                                  Json::object(), chat_options());
     CHECK(chat.error_kind == "ValueError");
-    CHECK(chat.error_message.rfind("SecurityError: access to attribute 'append' of 'list' object is unsafe.", 0) == 0);
-    Outcome prompty = render_outcome(*renderer, "{% set xs = [1] %}{% set _ = xs.append(2) %}{{ xs }}", Json::object(),
-                                     Json{{"profile", "prompty"}});
+    CHECK(chat.error_message.rfind(
+              "SecurityError: access to attribute 'append' of 'list' object is unsafe.", 0) == 0);
+    Outcome prompty =
+        render_outcome(*renderer, "{% set xs = [1] %}{% set _ = xs.append(2) %}{{ xs }}",
+                       Json::object(), Json{{"profile", "prompty"}});
     CHECK(prompty.text == "[1, 2]");
-    Outcome priv = render_outcome(*renderer, "{{ ''.__class__ }}|{{ x.__dict__ is defined }}", Json{{"x", {{"a", 1}}}},
-                                  chat_options());
+    Outcome priv = render_outcome(*renderer, "{{ ''.__class__ }}|{{ x.__dict__ is defined }}",
+                                  Json{{"x", {{"a", 1}}}}, chat_options());
     CHECK(priv.text == "|False");
 }
 
-TEST_CASE("jinja2 sandbox: a 100,000-deep value built in a loop is neither printed nor freed recursively") {
-    require_limit("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}",
-                  "value nested deeper than 512 levels");
-    require_limit("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}"
-                  "{{ ns.x|tojson }}",
-                  "value nested deeper than 512 levels");
+TEST_CASE(
+    "jinja2 sandbox: a 100,000-deep value built in a loop is neither printed nor freed "
+    "recursively") {
+    require_limit(
+        "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% "
+        "endfor %}{{ ns.x }}",
+        "value nested deeper than 512 levels");
+    require_limit(
+        "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% "
+        "endfor %}"
+        "{{ ns.x|tojson }}",
+        "value nested deeper than 512 levels");
 }
 
 TEST_CASE("jinja2 sandbox: deeply nested input is refused") {

@@ -13,14 +13,19 @@ using cmfpipe::mustache::RenderOptions;
 
 TEST_CASE("mustache values: falsey and truthy, and what interpolation prints") {
     Engine engine;
-    Json data = {{"zero", 0}, {"empty", ""}, {"none", Json::array()}, {"null", nullptr}, {"no", false},
-                 {"obj", Json::object()}, {"str0", "0"}, {"one", 1}, {"list0", Json::array({0})}, {"half", 0.5}};
-    CHECK(engine.render("{{#zero}}Z{{/zero}}{{#empty}}E{{/empty}}{{#none}}N{{/none}}{{#null}}U{{/null}}"
-                        "{{#no}}F{{/no}}{{#missing}}M{{/missing}}|{{#obj}}o{{/obj}}{{#str0}}s{{/str0}}"
-                        "{{#one}}1{{/one}}{{#list0}}[{{.}}]{{/list0}}{{#half}}h{{/half}}",
-                        data) == "|os1[0]h");
-    Json values = {{"i", -3}, {"u", 18446744073709551615ULL}, {"f", 1.5}, {"t", true}, {"n", nullptr},
-                   {"o", {{"a", 1}}}, {"l", {1, "x"}}};
+    Json data = {{"zero", 0},       {"empty", ""}, {"none", Json::array()},
+                 {"null", nullptr}, {"no", false}, {"obj", Json::object()},
+                 {"str0", "0"},     {"one", 1},    {"list0", Json::array({0})},
+                 {"half", 0.5}};
+    CHECK(engine.render(
+              "{{#zero}}Z{{/zero}}{{#empty}}E{{/empty}}{{#none}}N{{/none}}{{#null}}U{{/null}}"
+              "{{#no}}F{{/no}}{{#missing}}M{{/missing}}|{{#obj}}o{{/obj}}{{#str0}}s{{/str0}}"
+              "{{#one}}1{{/one}}{{#list0}}[{{.}}]{{/list0}}{{#half}}h{{/half}}",
+              data) == "|os1[0]h");
+    Json values = {{"i", -3},      {"u", 18446744073709551615ULL},
+                   {"f", 1.5},     {"t", true},
+                   {"n", nullptr}, {"o", {{"a", 1}}},
+                   {"l", {1, "x"}}};
     CHECK(engine.render("{{i}} {{u}} {{f}} {{t}} <{{n}}> {{{o}}} {{{l}}} {{o}}", values) ==
           "-3 18446744073709551615 1.5 true <> {\"a\":1} [1,\"x\"] {&quot;a&quot;:1}");
 }
@@ -28,7 +33,8 @@ TEST_CASE("mustache values: falsey and truthy, and what interpolation prints") {
 TEST_CASE("mustache escaping: html by default, none on request") {
     Engine engine;
     Json data = {{"x", "a&b<c>d\"e'f/g"}};
-    CHECK(engine.render("{{x}}|{{{x}}}|{{&x}}", data) == "a&amp;b&lt;c&gt;d&quot;e&#39;f/g|a&b<c>d\"e'f/g|a&b<c>d\"e'f/g");
+    CHECK(engine.render("{{x}}|{{{x}}}|{{&x}}", data) ==
+          "a&amp;b&lt;c&gt;d&quot;e&#39;f/g|a&b<c>d\"e'f/g|a&b<c>d\"e'f/g");
     RenderOptions raw;
     raw.escape = cmfpipe::mustache::Escape::none;
     CHECK(engine.render("{{x}}", data, raw) == "a&b<c>d\"e'f/g");
@@ -71,12 +77,16 @@ TEST_CASE("mustache plugin: one renderer instance rendered from 8 threads at onc
     Json options = {{"partials", {{"row", "{{name}} ({{age}}){{#admin}} *{{/admin}}\n"}}}};
     auto data_for = [](int n) {
         Json people = Json::array();
-        for (int i = 0; i < n; ++i) people.push_back({{"name", "p" + std::to_string(i)}, {"age", i}, {"admin", i % 3 == 0}});
+        for (int i = 0; i < n; ++i)
+            people.push_back(
+                {{"name", "p" + std::to_string(i)}, {"age", i}, {"admin", i % 3 == 0}});
         return Json{{"people", people}};
     };
     auto expected_for = [](int n) {
         std::string out;
-        for (int i = 0; i < n; ++i) out += "  p" + std::to_string(i) + " (" + std::to_string(i) + ")" + (i % 3 == 0 ? " *" : "") + "\n";
+        for (int i = 0; i < n; ++i)
+            out += "  p" + std::to_string(i) + " (" + std::to_string(i) + ")" +
+                   (i % 3 == 0 ? " *" : "") + "\n";
         return (n == 0 ? std::string("nobody") : out) + "\n";  // the last line is not standalone
     };
     std::vector<std::thread> threads;
@@ -98,9 +108,11 @@ TEST_CASE("mustache plugin options: strict, escape, partials, template_name, oth
     auto registry = cmfpipe::Registry::discover();
     auto renderer = registry.make_renderer("mustache", {{"cache_size", 4}});
     CHECK(renderer->render("{{a}}", {{"a", "<"}}, nullptr) == "&lt;");
-    CHECK(renderer->render("{{a}}", {{"a", "<"}}, {{"escape", "none"}, {"profile", "anything"}}) == "<");
+    CHECK(renderer->render("{{a}}", {{"a", "<"}}, {{"escape", "none"}, {"profile", "anything"}}) ==
+          "<");
     CHECK(renderer->render("[{{>p}}]", Json::object(), {{"partials", {{"p", "P"}}}}) == "[P]");
     CHECK(renderer->render("[{{>p}}]", Json::object(), Json::object()) == "[]");
-    CHECK_THROWS_WITH(renderer->render("[{{>p}}]", Json::object(), {{"strict", true}, {"template_name", "x"}}),
-                      "x:1:2: missing partial 'p'");
+    CHECK_THROWS_WITH(
+        renderer->render("[{{>p}}]", Json::object(), {{"strict", true}, {"template_name", "x"}}),
+        "x:1:2: missing partial 'p'");
 }

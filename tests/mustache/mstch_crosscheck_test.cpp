@@ -21,12 +21,17 @@ namespace {
 
 mstch::node to_mstch(const Json& j) {
     switch (j.type()) {
-        case Json::value_t::null: return mstch::node(nullptr);
-        case Json::value_t::boolean: return mstch::node(j.get<bool>());
+        case Json::value_t::null:
+            return mstch::node(nullptr);
+        case Json::value_t::boolean:
+            return mstch::node(j.get<bool>());
         case Json::value_t::number_integer:
-        case Json::value_t::number_unsigned: return mstch::node(static_cast<int>(j.get<std::int64_t>()));
-        case Json::value_t::number_float: return mstch::node(j.get<double>());
-        case Json::value_t::string: return mstch::node(j.get<std::string>());
+        case Json::value_t::number_unsigned:
+            return mstch::node(static_cast<int>(j.get<std::int64_t>()));
+        case Json::value_t::number_float:
+            return mstch::node(j.get<double>());
+        case Json::value_t::string:
+            return mstch::node(j.get<std::string>());
         case Json::value_t::array: {
             mstch::array a;
             for (const Json& item : j) a.push_back(to_mstch(item));
@@ -37,7 +42,8 @@ mstch::node to_mstch(const Json& j) {
             for (const auto& [key, value] : j.items()) m.emplace(key, to_mstch(value));
             return m;
         }
-        default: return mstch::node(nullptr);
+        default:
+            return mstch::node(nullptr);
     }
 }
 
@@ -47,8 +53,8 @@ std::string mstch_render(const std::string& tmpl, const Json& data, const Json& 
     return mstch::render(tmpl, to_mstch(data), p);
 }
 
-std::string our_render(const cmfpipe::mustache::Engine& engine, const std::string& tmpl, const Json& data,
-                       const Json& partials) {
+std::string our_render(const cmfpipe::mustache::Engine& engine, const std::string& tmpl,
+                       const Json& data, const Json& partials) {
     cmfpipe::mustache::RenderOptions options;
     options.partials = &partials;
     return engine.render(tmpl, data, options);
@@ -57,9 +63,9 @@ std::string our_render(const cmfpipe::mustache::Engine& engine, const std::strin
 // Optional modules mstch does not implement (or, for lambdas, implements with its own C++ type:
 // comparing there would test our transcription of the spec's code, not the engines).
 const std::set<std::string> modules_mstch_lacks = {
-    "~inheritance.json",   // no {{<parent}} / {{$block}}
-    "~dynamic-names.json", // no {{>*name}}
-    "~lambdas.json",       // lambdas are code, not data: see spec_test.cpp for ours
+    "~inheritance.json",    // no {{<parent}} / {{$block}}
+    "~dynamic-names.json",  // no {{>*name}}
+    "~lambdas.json",        // lambdas are code, not data: see spec_test.cpp for ours
 };
 
 }  // namespace
@@ -77,7 +83,8 @@ TEST_CASE("mstch cross-check: the core spec files") {
         files_seen.insert(fname);
         for (const SpecCase& c : spec_cases(file)) {
             std::string key = c.file + " / " + c.name;
-            INFO(key << "\ntemplate: " << Json(c.template_text).dump() << "\ndata: " << c.data.dump());
+            INFO(key << "\ntemplate: " << Json(c.template_text).dump()
+                     << "\ndata: " << c.data.dump());
             std::string ours = our_render(engine, c.template_text, c.data, c.partials);
             std::string theirs = mstch_render(c.template_text, c.data, c.partials);
             CHECK(Json(ours).dump() == Json(c.expected).dump());
@@ -98,7 +105,7 @@ namespace {
 
 // splitmix64: the same sequence on every platform (std:: distributions are not specified).
 class Random {
-public:
+  public:
     explicit Random(std::uint64_t seed) : state_(seed) {}
     std::uint64_t next() {
         std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
@@ -109,9 +116,11 @@ public:
     int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
     bool chance(int percent) { return below(100) < percent; }
     template <class T>
-    const T& pick(const std::vector<T>& v) { return v[static_cast<std::size_t>(below(static_cast<int>(v.size())))]; }
+    const T& pick(const std::vector<T>& v) {
+        return v[static_cast<std::size_t>(below(static_cast<int>(v.size())))];
+    }
 
-private:
+  private:
     std::uint64_t state_;
 };
 
@@ -126,14 +135,18 @@ Json random_scalar(Random& r) {
         case 0:
         case 1: {
             // '/' is left out: mstch escapes it as &#x2F; (see the escaping case below).
-            static const std::vector<std::string> pieces = {"x", "yz", " ", "<", ">", "&", "\"", "'", "\n", "é", "q r"};
+            static const std::vector<std::string> pieces = {"x",  "yz", " ",  "<", ">",  "&",
+                                                            "\"", "'",  "\n", "é", "q r"};
             std::string s;
             for (int i = r.below(4); i > 0; --i) s += r.pick(pieces);
             return s;
         }
-        case 2: return r.below(20);
-        case 3: return r.chance(50);
-        default: return nullptr;
+        case 2:
+            return r.below(20);
+        case 3:
+            return r.chance(50);
+        default:
+            return nullptr;
     }
 }
 
@@ -175,36 +188,47 @@ Json generated_data(Random& r) {
 std::string scalar_name(Random& r, bool top_is_scalar) {
     if (top_is_scalar && r.chance(25)) return ".";
     switch (r.below(6)) {
-        case 0: return "o." + r.pick(scalar_keys);
-        case 1: return "p." + r.pick(scalar_keys);
-        case 2: return "o.p." + r.pick(scalar_keys);
-        default: return r.pick(scalar_keys);
+        case 0:
+            return "o." + r.pick(scalar_keys);
+        case 1:
+            return "p." + r.pick(scalar_keys);
+        case 2:
+            return "o.p." + r.pick(scalar_keys);
+        default:
+            return r.pick(scalar_keys);
     }
 }
 
 // A section name and whether its items are scalars.
 std::pair<std::string, bool> section_name(Random& r) {
     static const std::vector<std::pair<std::string, bool>> names = {
-        {"a", true}, {"b", true}, {"c", true}, {"o", false}, {"p", false}, {"o.p", false},
-        {"items", false}, {"tags", true}, {"o.a", true}, {"missing", false}};
+        {"a", true},    {"b", true},      {"c", true},    {"o", false},  {"p", false},
+        {"o.p", false}, {"items", false}, {"tags", true}, {"o.a", true}, {"missing", false}};
     return r.pick(names);
 }
 
 std::string random_template(Random& r, int depth, bool top_is_scalar) {
-    static const std::vector<std::string> texts = {"x", " ", "hello", "\n", "  ", "-", "<p>", "\t", "é", "\r\n"};
+    static const std::vector<std::string> texts = {"x", " ",   "hello", "\n", "  ",
+                                                   "-", "<p>", "\t",    "é",  "\r\n"};
     std::string out;
     for (int i = 1 + r.below(5); i > 0; --i) {
         int kind = r.below(depth > 2 ? 5 : 8);
         switch (kind) {
             case 0:
-            case 1: out += r.pick(texts); break;
-            case 2: out += "{{" + scalar_name(r, top_is_scalar) + "}}"; break;
+            case 1:
+                out += r.pick(texts);
+                break;
+            case 2:
+                out += "{{" + scalar_name(r, top_is_scalar) + "}}";
+                break;
             case 3: {
                 std::string name = scalar_name(r, top_is_scalar);
                 out += r.chance(50) ? "{{{" + name + "}}}" : "{{& " + name + " }}";
                 break;
             }
-            case 4: out += "{{! note }}"; break;
+            case 4:
+                out += "{{! note }}";
+                break;
             default: {
                 // Sections and inverted sections, sometimes as standalone lines (indented or not).
                 auto [name, scalar_items] = section_name(r);
@@ -254,13 +278,16 @@ TEST_CASE("mstch cross-check: 3000 generated templates agree exactly") {
 TEST_CASE("mstch cross-check: where mstch and we differ, by design or by mstch bug") {
     cmfpipe::mustache::Engine engine;
     auto both = [&](const std::string& tmpl, const Json& data) {
-        return std::pair{our_render(engine, tmpl, data, Json::object()), mstch_render(tmpl, data, Json::object())};
+        return std::pair{our_render(engine, tmpl, data, Json::object()),
+                         mstch_render(tmpl, data, Json::object())};
     };
-    // Escaping: mstch also escapes '/' (an old OWASP suggestion); the spec does not ask for it and a
-    // slash is harmless in HTML text and quoted attributes, so we leave it alone.
-    CHECK(both("{{s}}", {{"s", "&<>\"'/"}}) == std::pair{std::string("&amp;&lt;&gt;&quot;&#39;/"),
-                                                       std::string("&amp;&lt;&gt;&quot;&#39;&#x2F;")});
-    // Objects and arrays: mstch prints nothing; we print compact JSON (useful in prompts: {{{tools}}}).
+    // Escaping: mstch also escapes '/' (an old OWASP suggestion); the spec does not ask for it and
+    // a slash is harmless in HTML text and quoted attributes, so we leave it alone.
+    CHECK(both("{{s}}", {{"s", "&<>\"'/"}}) ==
+          std::pair{std::string("&amp;&lt;&gt;&quot;&#39;/"),
+                    std::string("&amp;&lt;&gt;&quot;&#39;&#x2F;")});
+    // Objects and arrays: mstch prints nothing; we print compact JSON (useful in prompts:
+    // {{{tools}}}).
     CHECK(both("{{{o}}}|{{{l}}}", {{"o", {{"k", 1}}}, {"l", {1, 2}}}) ==
           std::pair{std::string("{\"k\":1}|[1,2]"), std::string("|")});
     // mstch bug: "." inside an inverted section resolves to nothing. Inverted sections push no
@@ -269,5 +296,6 @@ TEST_CASE("mstch cross-check: where mstch and we differ, by design or by mstch b
           std::pair{std::string("<1><2>"), std::string("<><>")});
     // Blanks after a standalone tag on the last line: a line holding only blanks and the tag is
     // standalone (spec "Standalone Without Newline"), so we remove them; mstch keeps them.
-    CHECK(both("x\n{{#t}}\ny\n{{/t}}  ", {{"t", true}}) == std::pair{std::string("x\ny\n"), std::string("x\ny\n  ")});
+    CHECK(both("x\n{{#t}}\ny\n{{/t}}  ", {{"t", true}}) ==
+          std::pair{std::string("x\ny\n"), std::string("x\ny\n  ")});
 }

@@ -16,7 +16,9 @@ using namespace cmfpipe::testing;
 
 namespace {
 
-bool is_lambda_case(const SpecCase& c) { return c.file == "~lambdas.json"; }
+bool is_lambda_case(const SpecCase& c) {
+    return c.file == "~lambdas.json";
+}
 
 std::string render_with_plugin(const cmfpipe::Renderer& renderer, const SpecCase& c) {
     Json options = {{"partials", c.partials}, {"template_name", c.file + " / " + c.name}};
@@ -25,7 +27,8 @@ std::string render_with_plugin(const cmfpipe::Renderer& renderer, const SpecCase
 
 std::string render_with_lambdas(const cmfpipe::mustache::Engine& engine, const SpecCase& c) {
     auto maker = spec_lambdas().find(c.name);
-    if (maker == spec_lambdas().end()) FAIL("no C++ transcription of the spec lambda for '" << c.name << "'");
+    if (maker == spec_lambdas().end())
+        FAIL("no C++ transcription of the spec lambda for '" << c.name << "'");
     Lambdas lambdas = maker->second();
     Json data = c.data;
     data.erase("lambda");  // the code in several languages; the C++ lambda takes its place
@@ -38,7 +41,9 @@ std::string render_with_lambdas(const cmfpipe::mustache::Engine& engine, const S
 
 }  // namespace
 
-TEST_CASE("mustache spec: all 194 cases of all 9 files, through the plugin (lambdas through the engine)") {
+TEST_CASE(
+    "mustache spec: all 194 cases of all 9 files, through the plugin (lambdas through the "
+    "engine)") {
     auto files = spec_files();
     auto registry = cmfpipe::Registry::discover();
     REQUIRE(registry.has(cmfpipe::PluginType::renderer, "mustache"));
@@ -76,7 +81,8 @@ TEST_CASE("mustache spec: all 194 cases of all 9 files, through the plugin (lamb
         std::cout << "  " << file << ": " << counts.first << "/" << counts.second << "\n";
     }
     std::cout << "mustache spec: " << passed << "/" << total << " (" << through_plugin
-              << " through the plugin, " << total - through_plugin << " lambda cases through the engine)\n";
+              << " through the plugin, " << total - through_plugin
+              << " lambda cases through the engine)\n";
     CHECK(per_file.size() == 9);
     CHECK(total == 194);
     CHECK(through_plugin == 184);

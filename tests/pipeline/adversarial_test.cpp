@@ -12,15 +12,19 @@ namespace {
 std::string yaml(const std::string& kind, const std::string& mode, const std::string& capabilities,
                  const std::string& on_error = "fail") {
     return "processors:\n"
-           "  - name: bad\n    kind: " + kind + "\n    hooks: [llm_input]\n    mode: " + mode +
-           "\n    on_error: " + on_error + "\n    capabilities: [" + capabilities + "]\n"
+           "  - name: bad\n    kind: " +
+           kind + "\n    hooks: [llm_input]\n    mode: " + mode + "\n    on_error: " + on_error +
+           "\n    capabilities: [" + capabilities +
+           "]\n"
            "  - name: after\n    kind: edit_custom\n    hooks: [llm_input]\n    priority: 60\n";
 }
 
-Json decision(const std::string& processor, const std::string& kind, int message, const std::string& mode,
-              const std::string& outcome, const std::string& effect, Json extra = Json::object()) {
-    Json d = {{"processor", processor}, {"kind", kind},       {"hook", "llm_input"}, {"message", message},
-              {"mode", mode},           {"outcome", outcome}, {"effect", effect}};
+Json decision(const std::string& processor, const std::string& kind, int message,
+              const std::string& mode, const std::string& outcome, const std::string& effect,
+              Json extra = Json::object()) {
+    Json d = {{"processor", processor}, {"kind", kind}, {"hook", "llm_input"},
+              {"message", message},     {"mode", mode}, {"outcome", outcome},
+              {"effect", effect}};
     for (auto& [key, value] : extra.items()) d[key] = value;
     return d;
 }
@@ -37,7 +41,8 @@ const cmfpipe::Registry& reg() {
 }
 
 // The input with only "after"'s mark added: what a pipeline that went on must return.
-void require_only_after_applied(const std::vector<cmf::Message>& in, const pl::PipelineResult& result) {
+void require_only_after_applied(const std::vector<cmf::Message>& in,
+                                const pl::PipelineResult& result) {
     REQUIRE(result.messages.size() == in.size());
     for (std::size_t i = 0; i < in.size(); ++i) {
         CHECK(*result.messages[i].custom() == Json({{"k", "v"}, {"edited_by", "after"}}));
@@ -58,28 +63,32 @@ void require_untouched(const std::vector<cmf::Message>& in, const pl::PipelineRe
     }
 }
 
-
 }  // namespace
 
-TEST_CASE("a processor that removes a label: violation of security.labels in every mode but disabled") {
+TEST_CASE(
+    "a processor that removes a label: violation of security.labels in every mode but disabled") {
     const auto in = conversation();
     const Json violations = {{"violations",
                               {{{"slot", "security.labels"},
                                 {"tier", "monotonic"},
                                 {"detail", "monotonic slot had elements removed: SECRET"}}}}};
     SECTION("enforce: stopped at the first message, nothing changed, 'after' never runs") {
-        auto result = pipeline(yaml("remove_label", "enforce", "read_labels"), reg()).run("llm_input", in);
+        auto result =
+            pipeline(yaml("remove_label", "enforce", "read_labels"), reg()).run("llm_input", in);
         CHECK(result.stopped);
-        CHECK(decisions(result) ==
-              Json::array({decision("bad", "remove_label", 0, "enforce", "violation", "stopped", violations)}));
+        CHECK(decisions(result) == Json::array({decision("bad", "remove_label", 0, "enforce",
+                                                         "violation", "stopped", violations)}));
         require_untouched(in, result);
     }
     for (const char* mode : {"permissive", "audit"}) {
-        DYNAMIC_SECTION(mode << ": the copy is rejected, the violation recorded, the pipeline goes on") {
-            auto result = pipeline(yaml("remove_label", mode, "read_labels"), reg()).run("llm_input", in);
+        DYNAMIC_SECTION(
+            mode << ": the copy is rejected, the violation recorded, the pipeline goes on") {
+            auto result =
+                pipeline(yaml("remove_label", mode, "read_labels"), reg()).run("llm_input", in);
             CHECK_FALSE(result.stopped);
-            Json expected = {decision("bad", "remove_label", 0, mode, "violation", "rejected", violations),
-                             decision("bad", "remove_label", 1, mode, "violation", "rejected", violations)};
+            Json expected = {
+                decision("bad", "remove_label", 0, mode, "violation", "rejected", violations),
+                decision("bad", "remove_label", 1, mode, "violation", "rejected", violations)};
             add_after(expected);
             CHECK(decisions(result) == expected);
             require_only_after_applied(in, result);
@@ -87,7 +96,8 @@ TEST_CASE("a processor that removes a label: violation of security.labels in eve
         }
     }
     SECTION("disabled: never runs") {
-        auto result = pipeline(yaml("remove_label", "disabled", "read_labels"), reg()).run("llm_input", in);
+        auto result =
+            pipeline(yaml("remove_label", "disabled", "read_labels"), reg()).run("llm_input", in);
         Json expected = Json::array();
         add_after(expected);
         CHECK(decisions(result) == expected);
@@ -95,25 +105,31 @@ TEST_CASE("a processor that removes a label: violation of security.labels in eve
     }
 }
 
-TEST_CASE("a processor that edits the subject: violation of security.subject in every mode but disabled") {
+TEST_CASE(
+    "a processor that edits the subject: violation of security.subject in every mode but "
+    "disabled") {
     const auto in = conversation();
-    const Json violations = {{"violations",
-                              {{{"slot", "security.subject"},
-                                {"tier", "immutable"},
-                                {"detail", "slot has no write capability and cannot be modified"}}}}};
+    const Json violations = {
+        {"violations",
+         {{{"slot", "security.subject"},
+           {"tier", "immutable"},
+           {"detail", "slot has no write capability and cannot be modified"}}}}};
     SECTION("enforce") {
-        auto result = pipeline(yaml("edit_subject", "enforce", "read_roles"), reg()).run("llm_input", in);
+        auto result =
+            pipeline(yaml("edit_subject", "enforce", "read_roles"), reg()).run("llm_input", in);
         CHECK(result.stopped);
-        CHECK(decisions(result) ==
-              Json::array({decision("bad", "edit_subject", 0, "enforce", "violation", "stopped", violations)}));
+        CHECK(decisions(result) == Json::array({decision("bad", "edit_subject", 0, "enforce",
+                                                         "violation", "stopped", violations)}));
         require_untouched(in, result);
     }
     for (const char* mode : {"permissive", "audit"}) {
         DYNAMIC_SECTION(mode) {
-            auto result = pipeline(yaml("edit_subject", mode, "read_roles"), reg()).run("llm_input", in);
+            auto result =
+                pipeline(yaml("edit_subject", mode, "read_roles"), reg()).run("llm_input", in);
             CHECK_FALSE(result.stopped);
-            Json expected = {decision("bad", "edit_subject", 0, mode, "violation", "rejected", violations),
-                             decision("bad", "edit_subject", 1, mode, "violation", "rejected", violations)};
+            Json expected = {
+                decision("bad", "edit_subject", 0, mode, "violation", "rejected", violations),
+                decision("bad", "edit_subject", 1, mode, "violation", "rejected", violations)};
             add_after(expected);
             CHECK(decisions(result) == expected);
             require_only_after_applied(in, result);
@@ -121,7 +137,8 @@ TEST_CASE("a processor that edits the subject: violation of security.subject in 
         }
     }
     SECTION("disabled") {
-        auto result = pipeline(yaml("edit_subject", "disabled", "read_roles"), reg()).run("llm_input", in);
+        auto result =
+            pipeline(yaml("edit_subject", "disabled", "read_roles"), reg()).run("llm_input", in);
         Json expected = Json::array();
         add_after(expected);
         CHECK(decisions(result) == expected);
@@ -136,22 +153,27 @@ TEST_CASE("a processor that edits the subject: violation of security.subject in 
 
 TEST_CASE("a processor that writes a header without write_headers: violation of http (guarded)") {
     const auto in = conversation();
-    const Json violations = {
-        {"violations", {{{"slot", "http"}, {"tier", "guarded"}, {"detail", "plugin lacks 'write_headers' capability"}}}}};
+    const Json violations = {{"violations",
+                              {{{"slot", "http"},
+                                {"tier", "guarded"},
+                                {"detail", "plugin lacks 'write_headers' capability"}}}}};
     for (const char* caps : {"read_headers", ""}) {
         DYNAMIC_SECTION("enforce, capabilities [" << caps << "]") {
-            auto result = pipeline(yaml("write_header", "enforce", caps), reg()).run("llm_input", in);
+            auto result =
+                pipeline(yaml("write_header", "enforce", caps), reg()).run("llm_input", in);
             CHECK(result.stopped);
-            CHECK(decisions(result) ==
-                  Json::array({decision("bad", "write_header", 0, "enforce", "violation", "stopped", violations)}));
+            CHECK(decisions(result) == Json::array({decision("bad", "write_header", 0, "enforce",
+                                                             "violation", "stopped", violations)}));
             require_untouched(in, result);
         }
     }
     for (const char* mode : {"permissive", "audit"}) {
         DYNAMIC_SECTION(mode) {
-            auto result = pipeline(yaml("write_header", mode, "read_headers"), reg()).run("llm_input", in);
-            Json expected = {decision("bad", "write_header", 0, mode, "violation", "rejected", violations),
-                             decision("bad", "write_header", 1, mode, "violation", "rejected", violations)};
+            auto result =
+                pipeline(yaml("write_header", mode, "read_headers"), reg()).run("llm_input", in);
+            Json expected = {
+                decision("bad", "write_header", 0, mode, "violation", "rejected", violations),
+                decision("bad", "write_header", 1, mode, "violation", "rejected", violations)};
             add_after(expected);
             CHECK(decisions(result) == expected);
             require_only_after_applied(in, result);
@@ -164,19 +186,23 @@ TEST_CASE("a processor that writes a header without write_headers: violation of 
         CHECK(decisions(result) == expected);
     }
     SECTION("with write_headers the same change is applied, and only http is new") {
-        auto result = pipeline(yaml("write_header", "enforce", "write_headers"), reg()).run("llm_input", in);
+        auto result =
+            pipeline(yaml("write_header", "enforce", "write_headers"), reg()).run("llm_input", in);
         Json expected = {decision("bad", "write_header", 0, "enforce", "modified", "applied"),
                          decision("bad", "write_header", 1, "enforce", "modified", "applied")};
         add_after(expected);
         CHECK(decisions(result) == expected);
         for (const auto& m : result.messages) {
-            CHECK(Json(*m.http()) == Json({{"headers", {{"X-Request-ID", "r1"}, {"X-Injected", "yes"}}}}));
+            CHECK(Json(*m.http()) ==
+                  Json({{"headers", {{"X-Request-ID", "r1"}, {"X-Injected", "yes"}}}}));
             CHECK(m.security() == in[0].security());
         }
     }
 }
 
-TEST_CASE("a processor that edits custom: accepted (mutable) in enforce and permissive, discarded in audit") {
+TEST_CASE(
+    "a processor that edits custom: accepted (mutable) in enforce and permissive, discarded in "
+    "audit") {
     const auto in = conversation();
     for (const char* mode : {"enforce", "permissive"}) {
         DYNAMIC_SECTION(mode) {
@@ -208,11 +234,14 @@ TEST_CASE("a processor that edits custom: accepted (mutable) in enforce and perm
 
 TEST_CASE("a processor that throws: a PluginError handled by on_error, never a crash") {
     const auto in = conversation();
-    const Json error = {{"error", {{"kind", "PluginError"}, {"message", "processor 'bad' (kind throw) threw: boom"}}}};
+    const Json error = {
+        {"error",
+         {{"kind", "PluginError"}, {"message", "processor 'bad' (kind throw) threw: boom"}}}};
     SECTION("enforce, on_error fail: stopped") {
         auto result = pipeline(yaml("throw", "enforce", ""), reg()).run("llm_input", in);
         CHECK(result.stopped);
-        CHECK(decisions(result) == Json::array({decision("bad", "throw", 0, "enforce", "error", "stopped", error)}));
+        CHECK(decisions(result) ==
+              Json::array({decision("bad", "throw", 0, "enforce", "error", "stopped", error)}));
         require_untouched(in, result);
     }
     for (const char* mode : {"permissive", "audit"}) {
@@ -256,12 +285,15 @@ TEST_CASE("a processor that throws: a PluginError handled by on_error, never a c
 TEST_CASE("a processor that denies: stops in enforce, recorded in permissive and audit") {
     const auto in = conversation();
     auto denial = [](int message) {
-        return Json{{"reason", "denied by test"}, {"code", "test.deny"}, {"details", {{"message", message}}}};
+        return Json{{"reason", "denied by test"},
+                    {"code", "test.deny"},
+                    {"details", {{"message", message}}}};
     };
     SECTION("enforce") {
         auto result = pipeline(yaml("deny", "enforce", ""), reg()).run("llm_input", in);
         CHECK(result.stopped);
-        CHECK(decisions(result) == Json::array({decision("bad", "deny", 0, "enforce", "denied", "stopped", denial(0))}));
+        CHECK(decisions(result) ==
+              Json::array({decision("bad", "deny", 0, "enforce", "denied", "stopped", denial(0))}));
         require_untouched(in, result);
     }
     for (const char* mode : {"permissive", "audit"}) {

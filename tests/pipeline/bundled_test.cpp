@@ -12,23 +12,30 @@ const cmfpipe::Registry& bundled() {
     return r;
 }
 
-pl::PipelineResult run(const std::string& yaml, const Json& document, const std::string& hook = "llm_input") {
+pl::PipelineResult run(const std::string& yaml, const Json& document,
+                       const std::string& hook = "llm_input") {
     return pipeline(yaml, bundled()).run(hook, pl::messages_from_document(document, "test"));
 }
 
-const std::string redactor = "processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_input], "
-                             "capabilities: [append_labels]}\n";
+const std::string redactor =
+    "processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_input], "
+    "capabilities: [append_labels]}\n";
 
 // The text after the pii_redactor pipeline ran on one user message.
 std::string redacted(const std::string& text) {
-    auto result = run(redactor, {{"messages", {{{"role", "user"}, {"content", {{{"content_type", "text"}, {"text", text}}}}}}}});
+    auto result =
+        run(redactor,
+            {{"messages",
+              {{{"role", "user"}, {"content", {{{"content_type", "text"}, {"text", text}}}}}}}});
     REQUIRE(result.messages.size() == 1);
     return result.messages[0].text_content();
 }
 
 Json tool_call(const std::string& name, const std::string& ns, Json arguments = Json::object()) {
-    return {{"content_type", "tool_call"},
-            {"content", {{"tool_call_id", "tc1"}, {"name", name}, {"arguments", arguments}, {"namespace", ns}}}};
+    return {
+        {"content_type", "tool_call"},
+        {"content",
+         {{"tool_call_id", "tc1"}, {"name", name}, {"arguments", arguments}, {"namespace", ns}}}};
 }
 
 }  // namespace
@@ -37,11 +44,11 @@ TEST_CASE("pii_redactor: card numbers only when the Luhn check passes") {
     CHECK(redacted("card 4111 1111 1111 1111 ok") == "card [REDACTED:CARD] ok");
     CHECK(redacted("card 4111 1111 1111 1112 no") == "card 4111 1111 1111 1112 no");  // Luhn fails
     CHECK(redacted("4111-1111-1111-1111") == "[REDACTED:CARD]");
-    CHECK(redacted("amex 378282246310005.") == "amex [REDACTED:CARD].");              // 15 digits
+    CHECK(redacted("amex 378282246310005.") == "amex [REDACTED:CARD].");  // 15 digits
     CHECK(redacted("4111111111111111") == "[REDACTED:CARD]");
-    CHECK(redacted("79927398713") == "79927398713");            // Luhn-valid but 11 digits: too short
-    CHECK(redacted("41111111111111119") == "41111111111111119");  // 17 digits, Luhn fails
-    CHECK(redacted("x4111111111111111") == "x4111111111111111");  // glued to a word
+    CHECK(redacted("79927398713") == "79927398713");  // Luhn-valid but 11 digits: too short
+    CHECK(redacted("41111111111111119") == "41111111111111119");          // 17 digits, Luhn fails
+    CHECK(redacted("x4111111111111111") == "x4111111111111111");          // glued to a word
     CHECK(redacted("4111 1111 1111 1111 2") == "4111 1111 1111 1111 2");  // 17 digits as one number
 }
 
@@ -50,11 +57,11 @@ TEST_CASE("pii_redactor: e-mail addresses and what is not one") {
     CHECK(redacted("<a_b%c@ex-ample.org>") == "<[REDACTED:EMAIL]>");
     CHECK(redacted(".joe@ex.com") == ".[REDACTED:EMAIL]");
     CHECK(redacted("a@b@c.com") == "a@[REDACTED:EMAIL]");
-    CHECK(redacted("a@b") == "a@b");                    // no dot in the domain
-    CHECK(redacted("x@y.c") == "x@y.c");                // one-letter top-level domain
+    CHECK(redacted("a@b") == "a@b");      // no dot in the domain
+    CHECK(redacted("x@y.c") == "x@y.c");  // one-letter top-level domain
     CHECK(redacted("foo..bar@ex.com") == "foo..bar@ex.com");
     CHECK(redacted("user@-bad.com") == "user@-bad.com");
-    CHECK(redacted("user@ex.123") == "user@ex.123");    // numeric top-level domain
+    CHECK(redacted("user@ex.123") == "user@ex.123");  // numeric top-level domain
     CHECK(redacted("@ex.com") == "@ex.com");
 }
 
@@ -69,11 +76,11 @@ TEST_CASE("pii_redactor: phone numbers and look-alikes") {
     CHECK(redacted("5551234567 and 15551234567") == "[REDACTED:PHONE] and [REDACTED:PHONE]");
     CHECK(redacted("555-123-4567 555-987-6543") == "[REDACTED:PHONE] [REDACTED:PHONE]");
     CHECK(redacted("on 2024-01-15 at 192.168.1.1") == "on 2024-01-15 at 192.168.1.1");
-    CHECK(redacted("555-1234") == "555-1234");                   // 7 digits: too short
-    CHECK(redacted("+1234567") == "+1234567");                   // international needs 8+
-    CHECK(redacted("25551234567") == "25551234567");             // 11 digits not starting with 1
+    CHECK(redacted("555-1234") == "555-1234");        // 7 digits: too short
+    CHECK(redacted("+1234567") == "+1234567");        // international needs 8+
+    CHECK(redacted("25551234567") == "25551234567");  // 11 digits not starting with 1
     CHECK(redacted("555-123-45678") == "555-123-45678");
-    CHECK(redacted("v1.555.123.4567") == "v1.555.123.4567");     // inside a dotted token
+    CHECK(redacted("v1.555.123.4567") == "v1.555.123.4567");  // inside a dotted token
 }
 
 TEST_CASE("pii_redactor: tool arguments are redacted value by value, and the PII label appended") {
@@ -100,18 +107,23 @@ TEST_CASE("pii_redactor: tool arguments are redacted value by value, and the PII
 }
 
 TEST_CASE("pii_redactor: nothing found leaves the message and its pointers alone") {
-    Json document = {{"messages", {{{"role", "user"}, {"content", {{{"content_type", "text"}, {"text", "hello"}}}}}}}};
+    Json document = {
+        {"messages",
+         {{{"role", "user"}, {"content", {{{"content_type", "text"}, {"text", "hello"}}}}}}}};
     auto in = pl::messages_from_document(document, "t");
     auto result = pipeline(redactor, bundled()).run("llm_input", in);
     CHECK(result.decisions.empty());
     CHECK(result.messages[0].content_ptr() == in[0].content_ptr());
 }
 
-TEST_CASE("pii_redactor: without append_labels its copy is a violation, and with a config it obeys it") {
-    Json document = {{"messages",
-                      {{{"role", "user"},
-                        {"content", {{{"content_type", "text"}, {"text", "joe@ex.com 555-123-4567"}}}}}}}};
-    auto denied = run("processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_input]}\n", document);
+TEST_CASE(
+    "pii_redactor: without append_labels its copy is a violation, and with a config it obeys it") {
+    Json document = {
+        {"messages",
+         {{{"role", "user"},
+           {"content", {{{"content_type", "text"}, {"text", "joe@ex.com 555-123-4567"}}}}}}}};
+    auto denied =
+        run("processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_input]}\n", document);
     CHECK(denied.stopped);
     REQUIRE(denied.decisions.size() == 1);
     CHECK(pl::to_json(denied.decisions[0])["violations"] ==
@@ -120,40 +132,48 @@ TEST_CASE("pii_redactor: without append_labels its copy is a violation, and with
                         {"detail", "plugin lacks 'append_labels' capability (added: PII)"}}}));
     CHECK(denied.messages[0].text_content() == "joe@ex.com 555-123-4567");
 
-    auto emails_only = run("processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_input], "
-                           "capabilities: [append_labels], config: {kinds: [email], label: SENSITIVE}}\n",
-                           document);
+    auto emails_only =
+        run("processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_input], "
+            "capabilities: [append_labels], config: {kinds: [email], label: SENSITIVE}}\n",
+            document);
     CHECK(emails_only.messages[0].text_content() == "[REDACTED:EMAIL] 555-123-4567");
     CHECK(emails_only.messages[0].security()->labels == cmf::StringSet{"SENSITIVE"});
 }
 
 TEST_CASE("data_policy: post views stamp apply_labels, denied and unlisted actions are denied") {
-    const std::string config = "processors:\n  - {name: dp, kind: data_policy, hooks: [llm_input], "
-                               "capabilities: [read_data, append_labels]}\n";
-    const Json data = {{"get_compensation", {{"apply_labels", {"PII", "financial"}}, {"denied_actions", {"export"}}}},
+    const std::string config =
+        "processors:\n  - {name: dp, kind: data_policy, hooks: [llm_input], "
+        "capabilities: [read_data, append_labels]}\n";
+    const Json data = {{"get_compensation",
+                        {{"apply_labels", {"PII", "financial"}}, {"denied_actions", {"export"}}}},
                        {"delete_user", {{"denied_actions", {"execute"}}}},
                        {"read_file", {{"allowed_actions", {"read"}}}}};
     auto document = [&](Json content, const std::string& role) {
         return Json{{"messages", {{{"role", role}, {"content", content}}}},
                     {"extensions", {{"security", {{"labels", {"INTERNAL"}}, {"data", data}}}}}};
     };
-    const Json result_part = {{"content_type", "tool_result"},
-                              {"content", {{"tool_call_id", "tc1"}, {"tool_name", "get_compensation"}, {"content", "42"}}}};
+    const Json result_part = {
+        {"content_type", "tool_result"},
+        {"content",
+         {{"tool_call_id", "tc1"}, {"tool_name", "get_compensation"}, {"content", "42"}}}};
 
     auto stamped = run(config, document({result_part}, "tool"));
     REQUIRE(stamped.decisions.size() == 1);
     CHECK(stamped.messages[0].security()->labels == cmf::StringSet{"INTERNAL", "PII", "financial"});
     CHECK(stamped.messages[0].security()->data != nullptr);  // what it was not shown is kept
 
-    auto again = pipeline(config, bundled()).run("llm_input", stamped.messages);  // labels present: no change
+    auto again = pipeline(config, bundled())
+                     .run("llm_input", stamped.messages);  // labels present: no change
     CHECK(again.decisions.empty());
 
     auto denied = run(config, document({tool_call("delete_user", "hr")}, "assistant"));
     CHECK(denied.stopped);
     REQUIRE(denied.decisions.size() == 1);
-    CHECK(denied.decisions[0].denial->reason == "action 'execute' on 'delete_user' is denied by its data policy");
+    CHECK(denied.decisions[0].denial->reason ==
+          "action 'execute' on 'delete_user' is denied by its data policy");
     CHECK(denied.decisions[0].denial->code == "data_policy.denied_action");
-    CHECK(denied.decisions[0].denial->details == Json({{"name", "delete_user"}, {"action", "execute"}}));
+    CHECK(denied.decisions[0].denial->details ==
+          Json({{"name", "delete_user"}, {"action", "execute"}}));
 
     auto not_allowed = run(config, document({tool_call("read_file", "fs")}, "assistant"));
     REQUIRE(not_allowed.decisions.size() == 1);
@@ -166,8 +186,10 @@ TEST_CASE("data_policy: post views stamp apply_labels, denied and unlisted actio
     CHECK(pre.decisions.empty());
 
     // Without read_data the policies are absent from what it receives: it does nothing.
-    auto blind = run("processors:\n  - {name: dp, kind: data_policy, hooks: [llm_input], capabilities: [append_labels]}\n",
-                     document({tool_call("delete_user", "hr")}, "assistant"));
+    auto blind =
+        run("processors:\n  - {name: dp, kind: data_policy, hooks: [llm_input], capabilities: "
+            "[append_labels]}\n",
+            document({tool_call("delete_user", "hr")}, "assistant"));
     CHECK(blind.decisions.empty());
 }
 
@@ -183,9 +205,12 @@ TEST_CASE("tool_guard: a matching tool call needs one of the rule's roles") {
         - {uri: "tool://*/delete_*", roles: [admin]}
         - {uri: "tool://my.ns/tool", roles: []}
 )";
-    auto call = [&](const std::string& name, const std::string& ns, Json roles, const std::string& yaml) {
-        Json document = {{"messages", {{{"role", "assistant"}, {"content", {tool_call(name, ns)}}}}},
-                         {"extensions", {{"security", {{"subject", {{"id", "alice"}, {"type", "user"}, {"roles", roles}}}}}}}};
+    auto call = [&](const std::string& name, const std::string& ns, Json roles,
+                    const std::string& yaml) {
+        Json document = {
+            {"messages", {{{"role", "assistant"}, {"content", {tool_call(name, ns)}}}}},
+            {"extensions",
+             {{"security", {{"subject", {{"id", "alice"}, {"type", "user"}, {"roles", roles}}}}}}}};
         return run(yaml, document, "llm_output");
     };
     auto denial = [](const pl::PipelineResult& r) {
@@ -194,25 +219,30 @@ TEST_CASE("tool_guard: a matching tool call needs one of the rule's roles") {
     };
     auto d = denial(call("execute_sql", "db-server", {"dev"}, config));
     CHECK(d["effect"] == "stopped");
-    CHECK(d["reason"] == "tool call tool://db-server/execute_sql requires one of the roles: dba, admin");
+    CHECK(d["reason"] ==
+          "tool call tool://db-server/execute_sql requires one of the roles: dba, admin");
     CHECK(d["code"] == "tool_guard.denied");
-    CHECK(d["details"] == Json({{"uri", "tool://db-server/execute_sql"}, {"pattern", "tool://db-server/**"},
+    CHECK(d["details"] == Json({{"uri", "tool://db-server/execute_sql"},
+                                {"pattern", "tool://db-server/**"},
                                 {"roles", {"dba", "admin"}}}));
     CHECK(call("execute_sql", "db-server", {"dba"}, config).decisions.empty());
     CHECK(call("list_users", "hr", {"dev"}, config).decisions.empty());  // no rule matches
 
     // Every matching rule must hold: a dba may use the db server, but deleting needs admin.
-    CHECK(denial(call("delete_rows", "db-server", {"dba"}, config))["details"]["pattern"] == "tool://*/delete_*");
+    CHECK(denial(call("delete_rows", "db-server", {"dba"}, config))["details"]["pattern"] ==
+          "tool://*/delete_*");
     CHECK(call("delete_rows", "db-server", {"admin"}, config).decisions.empty());
 
     // Globs are literal apart from * and **: '.' is a dot.
-    CHECK(denial(call("tool", "my.ns", {"admin"}, config))["reason"] == "tool call tool://my.ns/tool is not allowed");
+    CHECK(denial(call("tool", "my.ns", {"admin"}, config))["reason"] ==
+          "tool call tool://my.ns/tool is not allowed");
     CHECK(call("tool", "myXns", {"admin"}, config).decisions.empty());
 
     // Without read_roles it cannot see the roles, so it fails closed.
     std::string blind = config;
     blind.replace(blind.find("[read_roles]"), 12, "[]");
-    CHECK(denial(call("execute_sql", "db-server", {"admin"}, blind))["code"] == "tool_guard.denied");
+    CHECK(denial(call("execute_sql", "db-server", {"admin"}, blind))["code"] ==
+          "tool_guard.denied");
 }
 
 TEST_CASE("bundled processors refuse bad configs with what and where") {
@@ -224,9 +254,13 @@ TEST_CASE("bundled processors refuse bad configs with what and where") {
         }
         return std::string("(accepted)");
     };
-    CHECK(refusal("processors:\n  - {name: g, kind: tool_guard, hooks: [llm_output], config: {rules: [{roles: [a]}]}}\n") ==
-          "test.yaml:2:5: processor 'g' (kind tool_guard) refused its configuration: tool_guard: rules[0] needs a 'uri'");
-    CHECK(refusal("processors:\n  - {name: d, kind: data_policy, hooks: [llm_output], config: {x: 1}}\n") ==
-          "test.yaml:2:5: processor 'd' (kind data_policy) refused its configuration: data_policy: takes no config "
+    CHECK(refusal("processors:\n  - {name: g, kind: tool_guard, hooks: [llm_output], config: "
+                  "{rules: [{roles: [a]}]}}\n") ==
+          "test.yaml:2:5: processor 'g' (kind tool_guard) refused its configuration: tool_guard: "
+          "rules[0] needs a 'uri'");
+    CHECK(refusal("processors:\n  - {name: d, kind: data_policy, hooks: [llm_output], config: {x: "
+                  "1}}\n") ==
+          "test.yaml:2:5: processor 'd' (kind data_policy) refused its configuration: data_policy: "
+          "takes no config "
           "(got {\"x\":1})");
 }

@@ -8,7 +8,9 @@ using Catch::Matchers::Equals;
 
 namespace {
 
-pl::PipelineConfig parse(const std::string& yaml) { return pl::parse_pipeline_config(yaml, "p.yaml", "/base"); }
+pl::PipelineConfig parse(const std::string& yaml) {
+    return pl::parse_pipeline_config(yaml, "p.yaml", "/base");
+}
 
 // The ConfigError text ("p.yaml:line:col: message") of a config that must be refused.
 std::string refusal(const std::string& yaml) {
@@ -21,8 +23,10 @@ std::string refusal(const std::string& yaml) {
 }
 
 const std::string known_capabilities =
-    "read_subject, read_roles, read_permissions, read_teams, read_claims, read_labels, append_labels, "
-    "read_headers, write_headers, read_agent, read_objects, read_data, read_delegation, write_custom";
+    "read_subject, read_roles, read_permissions, read_teams, read_claims, read_labels, "
+    "append_labels, "
+    "read_headers, write_headers, read_agent, read_objects, read_data, read_delegation, "
+    "write_custom";
 
 }  // namespace
 
@@ -65,8 +69,9 @@ processors:
     CHECK(p.priority == -3);
     CHECK(p.on_error == pl::OnError::disable);
     CHECK(p.capabilities == std::vector<std::string>{"append_labels", "read_roles"});
-    CHECK(p.config.dump() ==
-          R"({"label":"PII","limit":10,"ratio":0.5,"quoted":"10","off":false,"none":null,"list":["a",1]})");
+    CHECK(
+        p.config.dump() ==
+        R"({"label":"PII","limit":10,"ratio":0.5,"quoted":"10","off":false,"none":null,"list":["a",1]})");
     REQUIRE(p.conditions.size() == 2);
     CHECK(p.conditions[0].roles == std::vector<std::string>{"user", "tool"});
     CHECK(p.conditions[0].kinds == std::vector<std::string>{"tool_call"});
@@ -87,16 +92,27 @@ processors:
 TEST_CASE("configuration mistakes are ConfigErrors at their line:col") {
     CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n"
                        "    capabilities: [read_labels, read_everything]\n"),
-               Equals("p.yaml:5:33: unknown capability 'read_everything' (known: " + known_capabilities + ")"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    mode: observe\n"),
-               Equals("p.yaml:5:11: unknown mode 'observe' (known: enforce, permissive, audit, disabled)"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    on_error: retry\n"),
-               Equals("p.yaml:5:15: unknown on_error 'retry' (known: fail, ignore, disable)"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input, tool_pre_invoke]\n"),
-               Equals("p.yaml:4:24: unknown hook 'tool_pre_invoke' (known: llm_input, llm_output)"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    capabilites: []\n"),
-               Equals("p.yaml:5:5: unknown key 'capabilites' in a processor (known: name, kind, hooks, mode, "
-                      "priority, on_error, capabilities, config, conditions, description, author, version, tags)"));
+               Equals("p.yaml:5:33: unknown capability 'read_everything' (known: " +
+                      known_capabilities + ")"));
+    CHECK_THAT(
+        refusal(
+            "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    mode: observe\n"),
+        Equals(
+            "p.yaml:5:11: unknown mode 'observe' (known: enforce, permissive, audit, disabled)"));
+    CHECK_THAT(
+        refusal(
+            "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    on_error: retry\n"),
+        Equals("p.yaml:5:15: unknown on_error 'retry' (known: fail, ignore, disable)"));
+    CHECK_THAT(
+        refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input, tool_pre_invoke]\n"),
+        Equals("p.yaml:4:24: unknown hook 'tool_pre_invoke' (known: llm_input, llm_output)"));
+    CHECK_THAT(
+        refusal(
+            "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    capabilites: []\n"),
+        Equals(
+            "p.yaml:5:5: unknown key 'capabilites' in a processor (known: name, kind, hooks, mode, "
+            "priority, on_error, capabilities, config, conditions, description, author, version, "
+            "tags)"));
     CHECK_THAT(refusal("processors:\n  - {name: a, kind: k, hooks: [llm_input]}\n"
                        "  - {name: a, kind: j, hooks: [llm_input]}\n"),
                Equals("p.yaml:3:12: duplicate processor name 'a'"));
@@ -104,46 +120,62 @@ TEST_CASE("configuration mistakes are ConfigErrors at their line:col") {
                Equals("p.yaml:2:5: processor 'a' needs a 'kind'"));
     CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n"),
                Equals("p.yaml:2:5: processor 'a' needs 'hooks' (known: llm_input, llm_output)"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    priority: high\n"),
-               Equals("p.yaml:5:15: priority must be an integer"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    config: [1, 2]\n"),
-               Equals("p.yaml:5:13: config must be a mapping"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n"
-                       "    conditions:\n      - roles: [user, robot]\n"),
-               Equals("p.yaml:6:23: unknown role 'robot' (known: system, developer, user, assistant, tool)"));
+    CHECK_THAT(
+        refusal(
+            "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    priority: high\n"),
+        Equals("p.yaml:5:15: priority must be an integer"));
+    CHECK_THAT(
+        refusal(
+            "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    config: [1, 2]\n"),
+        Equals("p.yaml:5:13: config must be a mapping"));
+    CHECK_THAT(
+        refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n"
+                "    conditions:\n      - roles: [user, robot]\n"),
+        Equals(
+            "p.yaml:6:23: unknown role 'robot' (known: system, developer, user, assistant, tool)"));
     CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n"
                        "    conditions:\n      - server_ids: [s]\n"),
-               Equals("p.yaml:6:9: unknown key 'server_ids' in a condition (known: roles, kinds, tools, prompts, "
+               Equals("p.yaml:6:9: unknown key 'server_ids' in a condition (known: roles, kinds, "
+                      "tools, prompts, "
                       "resources, environments)"));
     CHECK_THAT(refusal("plugins:\n  - name: a\n"),
-               Equals("p.yaml:1:1: unknown key 'plugins' in the pipeline configuration (known: plugin_dirs, processors)"));
-    CHECK_THAT(refusal("processors:\n  - name: a\n    name: b\n"), Equals("p.yaml:3:5: duplicate key 'name' in a processor"));
-    CHECK_THAT(refusal("processors: [a, b\n"), Equals("p.yaml:2:1: invalid YAML: end of sequence flow not found"));
-    CHECK_THAT(refusal(""), Equals("p.yaml:1:1: empty pipeline configuration (want a 'processors' list)"));
+               Equals("p.yaml:1:1: unknown key 'plugins' in the pipeline configuration (known: "
+                      "plugin_dirs, processors)"));
+    CHECK_THAT(refusal("processors:\n  - name: a\n    name: b\n"),
+               Equals("p.yaml:3:5: duplicate key 'name' in a processor"));
+    CHECK_THAT(refusal("processors: [a, b\n"),
+               Equals("p.yaml:2:1: invalid YAML: end of sequence flow not found"));
+    CHECK_THAT(refusal(""),
+               Equals("p.yaml:1:1: empty pipeline configuration (want a 'processors' list)"));
 }
 
-TEST_CASE("building a pipeline refuses unknown kinds and configs their plugin rejects, at their place") {
+TEST_CASE(
+    "building a pipeline refuses unknown kinds and configs their plugin rejects, at their place") {
     const auto reg = registry({adversarial_dir});
     try {
         pipeline("processors:\n  - name: a\n    kind: nope\n    hooks: [llm_input]\n", reg);
         FAIL("accepted");
     } catch (const cmfpipe::ConfigError& e) {
-        CHECK_THAT(std::string(e.what()),
-                   Equals("test.yaml:3:11: processor 'a': unknown processor kind 'nope' (available: deny, "
-                          "edit_custom, edit_subject, remove_label, throw, write_header)"));
+        CHECK_THAT(
+            std::string(e.what()),
+            Equals("test.yaml:3:11: processor 'a': unknown processor kind 'nope' (available: deny, "
+                   "edit_custom, edit_subject, remove_label, throw, write_header)"));
     }
     // A disabled processor is not instantiated, so its kind need not be installed.
-    CHECK_NOTHROW(pipeline("processors:\n  - {name: a, kind: nope, hooks: [llm_input], mode: disabled}\n", reg));
+    CHECK_NOTHROW(pipeline(
+        "processors:\n  - {name: a, kind: nope, hooks: [llm_input], mode: disabled}\n", reg));
 
     const auto bundled = registry({}, true);
     try {
-        pipeline("processors:\n  - name: p\n    kind: pii_redactor\n    hooks: [llm_input]\n"
-                 "    config: {kinds: [email, iban]}\n",
-                 bundled);
+        pipeline(
+            "processors:\n  - name: p\n    kind: pii_redactor\n    hooks: [llm_input]\n"
+            "    config: {kinds: [email, iban]}\n",
+            bundled);
         FAIL("accepted");
     } catch (const cmfpipe::ConfigError& e) {
-        CHECK_THAT(std::string(e.what()),
-                   Equals("test.yaml:2:5: processor 'p' (kind pii_redactor) refused its configuration: "
-                          "pii_redactor: unknown kind \"iban\" (known: email, phone, card)"));
+        CHECK_THAT(
+            std::string(e.what()),
+            Equals("test.yaml:2:5: processor 'p' (kind pii_redactor) refused its configuration: "
+                   "pii_redactor: unknown kind \"iban\" (known: email, phone, card)"));
     }
 }

@@ -27,17 +27,20 @@ WriteRights rights_of(const cmf::CapabilitySet& caps) {
 }  // namespace
 
 TEST_CASE("tier conformance: every tier case of the reference implementation") {
-    const auto file = cmfpipe::testing::require_corpus("cmf") / "python_reference_tiers_filter_validation.json";
+    const auto file =
+        cmfpipe::testing::require_corpus("cmf") / "python_reference_tiers_filter_validation.json";
     const Json corpus = cmfpipe::read_json_file(file);
     REQUIRE(corpus["tier_cases"].size() == 12);
     for (const auto& c : corpus["tier_cases"]) {
         const std::string name = c["name"];
         DYNAMIC_SECTION(name) {
-            // Parsed separately, so every slot of `after` is a new pointer: value comparison decides.
+            // Parsed separately, so every slot of `after` is a new pointer: value comparison
+            // decides.
             const cmf::Message before = with_ext(c["before"]);
             const cmf::Message returned = before.with_extensions(
                 std::make_shared<const cmf::Extensions>(cmf::extensions_from_json(c["after"])));
-            const auto caps = cmf::CapabilitySet::parse(c["capabilities"].get<std::vector<std::string>>());
+            const auto caps =
+                cmf::CapabilitySet::parse(c["capabilities"].get<std::vector<std::string>>());
             const auto out = apply_returned(before, before, returned, rights_of(caps));
             const Json& expected = c["validate_tier_constraints"];
             if (expected == "ok") {
@@ -50,7 +53,8 @@ TEST_CASE("tier conformance: every tier case of the reference implementation") {
                 const auto& v = out.violations[0];
                 CHECK(v.slot == expected["slot"]);
                 // The reference calls http's tier "immutable"; it is guarded (spec §3.2).
-                CHECK(v.tier == (v.slot == "http" ? std::string("guarded") : expected["tier"].get<std::string>()));
+                CHECK(v.tier == (v.slot == "http" ? std::string("guarded")
+                                                  : expected["tier"].get<std::string>()));
                 CHECK_THAT(v.detail, Catch::StartsWith(expected["detail"].get<std::string>()));
                 CHECK_FALSE(out.changed);
                 CHECK(out.message.extensions_ptr() == before.extensions_ptr());
@@ -65,8 +69,10 @@ TEST_CASE("tier details name what was removed or added") {
         cmf::extensions_from_json({{"security", {{"labels", {"B", "D"}}}}})));
     auto out = apply_returned(before, before, returned, {});
     CHECK(out.violations ==
-          std::vector<SlotViolation>{{"security.labels", "monotonic", "monotonic slot had elements removed: A, C"},
-                                     {"security.labels", "monotonic", "plugin lacks 'append_labels' capability (added: D)"}});
+          std::vector<SlotViolation>{
+              {"security.labels", "monotonic", "monotonic slot had elements removed: A, C"},
+              {"security.labels", "monotonic",
+               "plugin lacks 'append_labels' capability (added: D)"}});
 }
 
 TEST_CASE("every violated slot is reported, and nothing of the copy is kept") {
@@ -74,7 +80,8 @@ TEST_CASE("every violated slot is reported, and nothing of the copy is kept") {
                                   {"security", {{"classification", "secret"}, {"labels", {"X"}}}},
                                   {"custom", {{"a", 1}}}});
     auto ext = before.extensions();
-    ext.request = std::make_shared<const cmf::RequestExtension>(cmf::RequestExtension{{}, "r2", {}, {}, {}});
+    ext.request =
+        std::make_shared<const cmf::RequestExtension>(cmf::RequestExtension{{}, "r2", {}, {}, {}});
     auto security = std::make_shared<cmf::SecurityExtension>(*before.security());
     security->classification = "public";
     ext.security = security;
@@ -83,11 +90,12 @@ TEST_CASE("every violated slot is reported, and nothing of the copy is kept") {
                               .with_part(0, cmf::ContentPart::text("changed"))
                               .with_extensions(std::make_shared<const cmf::Extensions>(ext));
     auto out = apply_returned(before, before, returned, {true, true});
-    CHECK(out.violations == std::vector<SlotViolation>{
-                                {"role", "immutable", "the role of a message cannot be changed"},
-                                {"request", "immutable", "slot has no write capability and cannot be modified"},
-                                {"security.classification", "immutable",
-                                 "slot has no write capability and cannot be modified"}});
+    CHECK(out.violations ==
+          std::vector<SlotViolation>{
+              {"role", "immutable", "the role of a message cannot be changed"},
+              {"request", "immutable", "slot has no write capability and cannot be modified"},
+              {"security.classification", "immutable",
+               "slot has no write capability and cannot be modified"}});
     CHECK_FALSE(out.changed);
     CHECK(out.message.content_ptr() == before.content_ptr());
     CHECK(out.message.extensions_ptr() == before.extensions_ptr());
@@ -104,13 +112,15 @@ TEST_CASE("a slot rebuilt with equal values is no change, and the current slot i
     CHECK(out.message.request() == before.request());
 }
 
-TEST_CASE("what a processor was not given is carried over untouched, and labels join the full slot") {
+TEST_CASE(
+    "what a processor was not given is carried over untouched, and labels join the full slot") {
     // The processor saw only labels (no subject, no data); it adds one label.
-    const auto current = with_ext({{"security",
-                                    {{"labels", {"INTERNAL"}},
-                                     {"subject", {{"id", "alice"}, {"type", "user"}, {"roles", {"dev"}}}},
-                                     {"data", {{"tool_a", {{"apply_labels", {"PII"}}}}}}}},
-                                   {"agent", {{"session_id", "s1"}}}});
+    const auto current =
+        with_ext({{"security",
+                   {{"labels", {"INTERNAL"}},
+                    {"subject", {{"id", "alice"}, {"type", "user"}, {"roles", {"dev"}}}},
+                    {"data", {{"tool_a", {{"apply_labels", {"PII"}}}}}}}},
+                  {"agent", {{"session_id", "s1"}}}});
     auto seen = std::make_shared<cmf::SecurityExtension>();
     seen->labels = current.security()->labels;
     const auto given = current.with_security(seen).with_agent(nullptr);
@@ -127,8 +137,9 @@ TEST_CASE("what a processor was not given is carried over untouched, and labels 
 
 TEST_CASE("content and channel are mutable, custom may be removed") {
     const auto before = with_ext({{"custom", {{"a", 1}}}});
-    const auto returned =
-        before.with_part(0, cmf::ContentPart::text("redacted")).with_channel(cmf::Channel::final).with_custom(nullptr);
+    const auto returned = before.with_part(0, cmf::ContentPart::text("redacted"))
+                              .with_channel(cmf::Channel::final)
+                              .with_custom(nullptr);
     auto out = apply_returned(before, before, returned, {});
     CHECK(out.violations.empty());
     CHECK(out.changed);

@@ -17,20 +17,27 @@ const Json secret_ext = {{"security",
                            {"data", {{"t", {{"apply_labels", {"PII"}}}}}}}}};
 
 cmf::Message nested_message() {
-    return cmf::Message(cmf::Role::user, {cmf::ContentPart::text("inner")}, std::nullopt,
-                        std::make_shared<const cmf::Extensions>(cmf::extensions_from_json(secret_ext)));
+    return cmf::Message(
+        cmf::Role::user, {cmf::ContentPart::text("inner")}, std::nullopt,
+        std::make_shared<const cmf::Extensions>(cmf::extensions_from_json(secret_ext)));
 }
 
 cmf::Message with_prompt_result() {
-    cmf::PromptResult result{"p1", "summarize", {nested_message()}, std::nullopt, false, std::nullopt};
-    return cmf::Message(cmf::Role::tool, {cmf::ContentPart::text("outer"), cmf::ContentPart::make(result)});
+    cmf::PromptResult result{"p1",         "summarize", {nested_message()},
+                             std::nullopt, false,       std::nullopt};
+    return cmf::Message(cmf::Role::tool,
+                        {cmf::ContentPart::text("outer"), cmf::ContentPart::make(result)});
 }
 
-const cmf::Message& nested_in(const cmf::Message& m) { return m.part(1)->get<cmf::PromptResult>().messages[0]; }
+const cmf::Message& nested_in(const cmf::Message& m) {
+    return m.part(1)->get<cmf::PromptResult>().messages[0];
+}
 
 }  // namespace
 
-TEST_CASE("objects and data need read_objects and read_data, labels read_labels, the subject read_subject") {
+TEST_CASE(
+    "objects and data need read_objects and read_data, labels read_labels, the subject "
+    "read_subject") {
     const auto m = nested_message();
     const auto none = visible_message(m, {});
     REQUIRE(none.security());
@@ -39,7 +46,8 @@ TEST_CASE("objects and data need read_objects and read_data, labels read_labels,
     CHECK(none.security()->labels.empty());
     CHECK(none.security()->subject == nullptr);
 
-    const auto granted = visible_message(m, {cmf::Capability::read_objects, cmf::Capability::read_data});
+    const auto granted =
+        visible_message(m, {cmf::Capability::read_objects, cmf::Capability::read_data});
     CHECK(granted.security()->objects == m.security()->objects);  // shared, not copied
     CHECK(granted.security()->data == m.security()->data);
 
@@ -61,14 +69,17 @@ TEST_CASE("messages nested in a prompt result are filtered like the message itse
 }
 
 TEST_CASE("the agent's conversation history is filtered like the message itself") {
-    Json ext = {{"agent", {{"session_id", "s1"}, {"conversation", {{"history", {cmf::message_to_json(nested_message())}}}}}}};
+    Json ext = {{"agent",
+                 {{"session_id", "s1"},
+                  {"conversation", {{"history", {cmf::message_to_json(nested_message())}}}}}}};
     const cmf::Message m(cmf::Role::user, {}, std::nullopt,
                          std::make_shared<const cmf::Extensions>(cmf::extensions_from_json(ext)));
     CHECK(visible_message(m, {}).agent() == nullptr);
     const auto agent_only = visible_message(m, {cmf::Capability::read_agent});
     const auto& history = *agent_only.agent()->conversation->history;
     CHECK(history[0].security()->subject == nullptr);
-    const auto with_subject = visible_message(m, {cmf::Capability::read_agent, cmf::Capability::read_subject});
+    const auto with_subject =
+        visible_message(m, {cmf::Capability::read_agent, cmf::Capability::read_subject});
     const auto& subject = *(*with_subject.agent()->conversation->history)[0].security()->subject;
     CHECK(subject.id == "alice");
     CHECK(subject.roles.empty());

@@ -15,10 +15,14 @@
 
 using namespace cmfpipe;
 
-TEST_CASE("prepare from 8 threads x 300 requests with thread inputs: no nonce or thread crosses requests") {
+TEST_CASE(
+    "prepare from 8 threads x 300 requests with thread inputs: no nonce or thread crosses "
+    "requests") {
     Registry registry = Registry::discover();
-    const prompty::Agent agent = prompty::load(std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/thread.prompty");
-    const prompty::Invokers invokers = prompty::make_invokers(registry, agent);  // shared by all threads
+    const prompty::Agent agent =
+        prompty::load(std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/thread.prompty");
+    const prompty::Invokers invokers =
+        prompty::make_invokers(registry, agent);  // shared by all threads
 
     constexpr int threads = 8, per_thread = 300;
     std::vector<std::vector<std::string>> placeholders(threads), markers(threads);
@@ -29,14 +33,18 @@ TEST_CASE("prepare from 8 threads x 300 requests with thread inputs: no nonce or
         pool.emplace_back([&, t] {
             for (int i = 0; i < per_thread; ++i) {
                 const std::string tag = std::to_string(t) + "-" + std::to_string(i);
-                Json inputs = {{"history", Json::array({{{"role", "user"}, {"content", "earlier " + tag}},
-                                                        {{"role", "assistant"}, {"content", "reply " + tag}}})},
-                               {"question", "now " + tag}};
+                Json inputs = {
+                    {"history",
+                     Json::array({{{"role", "user"}, {"content", "earlier " + tag}},
+                                  {{"role", "assistant"}, {"content", "reply " + tag}}})},
+                    {"question", "now " + tag}};
                 prompty::Prepared p = prompty::prepare(invokers, agent, inputs);
                 std::string seen;
-                for (const auto& m : p.messages) seen += std::string(cmf::to_string(m.role())) + ":" + m.text_content() + "|";
-                const std::string expected = "system:You are a helpful assistant. Keep answers short.|user:earlier " + tag +
-                                             "|assistant:reply " + tag + "|user:now " + tag + "|";
+                for (const auto& m : p.messages)
+                    seen += std::string(cmf::to_string(m.role())) + ":" + m.text_content() + "|";
+                const std::string expected =
+                    "system:You are a helpful assistant. Keep answers short.|user:earlier " + tag +
+                    "|assistant:reply " + tag + "|user:now " + tag + "|";
                 if (seen != expected || p.request.rich_inputs.size() != 1) {
                     if (wrong++ == 0) first_failure[t] = seen;
                 }
@@ -46,7 +54,11 @@ TEST_CASE("prepare from 8 threads x 300 requests with thread inputs: no nonce or
         });
     }
     for (auto& th : pool) th.join();
-    INFO("first mismatch: " << [&] { for (auto& f : first_failure) if (!f.empty()) return f; return std::string(); }());
+    INFO("first mismatch: " << [&] {
+        for (auto& f : first_failure)
+            if (!f.empty()) return f;
+        return std::string();
+    }());
     CHECK(wrong == 0);
     std::set<std::string> distinct_placeholders, distinct_markers;
     for (int t = 0; t < threads; ++t) {

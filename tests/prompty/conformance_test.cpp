@@ -30,7 +30,8 @@ namespace {
 // "" when `actual` has everything `expected` has: objects by key (an expected null means absent
 // or null), lists element by element with equal length, scalars equal. Else where it differs.
 std::string mismatch(const Json& expected, const Json& actual, const std::string& path = "$") {
-    if (expected.is_null()) return actual.is_null() ? "" : path + ": expected absent/null, got " + actual.dump();
+    if (expected.is_null())
+        return actual.is_null() ? "" : path + ": expected absent/null, got " + actual.dump();
     if (expected.is_object()) {
         if (!actual.is_object()) return path + ": expected an object, got " + actual.dump();
         for (const auto& [key, value] : expected.items()) {
@@ -51,13 +52,17 @@ std::string mismatch(const Json& expected, const Json& actual, const std::string
         return "";
     }
     if (expected.is_number() && actual.is_number()) {
-        return expected.get<double>() == actual.get<double>() ? "" : path + ": expected " + expected.dump() + ", got " + actual.dump();
+        return expected.get<double>() == actual.get<double>()
+                   ? ""
+                   : path + ": expected " + expected.dump() + ", got " + actual.dump();
     }
-    return expected == actual ? "" : path + ": expected " + expected.dump() + ", got " + actual.dump();
+    return expected == actual ? ""
+                              : path + ": expected " + expected.dump() + ", got " + actual.dump();
 }
 
 std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
 
@@ -67,10 +72,12 @@ std::string error_mismatch(const Json& expected, const Error& e) {
     std::string want = expected.at("error").get<std::string>();
     std::string text = lower(std::string(e.kind()) + ": " + e.what());
     std::string needle = want == "FileNotFoundError" ? "not found" : lower(want);
-    if (text.find(needle) == std::string::npos) return "error '" + std::string(e.what()) + "' does not say '" + want + "'";
+    if (text.find(needle) == std::string::npos)
+        return "error '" + std::string(e.what()) + "' does not say '" + want + "'";
     if (auto field = expected.find("error_field"); field != expected.end()) {
         if (text.find(lower(field->get<std::string>())) == std::string::npos) {
-            return "error '" + std::string(e.what()) + "' does not name '" + field->get<std::string>() + "'";
+            return "error '" + std::string(e.what()) + "' does not name '" +
+                   field->get<std::string>() + "'";
         }
     }
     return "";
@@ -79,7 +86,8 @@ std::string error_mismatch(const Json& expected, const Error& e) {
 struct ScratchDir {
     fs::path root;
     explicit ScratchDir(const std::string& name) {
-        root = fs::temp_directory_path() / ("cmfpipe-vectors-" + std::to_string(::getpid()) + "-" + name);
+        root = fs::temp_directory_path() /
+               ("cmfpipe-vectors-" + std::to_string(::getpid()) + "-" + name);
         fs::remove_all(root);
         fs::create_directories(root);
     }
@@ -99,8 +107,9 @@ EnvironmentLookup env_of(const Json& vars) {
 }
 
 class Runner {
-public:
-    explicit Runner(fs::path corpus) : corpus_(std::move(corpus)), registry_(Registry::discover()) {}
+  public:
+    explicit Runner(fs::path corpus)
+        : corpus_(std::move(corpus)), registry_(Registry::discover()) {}
 
     // "" = passed; otherwise what went wrong.
     std::string run(const std::string& operation, const Json& vector) {
@@ -108,11 +117,16 @@ public:
         const Json& expected = vector.at("expected");
         try {
             std::string outcome;
-            if (operation == "load") outcome = load(vector.at("name").get<std::string>(), input, expected);
-            else if (operation == "render") outcome = render_vector(input, expected);
-            else if (operation == "renderSegments") outcome = segments_vector(input, expected);
-            else if (operation == "parse") outcome = parse_vector(input, expected);
-            else return "no runner for operation '" + operation + "'";
+            if (operation == "load")
+                outcome = load(vector.at("name").get<std::string>(), input, expected);
+            else if (operation == "render")
+                outcome = render_vector(input, expected);
+            else if (operation == "renderSegments")
+                outcome = segments_vector(input, expected);
+            else if (operation == "parse")
+                outcome = parse_vector(input, expected);
+            else
+                return "no runner for operation '" + operation + "'";
             return outcome;
         } catch (const Error& e) {
             if (expected.contains("error")) return error_mismatch(expected, e);
@@ -120,9 +134,11 @@ public:
         }
     }
 
-private:
+  private:
     std::string expect_error(const Json& expected) {
-        return expected.contains("error") ? "expected error '" + expected["error"].get<std::string>() + "', got none" : "";
+        return expected.contains("error")
+                   ? "expected error '" + expected["error"].get<std::string>() + "', got none"
+                   : "";
     }
 
     std::string load(const std::string& name, const Json& input, const Json& expected) {
@@ -130,7 +146,8 @@ private:
         options.environment = env_of(input.value("env", Json::object()));
         Agent agent;
         if (input.contains("fixture")) {
-            agent = prompty::load(corpus_ / "fixtures" / input["fixture"].get<std::string>(), options);
+            agent =
+                prompty::load(corpus_ / "fixtures" / input["fixture"].get<std::string>(), options);
         } else {
             ScratchDir scratch(name);
             fs::path dir = scratch.root / input.value("agent_subdir", std::string("."));
@@ -139,11 +156,13 @@ private:
             for (const auto& [file, content] : files.items()) {
                 fs::path path = dir / file;
                 fs::create_directories(path.parent_path());
-                std::ofstream(path) << (content.is_string() ? content.get<std::string>() : content.dump(2));
+                std::ofstream(path)
+                    << (content.is_string() ? content.get<std::string>() : content.dump(2));
             }
-            std::string text = input.contains("frontmatter_raw")
-                                   ? input["frontmatter_raw"].get<std::string>()
-                                   : "---\n" + input.at("frontmatter").dump(2) + "\n---\nsystem:\nHello";
+            std::string text =
+                input.contains("frontmatter_raw")
+                    ? input["frontmatter_raw"].get<std::string>()
+                    : "---\n" + input.at("frontmatter").dump(2) + "\n---\nsystem:\nHello";
             fs::path prompt = dir / "prompt.prompty";
             std::ofstream(prompt) << text;
             agent = prompty::load(prompt, options);
@@ -172,10 +191,12 @@ private:
         if (auto e = expect_error(expected); !e.empty()) return e;
         if (expected.contains("rendered")) return mismatch(expected["rendered"], r.text);
         std::regex pattern(expected.at("nonce_pattern").get<std::string>());
-        if (!std::regex_match(r.text, pattern)) return "rendered " + Json(r.text).dump() + " does not match the nonce pattern";
+        if (!std::regex_match(r.text, pattern))
+            return "rendered " + Json(r.text).dump() + " does not match the nonce pattern";
         // The thread's value travels in the request under the placeholder that is in the text.
         for (const auto& [placeholder, rich] : r.request.rich_inputs) {
-            if (r.text.find(placeholder) == std::string::npos) return "placeholder " + placeholder + " not in the text";
+            if (r.text.find(placeholder) == std::string::npos)
+                return "placeholder " + placeholder + " not in the text";
         }
         return r.request.rich_inputs.size() == 1 ? "" : "expected one rich input in the request";
     }
@@ -184,14 +205,18 @@ private:
         Agent agent = template_agent(input);
         Invokers invokers{registry_.make_renderer(agent.template_config.format_kind), nullptr};
         std::vector<std::string> strict = input.value("strict_props", std::vector<std::string>{});
-        SegmentedRender r = render_segments(invokers, agent, input.value("inputs", Json::object()), strict);
+        SegmentedRender r =
+            render_segments(invokers, agent, input.value("inputs", Json::object()), strict);
         if (auto e = expect_error(expected); !e.empty()) return e;
         Json actual = Json::array();
         for (const auto& s : r.segments) actual.push_back(to_json(s));
-        return expected.at("segments") == actual ? "" : "segments " + actual.dump() + " != " + expected["segments"].dump();
+        return expected.at("segments") == actual
+                   ? ""
+                   : "segments " + actual.dump() + " != " + expected["segments"].dump();
     }
 
-    // CMF messages in the vectors' Prompty shape: {role, content: [{kind: "text", value}], metadata?}.
+    // CMF messages in the vectors' Prompty shape: {role, content: [{kind: "text", value}],
+    // metadata?}.
     static Json prompty_shape(const std::vector<cmf::Message>& messages) {
         Json out = Json::array();
         for (const auto& m : messages) {
@@ -204,7 +229,8 @@ private:
                 }
             }
             Json message = {{"role", std::string(cmf::to_string(m.role()))}, {"content", content}};
-            if (m.custom() && m.custom()->contains("metadata")) message["metadata"] = m.custom()->at("metadata");
+            if (m.custom() && m.custom()->contains("metadata"))
+                message["metadata"] = m.custom()->at("metadata");
             out.push_back(message);
         }
         return out;
@@ -221,18 +247,26 @@ private:
         RequestContext request;
         const Json threads = input.value("thread_inputs", Json::object());
         for (const auto& [name, messages] : threads.items()) {
-            // The vector's text carries a placeholder made earlier; find it and hand its thread over.
+            // The vector's text carries a placeholder made earlier; find it and hand its thread
+            // over.
             const std::string suffix = "_" + name + "__";
             std::size_t suffix_at = text.find(suffix);
-            std::size_t at = suffix_at == std::string::npos ? suffix_at : text.rfind("__PROMPTY_THREAD_", suffix_at);
-            if (at == std::string::npos) return "no placeholder for thread input '" + name + "' in the text";
+            std::size_t at = suffix_at == std::string::npos
+                                 ? suffix_at
+                                 : text.rfind("__PROMPTY_THREAD_", suffix_at);
+            if (at == std::string::npos)
+                return "no placeholder for thread input '" + name + "' in the text";
             std::size_t end = suffix_at + suffix.size();
-            request.rich_inputs.emplace(text.substr(at, end - at), RichInput{name, "thread", normalize_thread(messages, name)});
+            request.rich_inputs.emplace(
+                text.substr(at, end - at),
+                RichInput{name, "thread", normalize_thread(messages, name)});
         }
         auto messages = prompty::parse(invokers, agent, text, request);
         if (auto e = expect_error(expected); !e.empty()) return e;
         Json actual = prompty_shape(messages);
-        return expected.at("messages") == actual ? "" : "messages " + actual.dump() + " != " + expected["messages"].dump();
+        return expected.at("messages") == actual
+                   ? ""
+                   : "messages " + actual.dump() + " != " + expected["messages"].dump();
     }
 
     fs::path corpus_;
@@ -244,7 +278,8 @@ private:
 TEST_CASE("prompty conformance vectors: every vector passes or is skipped with a reason") {
     const fs::path corpus = testing::require_corpus("prompty");
     const Json vectors = read_json_file(corpus / "vectors.json").at("vectors");
-    const Json skips = read_json_file(fs::path(CMFPIPE_SOURCE_DIR) / "tests/prompty/skip-list.json");
+    const Json skips =
+        read_json_file(fs::path(CMFPIPE_SOURCE_DIR) / "tests/prompty/skip-list.json");
     const Json& skip_ops = skips.at("operations");
     const Json& skip_names = skips.at("vectors");
 
@@ -260,8 +295,9 @@ TEST_CASE("prompty conformance vectors: every vector passes or is skipped with a
         seen_names.insert(name);
         if (skip_ops.contains(op) || skip_names.contains(name)) {
             ++skipped[op];
-            skip_reasons[op] = skip_names.contains(name) ? name + ": " + skip_names[name].get<std::string>()
-                                                         : skip_ops[op].get<std::string>();
+            skip_reasons[op] = skip_names.contains(name)
+                                   ? name + ": " + skip_names[name].get<std::string>()
+                                   : skip_ops[op].get<std::string>();
             continue;
         }
         std::string outcome = runner.run(op, entry.at("vector"));
@@ -279,14 +315,16 @@ TEST_CASE("prompty conformance vectors: every vector passes or is skipped with a
         for (const auto& [op, n] : m) ops.insert(op);
     }
     for (const auto& op : ops) {
-        std::cout << "  " << op << ": passed " << passed[op] << ", failed " << failed[op] << ", skipped " << skipped[op];
+        std::cout << "  " << op << ": passed " << passed[op] << ", failed " << failed[op]
+                  << ", skipped " << skipped[op];
         if (skipped[op]) std::cout << "  (" << skip_reasons[op] << ")";
         std::cout << "\n";
         total_passed += passed[op];
         total_failed += failed[op];
         total_skipped += skipped[op];
     }
-    std::cout << "  TOTAL: passed " << total_passed << ", failed " << total_failed << ", skipped " << total_skipped << "\n";
+    std::cout << "  TOTAL: passed " << total_passed << ", failed " << total_failed << ", skipped "
+              << total_skipped << "\n";
     for (const auto& f : failures) std::cout << "  FAILED " << f << "\n";
     std::cout.flush();
 

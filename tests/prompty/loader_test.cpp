@@ -80,7 +80,8 @@ TEST_CASE("frontmatter: the spec's four splitting vectors") {
     CHECK(d.body == "Body");
 }
 
-TEST_CASE("frontmatter: '+++' delimiters, body whitespace stripped, unclosed is an error at the opener") {
+TEST_CASE(
+    "frontmatter: '+++' delimiters, body whitespace stripped, unclosed is an error at the opener") {
     auto a = split_frontmatter("+++\nname: x\n+++\n\n\nsystem:\nHi\n\n", "f");
     CHECK(*a.frontmatter == "\nname: x\n");
     CHECK(a.body == "system:\nHi");
@@ -88,19 +89,24 @@ TEST_CASE("frontmatter: '+++' delimiters, body whitespace stripped, unclosed is 
     // A '---' inside a value does not close the frontmatter (it must start a line).
     auto b = split_frontmatter("---\ndescription: a---b\n---\nx", "f");
     CHECK(*b.frontmatter == "\ndescription: a---b\n");
-    CHECK(error_of([] { split_frontmatter("\n  ---\nname: x\n", "p.prompty"); }) ==
-          "ValueError: p.prompty:2:3: Malformed frontmatter: no closing '---' (or '+++') delimiter");
+    CHECK(
+        error_of([] { split_frontmatter("\n  ---\nname: x\n", "p.prompty"); }) ==
+        "ValueError: p.prompty:2:3: Malformed frontmatter: no closing '---' (or '+++') delimiter");
 }
 
 TEST_CASE("yaml: core-schema scalars, quoted strings stay strings, order kept") {
-    Json j = parse_yaml("b: 1\na: 2.5\nc: true\nd: ~\ne: '7'\nf: 0x1F\ng: 1e3\nh: hello\ni: [1, x]\nj: -4\n", "f");
-    CHECK(j.dump() == R"({"b":1,"a":2.5,"c":true,"d":null,"e":"7","f":31,"g":1000.0,"h":"hello","i":[1,"x"],"j":-4})");
+    Json j = parse_yaml(
+        "b: 1\na: 2.5\nc: true\nd: ~\ne: '7'\nf: 0x1F\ng: 1e3\nh: hello\ni: [1, x]\nj: -4\n", "f");
+    CHECK(
+        j.dump() ==
+        R"({"b":1,"a":2.5,"c":true,"d":null,"e":"7","f":31,"g":1000.0,"h":"hello","i":[1,"x"],"j":-4})");
 }
 
 TEST_CASE("yaml: a syntax error is located in the file, offset by where the frontmatter starts") {
     // Line 3 of the file holds the broken flow sequence.
-    CHECK(error_of([] { load_text("---\nname: ok\nmodel: [gpt\n---\nbody", "p.prompty", "."); })
-              .rfind("ValueError: p.prompty:4:1: invalid frontmatter YAML: ", 0) == 0);
+    CHECK(error_of([] {
+              load_text("---\nname: ok\nmodel: [gpt\n---\nbody", "p.prompty", ".");
+          }).rfind("ValueError: p.prompty:4:1: invalid frontmatter YAML: ", 0) == 0);
 }
 
 TEST_CASE("load: a full agent from text, with every field and unknown keys kept") {
@@ -155,30 +161,39 @@ Hi {{question}}
     Agent a = load_text(text, "full.prompty", ".", with_env({{"EP", "https://ep"}}));
     CHECK(a.body_line == 46);
     Json j = to_json(a);
-    CHECK(j.dump() ==
-          R"({"kind":"prompt","name":"full","displayName":"Full Agent","description":"Everything",)"
-          R"("metadata":{"authors":["me"],"tags":["a"]},)"
-          R"("model":{"id":"gpt-4o","provider":"openai","apiType":"chat","connection":{"kind":"key","endpoint":"https://ep","apiKey":"fallback"},"options":{"temperature":0.2},"deployment":"eu"},)"
-          R"("inputs":[{"name":"question","kind":"string","required":true,"example":"What?"},{"name":"history","kind":"thread"}],)"
-          R"("outputs":[{"name":"answer","kind":"string","default":"a string"}],)"
-          R"("tools":[{"name":"lookup","kind":"function","description":"Look up","parameters":[{"name":"q","kind":"string"}],"bindings":{"q":"fixed"}}],)"
-          R"("template":{"format":{"kind":"mustache","strict":true,"options":{"partials":{}}},"parser":{"kind":"prompty"}},)"
-          R"("instructions":"system:\nHi {{question}}","owner":"team-x"})");
+    CHECK(
+        j.dump() ==
+        R"({"kind":"prompt","name":"full","displayName":"Full Agent","description":"Everything",)"
+        R"("metadata":{"authors":["me"],"tags":["a"]},)"
+        R"("model":{"id":"gpt-4o","provider":"openai","apiType":"chat","connection":{"kind":"key","endpoint":"https://ep","apiKey":"fallback"},"options":{"temperature":0.2},"deployment":"eu"},)"
+        R"("inputs":[{"name":"question","kind":"string","required":true,"example":"What?"},{"name":"history","kind":"thread"}],)"
+        R"("outputs":[{"name":"answer","kind":"string","default":"a string"}],)"
+        R"("tools":[{"name":"lookup","kind":"function","description":"Look up","parameters":[{"name":"q","kind":"string"}],"bindings":{"q":"fixed"}}],)"
+        R"("template":{"format":{"kind":"mustache","strict":true,"options":{"partials":{}}},"parser":{"kind":"prompty"}},)"
+        R"("instructions":"system:\nHi {{question}}","owner":"team-x"})");
 }
 
 TEST_CASE("load: shorthands and defaults") {
-    Agent a = load_text("---\nmodel: gpt-4\ninputs:\n  name: Jane\n  n: 3\n  x: 1.5\n  ok: false\n  l: [1]\n  o: {kind: object, default: {a: 1}}\n---\nb",
-                        "s.prompty", ".");
+    Agent a = load_text(
+        "---\nmodel: gpt-4\ninputs:\n  name: Jane\n  n: 3\n  x: 1.5\n  ok: false\n  l: [1]\n  o: "
+        "{kind: object, default: {a: 1}}\n---\nb",
+        "s.prompty", ".");
     CHECK(a.model->id == "gpt-4");
     REQUIRE(a.inputs->size() == 6);
     std::string kinds;
-    for (const auto& p : *a.inputs) kinds += p.name + ":" + p.kind + ":" + p.default_value.dump() + " ";
-    CHECK(kinds == "name:string:\"Jane\" n:integer:3 x:float:1.5 ok:boolean:false l:array:[1] o:object:{\"a\":1} ");
+    for (const auto& p : *a.inputs)
+        kinds += p.name + ":" + p.kind + ":" + p.default_value.dump() + " ";
+    CHECK(kinds ==
+          "name:string:\"Jane\" n:integer:3 x:float:1.5 ok:boolean:false l:array:[1] "
+          "o:object:{\"a\":1} ");
     CHECK(a.template_config.format_kind == "jinja2");
     CHECK(a.template_config.parser_kind == "prompty");
     CHECK_FALSE(a.tools.has_value());
 
-    Agent legacy = load_text("---\ninputSchema:\n  properties:\n    topic:\n      kind: string\n      default: x\n---\nb", "l", ".");
+    Agent legacy = load_text(
+        "---\ninputSchema:\n  properties:\n    topic:\n      kind: string\n      default: "
+        "x\n---\nb",
+        "l", ".");
     CHECK(to_json(*legacy.inputs).dump() == R"([{"name":"topic","kind":"string","default":"x"}])");
 
     Agent no_frontmatter = load_text("just text", "t", ".");
@@ -188,9 +203,11 @@ TEST_CASE("load: shorthands and defaults") {
 
 TEST_CASE("load: errors say what and where") {
     CHECK(error_of([] { load_text("---\nname: t\ntemplate: jinja2\n---\nb", "t.prompty", "."); }) ==
-          "ValueError: t.prompty:3:11: Invalid template format: 'template' must be a mapping with format/parser, not the string 'jinja2'");
+          "ValueError: t.prompty:3:11: Invalid template format: 'template' must be a mapping with "
+          "format/parser, not the string 'jinja2'");
     CHECK(error_of([] {
-              load_text("---\nmodel:\n  connection:\n    endpoint: ${env:NOPE}\n---\nb", "e.prompty", ".", with_env({}));
+              load_text("---\nmodel:\n  connection:\n    endpoint: ${env:NOPE}\n---\nb",
+                        "e.prompty", ".", with_env({}));
           }) == "ValueError: e.prompty:4:15: Environment variable 'NOPE' not set");
     CHECK(error_of([] { load_text("---\n- a\n- b\n---\nb", "m.prompty", "."); }) ==
           "ValueError: m.prompty:2:1: Frontmatter must be a YAML mapping");
@@ -209,7 +226,8 @@ TEST_CASE("references: ${file:} parses by extension, stays inside the prompt's t
     fs::create_directories(dir.path / "app");
     fs::create_symlink(dir.path / "secret.json", dir.path / "app" / "link.json");
     auto prompt = dir.write("app/p.prompty",
-                            "---\nmodel:\n  id: m\n  connection: ${file:sub/conn.json}\n  options: ${file:sub/opts.yaml}\n"
+                            "---\nmodel:\n  id: m\n  connection: ${file:sub/conn.json}\n  options: "
+                            "${file:sub/opts.yaml}\n"
                             "description: ${file:notes.txt}\n---\nb");
     Agent a = load(prompt, with_env({{"K", "k1"}}));
     CHECK(a.model->connection.dump() == R"({"kind":"key","apiKey":"k1"})");
@@ -217,33 +235,45 @@ TEST_CASE("references: ${file:} parses by extension, stays inside the prompt's t
     CHECK(*a.description == "plain ${env:K}\n");
 
     auto escape = [&](const std::string& ref) {
-        return error_of([&] { load(dir.write("app/e.prompty", "---\nname: ${file:" + ref + "}\n---\nb")); });
+        return error_of(
+            [&] { load(dir.write("app/e.prompty", "---\nname: ${file:" + ref + "}\n---\nb")); });
     };
-    CHECK(escape("../secret.json").find("e.prompty:2:7: '../secret.json' resolves outside allowed roots") != std::string::npos);
-    CHECK(escape("link.json").find("'link.json' resolves outside allowed roots") != std::string::npos);
-    CHECK(escape((dir.path / "secret.json").string()).find("resolves outside allowed roots") != std::string::npos);
-    CHECK(escape("missing.json").find("e.prompty:2:7: Referenced file not found: missing.json") != std::string::npos);
+    CHECK(escape("../secret.json")
+              .find("e.prompty:2:7: '../secret.json' resolves outside allowed roots") !=
+          std::string::npos);
+    CHECK(escape("link.json").find("'link.json' resolves outside allowed roots") !=
+          std::string::npos);
+    CHECK(escape((dir.path / "secret.json").string()).find("resolves outside allowed roots") !=
+          std::string::npos);
+    CHECK(escape("missing.json").find("e.prompty:2:7: Referenced file not found: missing.json") !=
+          std::string::npos);
 
     // A host may grant a root; the frontmatter cannot.
     LoadOptions granted;
     granted.allowed_roots = {dir.path};
-    Agent b = load(dir.write("app/g.prompty", "---\nmetadata: ${file:../secret.json}\n---\nb"), granted);
+    Agent b =
+        load(dir.write("app/g.prompty", "---\nmetadata: ${file:../secret.json}\n---\nb"), granted);
     CHECK(b.metadata.dump() == R"({"leak":true})");
 }
 
-TEST_CASE("references: env default is everything after the second colon, and unknown protocols stay") {
-    Agent a = load_text("---\nname: ${env:U:a:b}\ndescription: ${vault:x}\n---\nb", "r", ".", with_env({}));
+TEST_CASE(
+    "references: env default is everything after the second colon, and unknown protocols stay") {
+    Agent a = load_text("---\nname: ${env:U:a:b}\ndescription: ${vault:x}\n---\nb", "r", ".",
+                        with_env({}));
     CHECK(a.name == "a:b");
     CHECK(*a.description == "${vault:x}");
 }
 
 TEST_CASE("validate_inputs: defaults, required, optional omitted, no type checks, extras pass") {
     Agent a = load_text(
-        "---\ninputs:\n  - {name: a, kind: string, default: A}\n  - {name: b, kind: integer, required: true}\n"
+        "---\ninputs:\n  - {name: a, kind: string, default: A}\n  - {name: b, kind: integer, "
+        "required: true}\n"
         "  - {name: c, kind: string, example: sample}\n---\nb",
         "v.prompty", ".");
-    CHECK(validate_inputs(a, {{"b", "not a number"}, {"extra", 1}}).dump() == R"({"b":"not a number","extra":1,"a":"A"})");
-    CHECK(error_of([&] { validate_inputs(a, Json::object()); }) == "ValueError: v.prompty: Missing required input: b");
+    CHECK(validate_inputs(a, {{"b", "not a number"}, {"extra", 1}}).dump() ==
+          R"({"b":"not a number","extra":1,"a":"A"})");
+    CHECK(error_of([&] { validate_inputs(a, Json::object()); }) ==
+          "ValueError: v.prompty: Missing required input: b");
     CHECK(error_of([&] { validate_inputs(a, Json::array()); }) ==
           "ValueError: inputs must be a JSON object of name -> value, not array");
 }

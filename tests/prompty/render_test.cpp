@@ -22,8 +22,9 @@ namespace {
 // `{{ name }}` -> the input (strings as they are, other values as JSON, missing as nothing);
 // `{{ @name }}` -> the renderer option; an unclosed `{{` is a ValueError at template:line:col.
 class SubstRenderer : public Renderer {
-public:
-    std::string render(std::string_view text, const Json& inputs, const Json& options) const override {
+  public:
+    std::string render(std::string_view text, const Json& inputs,
+                       const Json& options) const override {
         std::string out;
         std::size_t at = 0;
         while (true) {
@@ -33,15 +34,18 @@ public:
             std::size_t close = text.find("}}", open);
             if (close == std::string_view::npos) {
                 int line = 1, column = 1;
-                for (std::size_t i = 0; i < open; ++i) text[i] == '\n' ? (++line, column = 1) : ++column;
-                throw ValueError("unclosed '{{'", {options.value("template_name", ""), line, column});
+                for (std::size_t i = 0; i < open; ++i)
+                    text[i] == '\n' ? (++line, column = 1) : ++column;
+                throw ValueError("unclosed '{{'",
+                                 {options.value("template_name", ""), line, column});
             }
             std::string name(text.substr(open + 2, close - open - 2));
             name.erase(0, name.find_first_not_of(' '));
             name.erase(name.find_last_not_of(' ') + 1);
             const Json& source = name[0] == '@' ? options : inputs;
             if (name[0] == '@') name.erase(0, 1);
-            if (auto it = source.find(name); it != source.end()) out += it->is_string() ? it->get<std::string>() : it->dump();
+            if (auto it = source.find(name); it != source.end())
+                out += it->is_string() ? it->get<std::string>() : it->dump();
             at = close + 2;
         }
         out += text.substr(at);
@@ -51,8 +55,9 @@ public:
 
 // Puts the request's marker nonce on lines that end with ':' (what the strict parser does).
 class MarkerParser : public Parser {
-public:
-    std::string prepare_template(std::string_view text, const Json& options, RequestContext& request) const override {
+  public:
+    std::string prepare_template(std::string_view text, const Json& options,
+                                 RequestContext& request) const override {
         if (!options.value("strict", false)) return std::string(text);
         std::string out;
         std::size_t start = 0;
@@ -60,17 +65,23 @@ public:
             std::size_t end = text.find('\n', start);
             if (end == std::string_view::npos) end = text.size();
             std::string line(text.substr(start, end - start));
-            if (!line.empty() && line.back() == ':') line.insert(line.size() - 1, "[nonce=" + request.marker_nonce + "]");
+            if (!line.empty() && line.back() == ':')
+                line.insert(line.size() - 1, "[nonce=" + request.marker_nonce + "]");
             out += line;
             if (end < text.size()) out += '\n';
             start = end + 1;
         }
         return out;
     }
-    std::vector<cmf::Message> parse(std::string_view, const Json&, const RequestContext&) const override { return {}; }
+    std::vector<cmf::Message> parse(std::string_view, const Json&,
+                                    const RequestContext&) const override {
+        return {};
+    }
 };
 
-Invokers in_process() { return {std::make_shared<SubstRenderer>(), std::make_shared<MarkerParser>()}; }
+Invokers in_process() {
+    return {std::make_shared<SubstRenderer>(), std::make_shared<MarkerParser>()};
+}
 
 const char* threaded = R"(---
 name: threaded
@@ -99,7 +110,9 @@ bool is_placeholder_for(const std::string& text, const std::string& name) {
     const std::string prefix = "__PROMPTY_THREAD_";
     if (text.rfind(prefix, 0) != 0) return false;
     std::string hex = text.substr(prefix.size(), 2 * placeholder_random_bytes);
-    if (hex.find_first_not_of("0123456789abcdef") != std::string::npos || hex.size() != 2 * placeholder_random_bytes) return false;
+    if (hex.find_first_not_of("0123456789abcdef") != std::string::npos ||
+        hex.size() != 2 * placeholder_random_bytes)
+        return false;
     return text.substr(prefix.size() + hex.size()) == "_" + name + "__";
 }
 
@@ -127,7 +140,8 @@ TEST_CASE("render: rich inputs become placeholders whose values travel in the re
     // Strict by default: the author's role markers carry this request's marker nonce.
     REQUIRE(r.request.marker_nonce.size() == 16);
     const std::string nonce = "[nonce=" + r.request.marker_nonce + "]";
-    CHECK(r.text == "system" + nonce + ":\nBe brief.\n" + history + "\nuser" + nonce + ":\nHi " + photo);
+    CHECK(r.text ==
+          "system" + nonce + ":\nBe brief.\n" + history + "\nuser" + nonce + ":\nHi " + photo);
     const RichInput& h = r.request.rich_inputs.at(history);
     CHECK(h.kind == "thread");
     CHECK(h.value.dump() == R"([{"role":"user","content":[{"kind":"text","value":"earlier"}]}])");
@@ -143,7 +157,10 @@ TEST_CASE("render: rich inputs become placeholders whose values travel in the re
 
 TEST_CASE("render: a value tagged {_kind: thread} is rich even when not declared") {
     Agent agent = load_text("---\nname: x\n---\n{{c}}|{{q}}", "x", ".");
-    Json inputs = {{"q", "Hi"}, {"c", {{"_kind", "thread"}, {"messages", Json::array({{{"role", "assistant"}, {"content", "a"}}})}}}};
+    Json inputs = {{"q", "Hi"},
+                   {"c",
+                    {{"_kind", "thread"},
+                     {"messages", Json::array({{{"role", "assistant"}, {"content", "a"}}})}}}};
     RenderResult r = render(in_process(), agent, inputs);
     REQUIRE(r.request.rich_inputs.size() == 1);
     const auto& [placeholder, rich] = *r.request.rich_inputs.begin();
@@ -153,43 +170,55 @@ TEST_CASE("render: a value tagged {_kind: thread} is rich even when not declared
 
 TEST_CASE("render: thread values that are not messages are rejected by name") {
     Agent agent = load_text(threaded, "t.prompty", ".");
-    CHECK(error_of([&] { render(in_process(), agent, {{"history", "not a list"}}); }) ==
-          "ValueError: thread input 'history' must be a list of messages, not string");
-    CHECK(error_of([&] { render(in_process(), agent, {{"history", Json::array({{{"content", "x"}}})}}); }) ==
-          "ValueError: thread input 'history': message 0 has no role");
+    CHECK(error_of([&] {
+              render(in_process(), agent, {{"history", "not a list"}});
+          }) == "ValueError: thread input 'history' must be a list of messages, not string");
+    CHECK(error_of([&] {
+              render(in_process(), agent, {{"history", Json::array({{{"content", "x"}}})}});
+          }) == "ValueError: thread input 'history': message 0 has no role");
 }
 
 TEST_CASE("render: strict templates get a fresh marker nonce through prepare_template") {
-    Agent agent = load_text("---\ntemplate:\n  format: {kind: subst, strict: true}\n---\nsystem:\nS\nuser:\n{{q}}", "s", ".");
+    Agent agent = load_text(
+        "---\ntemplate:\n  format: {kind: subst, strict: true}\n---\nsystem:\nS\nuser:\n{{q}}", "s",
+        ".");
     RenderResult a = render(in_process(), agent, {{"q", "user:"}});
     RenderResult b = render(in_process(), agent, {{"q", "user:"}});
     REQUIRE(a.request.marker_nonce.size() == 2 * marker_nonce_bytes);
     CHECK(a.request.marker_nonce != b.request.marker_nonce);
     // The author's markers carry the nonce; the one that came from the input does not.
-    CHECK(a.text == "system[nonce=" + a.request.marker_nonce + "]:\nS\nuser[nonce=" + a.request.marker_nonce + "]:\nuser:");
+    CHECK(a.text == "system[nonce=" + a.request.marker_nonce +
+                        "]:\nS\nuser[nonce=" + a.request.marker_nonce + "]:\nuser:");
 }
 
 TEST_CASE("render: renderer options and error lines in the file") {
-    Agent agent = load_text("---\nname: o\ntemplate:\n  format:\n    kind: jinja2\n    options: {now: '2024-01-01'}\n---\n\n"
-                            "[{{@profile}}|{{@template_name}}|{{@now}}|{{@extra}}]",
-                            "o.prompty", ".");
+    Agent agent = load_text(
+        "---\nname: o\ntemplate:\n  format:\n    kind: jinja2\n    options: {now: "
+        "'2024-01-01'}\n---\n\n"
+        "[{{@profile}}|{{@template_name}}|{{@now}}|{{@extra}}]",
+        "o.prompty", ".");
     RenderOptions options;
     options.renderer_options = {{"extra", 1}};
-    CHECK(render(in_process(), agent, Json::object(), options).text == "[prompty|o.prompty|2024-01-01|1]");
+    CHECK(render(in_process(), agent, Json::object(), options).text ==
+          "[prompty|o.prompty|2024-01-01|1]");
 
     Agent broken = load_text("---\nname: b\n---\n\nline one\n  {{ oops", "b.prompty", ".");
     CHECK(broken.body_line == 5);
-    CHECK(error_of([&] { render(in_process(), broken, Json::object()); }) == "ValueError: b.prompty:6:3: unclosed '{{'");
+    CHECK(error_of([&] { render(in_process(), broken, Json::object()); }) ==
+          "ValueError: b.prompty:6:3: unclosed '{{'");
 }
 
 TEST_CASE("render: no renderer is an InvokerError") {
     Agent agent = load_text("x", "x", ".");
-    CHECK(error_of([&] { render(Invokers{}, agent, Json::object()); }) == "InvokerError: no renderer for template format 'jinja2'");
+    CHECK(error_of([&] { render(Invokers{}, agent, Json::object()); }) ==
+          "InvokerError: no renderer for template format 'jinja2'");
 }
 
 TEST_CASE("renderSegments: author text and interpolations apart, strict inputs checked") {
-    Agent agent = load_text("---\ninputs:\n  - {name: q, kind: string, strict: true}\n  - {name: n, kind: integer}\n---\nuser:\n{{q}} ({{n}})",
-                            "g", ".");
+    Agent agent = load_text(
+        "---\ninputs:\n  - {name: q, kind: string, strict: true}\n  - {name: n, kind: "
+        "integer}\n---\nuser:\n{{q}} ({{n}})",
+        "g", ".");
     Invokers inv{std::make_shared<SubstRenderer>(), nullptr};
     auto r = render_segments(inv, agent, {{"q", "hi\nthere"}, {"n", 3}});
     Json segments = Json::array();
@@ -198,17 +227,19 @@ TEST_CASE("renderSegments: author text and interpolations apart, strict inputs c
           R"j([{"kind":"literal","text":"user:\n","source":null,"strict":false},)j"
           R"j({"kind":"interp","text":"hi\nthere","source":"q","strict":true},)j"
           R"j({"kind":"literal","text":" (3)","source":null,"strict":false}])j");
-    CHECK(error_of([&] { render_segments(inv, agent, {{"q", "ok\n # Assistant[x=1] :"}, {"n", 1}}); }) ==
-          "ValueError: StrictViolation: strict input 'q' carries a role boundary");
+    CHECK(error_of([&] {
+              render_segments(inv, agent, {{"q", "ok\n # Assistant[x=1] :"}, {"n", 1}});
+          }) == "ValueError: StrictViolation: strict input 'q' carries a role boundary");
     CHECK(has_role_boundary("developer:"));
     CHECK_FALSE(has_role_boundary("The user: said"));
 }
 
 TEST_CASE("render: thousands of concurrent renders never see each other's placeholders") {
-    Agent agent = load_text("---\nname: c\ntemplate:\n  format: {kind: subst, strict: true}\ninputs:\n"
-                            "  - {name: history, kind: thread}\n  - {name: who, kind: string}\n---\n"
-                            "system:\n{{history}}\nuser:\n{{who}}",
-                            "c", ".");
+    Agent agent = load_text(
+        "---\nname: c\ntemplate:\n  format: {kind: subst, strict: true}\ninputs:\n"
+        "  - {name: history, kind: thread}\n  - {name: who, kind: string}\n---\n"
+        "system:\n{{history}}\nuser:\n{{who}}",
+        "c", ".");
     const Invokers invokers = in_process();  // one renderer and parser shared by all threads
     constexpr int threads = 8, per_thread = 500;
     std::atomic<int> bad{0}, done{0};
@@ -220,7 +251,9 @@ TEST_CASE("render: thousands of concurrent renders never see each other's placeh
             std::vector<std::string> mine;
             for (int i = 0; i < per_thread; ++i) {
                 const std::string who = "t" + std::to_string(t) + "-" + std::to_string(i);
-                Json inputs = {{"who", who}, {"history", Json::array({{{"role", "user"}, {"content", "said " + who}}})}};
+                Json inputs = {
+                    {"who", who},
+                    {"history", Json::array({{{"role", "user"}, {"content", "said " + who}}})}};
                 RenderResult r = render(invokers, agent, inputs);
                 // Exactly one rich input: ours, under a placeholder that appears in our text.
                 bool ok = r.request.rich_inputs.size() == 1;
@@ -229,7 +262,8 @@ TEST_CASE("render: thousands of concurrent renders never see each other's placeh
                     const std::string nonce = r.request.marker_nonce;
                     ok = is_placeholder_for(placeholder, "history") &&
                          rich.value[0]["content"][0]["value"] == "said " + who &&
-                         r.text == "system[nonce=" + nonce + "]:\n" + placeholder + "\nuser[nonce=" + nonce + "]:\n" + who;
+                         r.text == "system[nonce=" + nonce + "]:\n" + placeholder +
+                                       "\nuser[nonce=" + nonce + "]:\n" + who;
                 }
                 if (!ok) ++bad;
                 mine.push_back(r.request.marker_nonce);

@@ -16,13 +16,15 @@ namespace {
 
 // Records "start name", "emit name key value", "end name".
 class Recorder : public Backend {
-public:
+  public:
     std::vector<std::string> events;
     std::unique_ptr<SpanSink> start(std::string_view name, SpanSink*) override {
         struct Sink : SpanSink {
             Recorder& r;
             std::string name;
-            Sink(Recorder& r, std::string_view n) : r(r), name(n) { r.events.push_back("start " + name); }
+            Sink(Recorder& r, std::string_view n) : r(r), name(n) {
+                r.events.push_back("start " + name);
+            }
             void emit(std::string_view key, const Json& value) override {
                 r.events.push_back("emit " + name + " " + std::string(key) + " " + value.dump());
             }
@@ -34,7 +36,7 @@ public:
 
 // Throws from start, emit or end.
 class Throwing : public Backend {
-public:
+  public:
     std::string where;
     explicit Throwing(std::string w) : where(std::move(w)) {}
     std::unique_ptr<SpanSink> start(std::string_view, SpanSink*) override {
@@ -62,7 +64,11 @@ fs::path temp_file(const std::string& name) {
 
 TEST_CASE("redaction: secret-like keys at any depth, counts and authors kept") {
     Json in = {{"apiKey", "sk"},
-               {"nested", {{"api_key", "x"}, {"X-Api-Key", "y"}, {"client_secret", "z"}, {"list", {{{"password", "p"}}}}}},
+               {"nested",
+                {{"api_key", "x"},
+                 {"X-Api-Key", "y"},
+                 {"client_secret", "z"},
+                 {"list", {{{"password", "p"}}}}}},
                {"access_token", "t"},
                {"authToken", "a"},
                {"Authorization", "Bearer b"},
@@ -71,12 +77,13 @@ TEST_CASE("redaction: secret-like keys at any depth, counts and authors kept") {
                {"max_tokens", 100},
                {"metadata", {{"authors", {"me"}}, {"keywords", {"k"}}}},
                {"key", "plain"}};
-    CHECK(redact(in).dump() ==
-          R"({"apiKey":"[REDACTED]","nested":{"api_key":"[REDACTED]","X-Api-Key":"[REDACTED]","client_secret":"[REDACTED]",)"
-          R"("list":[{"password":"[REDACTED]"}]},"access_token":"[REDACTED]","authToken":"[REDACTED]",)"
-          R"("Authorization":"[REDACTED]","cookies":"[REDACTED]",)"
-          R"("usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15},"max_tokens":100,)"
-          R"("metadata":{"authors":["me"],"keywords":["k"]},"key":"plain"})");
+    CHECK(
+        redact(in).dump() ==
+        R"({"apiKey":"[REDACTED]","nested":{"api_key":"[REDACTED]","X-Api-Key":"[REDACTED]","client_secret":"[REDACTED]",)"
+        R"("list":[{"password":"[REDACTED]"}]},"access_token":"[REDACTED]","authToken":"[REDACTED]",)"
+        R"("Authorization":"[REDACTED]","cookies":"[REDACTED]",)"
+        R"("usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15},"max_tokens":100,)"
+        R"("metadata":{"authors":["me"],"keywords":["k"]},"key":"plain"})");
 }
 
 TEST_CASE("tracer: spans fan out to every backend, children nest, values are redacted first") {
@@ -90,8 +97,10 @@ TEST_CASE("tracer: spans fan out to every backend, children nest, values are red
         Span child = root.child("load");
         child.emit("result", 1);
     }
-    const std::vector<std::string> expected = {"start run", R"(emit run inputs {"apiKey":"[REDACTED]"})", "start load",
-                                               "emit load result 1", "end load", "end run"};
+    const std::vector<std::string> expected = {
+        "start run",  R"(emit run inputs {"apiKey":"[REDACTED]"})",
+        "start load", "emit load result 1",
+        "end load",   "end run"};
     CHECK(a->events == expected);
     CHECK(b->events == expected);
     tracer.remove("a");
@@ -102,8 +111,10 @@ TEST_CASE("tracer: spans fan out to every backend, children nest, values are red
 }
 
 TEST_CASE("tracer: a failing backend is cut off, the others and the operation go on") {
-    // start: the root never opens; emit: the sink is dropped before the child; end: both ends throw.
-    for (auto [where, failures] : std::vector<std::pair<std::string, std::size_t>>{{"start", 1}, {"emit", 1}, {"end", 2}}) {
+    // start: the root never opens; emit: the sink is dropped before the child; end: both ends
+    // throw.
+    for (auto [where, failures] :
+         std::vector<std::pair<std::string, std::size_t>>{{"start", 1}, {"emit", 1}, {"end", 2}}) {
         Tracer tracer;
         auto good = std::make_shared<Recorder>();
         tracer.add("bad", std::make_shared<Throwing>(where));
@@ -113,7 +124,8 @@ TEST_CASE("tracer: a failing backend is cut off, the others and the operation go
             s.emit("k", 1);
             Span c = s.child("inner");
         }
-        CHECK(good->events == std::vector<std::string>{"start op", "emit op k 1", "start inner", "end inner", "end op"});
+        CHECK(good->events == std::vector<std::string>{"start op", "emit op k 1", "start inner",
+                                                       "end inner", "end op"});
         CHECK(tracer.failures() == failures);
     }
 }
@@ -172,6 +184,7 @@ TEST_CASE("console backend and a traced load") {
     CHECK(text.substr(text.size() - 4) == "ms)\n");
     CHECK(recorder->events.at(1) == R"(emit load signature "cmfpipe.prompty.load")");
     CHECK(recorder->events.at(2) == R"(emit load inputs {"path":"t.prompty"})");
-    CHECK(recorder->events.at(3) ==
-          R"(emit load result {"agent_name":"traced","model":"m","inputs":0,"template":{"format":{"kind":"jinja2"},"parser":{"kind":"prompty"}}})");
+    CHECK(
+        recorder->events.at(3) ==
+        R"(emit load result {"agent_name":"traced","model":"m","inputs":0,"template":{"format":{"kind":"jinja2"},"parser":{"kind":"prompty"}}})");
 }

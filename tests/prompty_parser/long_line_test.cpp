@@ -40,7 +40,8 @@ double seconds_to_parse(const std::string& line) {
         best = std::min(best, cpu_seconds() - start);
         // Compared as booleans so that a failure does not print megabytes.
         const bool unchanged = prepared == line;  // not a marker: prepare_template keeps it
-        const bool one_system_message = to_vector_form(messages) == Json::array({text_message("system", line)});
+        const bool one_system_message =
+            to_vector_form(messages) == Json::array({text_message("system", line)});
         REQUIRE(unchanged);
         REQUIRE(one_system_message);
     }
@@ -48,7 +49,8 @@ double seconds_to_parse(const std::string& line) {
 }
 
 // A line of about `size` bytes: prefix, then unit repeated, then suffix.
-std::string line_of(std::size_t size, const std::string& prefix, const std::string& unit, const std::string& suffix) {
+std::string line_of(std::size_t size, const std::string& prefix, const std::string& unit,
+                    const std::string& suffix) {
     return prefix + repeat_to(unit, size) + suffix;
 }
 
@@ -56,8 +58,8 @@ std::string line_of(std::size_t size, const std::string& prefix, const std::stri
 void check_linear(const std::string& prefix, const std::string& unit, const std::string& suffix) {
     const double one = seconds_to_parse(line_of(1 << 20, prefix, unit, suffix));
     const double two = seconds_to_parse(line_of(2 << 20, prefix, unit, suffix));
-    std::cerr << "long line [" << prefix << unit << "..." << suffix << "]: 1 MB " << one * 1e3 << " ms, 2 MB "
-              << two * 1e3 << " ms, ratio " << two / one << "\n";
+    std::cerr << "long line [" << prefix << unit << "..." << suffix << "]: 1 MB " << one * 1e3
+              << " ms, 2 MB " << two * 1e3 << " ms, ratio " << two / one << "\n";
     INFO("1 MB: " << one << " s, 2 MB: " << two << " s, ratio " << two / one);
     CHECK(one < 1.0);
     CHECK(two < 2.0);
@@ -73,12 +75,14 @@ TEST_CASE("a 1 MB line of system repeated with spaces parses fast", "[prompty_pa
     CHECK(seconds_to_parse(line) < 1.0);
 }
 
-TEST_CASE("a 1 MB line of system repeated with spaces and a final colon scans in linear time", "[prompty_parser][long]") {
+TEST_CASE("a 1 MB line of system repeated with spaces and a final colon scans in linear time",
+          "[prompty_parser][long]") {
     // Ends in ":" so the scanner looks at everything between the role and the colon.
     check_linear("", "system ", ":");
 }
 
-TEST_CASE("a 1 MB attribute block that fails only at its end scans in linear time", "[prompty_parser][long]") {
+TEST_CASE("a 1 MB attribute block that fails only at its end scans in linear time",
+          "[prompty_parser][long]") {
     // The regex's (\w+\s*=\s*"?[^"]*"?\s*,?\s*)+ has many ways to split these items, and
     // the block only fails at its last characters ("x" after a closing quote).
     check_linear("user[", "a=a, ", "\"x\"]:");

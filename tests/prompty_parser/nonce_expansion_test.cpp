@@ -30,22 +30,28 @@ Json media(const char* kind, const char* type, const char* value, Json media_typ
 
 }  // namespace
 
-TEST_CASE("a thread splits its message, text before and after keep the containing role", "[prompty_parser][thread]") {
-    const std::string text = "system:\nBe brief.\n\nuser:\nEarlier:\n" + history_token + "\n\nNow: hi\n";
+TEST_CASE("a thread splits its message, text before and after keep the containing role",
+          "[prompty_parser][thread]") {
+    const std::string text =
+        "system:\nBe brief.\n\nuser:\nEarlier:\n" + history_token + "\n\nNow: hi\n";
     CHECK(parse_with(text, {{history_token, {"history", "thread", history}}}) ==
           Json::array({text_message("system", "Be brief."), text_message("user", "Earlier:"),
-                       text_message("user", "prev question"), text_message("assistant", "prev answer"),
-                       text_message("user", "Now: hi")}));
+                       text_message("user", "prev question"),
+                       text_message("assistant", "prev answer"), text_message("user", "Now: hi")}));
 }
 
-TEST_CASE("a thread alone in a message leaves no empty message behind", "[prompty_parser][thread]") {
-    CHECK(parse_with("user:\n\n" + history_token + "\n\n", {{history_token, {"history", "thread", history}}}) ==
-          Json::array({text_message("user", "prev question"), text_message("assistant", "prev answer")}));
-    CHECK(parse_with("user:\n" + history_token, {{history_token, {"history", "thread", Json::array()}}}) ==
-          Json::array());
+TEST_CASE("a thread alone in a message leaves no empty message behind",
+          "[prompty_parser][thread]") {
+    CHECK(parse_with("user:\n\n" + history_token + "\n\n",
+                     {{history_token, {"history", "thread", history}}}) ==
+          Json::array(
+              {text_message("user", "prev question"), text_message("assistant", "prev answer")}));
+    CHECK(parse_with("user:\n" + history_token,
+                     {{history_token, {"history", "thread", Json::array()}}}) == Json::array());
 }
 
-TEST_CASE("the same thread twice is expanded twice, and the marker metadata stays on the text", "[prompty_parser][thread]") {
+TEST_CASE("the same thread twice is expanded twice, and the marker metadata stays on the text",
+          "[prompty_parser][thread]") {
     Json a = text_message("user", "A");
     a["metadata"] = {{"name", "Bob"}};
     Json b = text_message("user", "B");
@@ -58,12 +64,16 @@ TEST_CASE("the same thread twice is expanded twice, and the marker metadata stay
 
 TEST_CASE("thread messages in CMF JSON are read as CMF", "[prompty_parser][thread]") {
     using namespace cmfpipe::cmf;
-    const Json cmf_thread = messages_to_json({Message::text(Role::user, "q"), Message::text(Role::assistant, "a")});
-    CHECK(parse_with("system:\nS\n" + history_token, {{history_token, {"history", "thread", cmf_thread}}}) ==
-          Json::array({text_message("system", "S"), text_message("user", "q"), text_message("assistant", "a")}));
+    const Json cmf_thread =
+        messages_to_json({Message::text(Role::user, "q"), Message::text(Role::assistant, "a")});
+    CHECK(parse_with("system:\nS\n" + history_token,
+                     {{history_token, {"history", "thread", cmf_thread}}}) ==
+          Json::array({text_message("system", "S"), text_message("user", "q"),
+                       text_message("assistant", "a")}));
 }
 
-TEST_CASE("a value that is not a list of messages leaves the nonce as literal text", "[prompty_parser][thread]") {
+TEST_CASE("a value that is not a list of messages leaves the nonce as literal text",
+          "[prompty_parser][thread]") {
     const std::string text = "user:\nSee " + history_token + " here";
     for (const Json& value : {Json("just a string"), Json{{"role", "user"}}, Json::array({1, 2}),
                               Json::array({{{"content", "no role"}}})}) {
@@ -72,47 +82,62 @@ TEST_CASE("a value that is not a list of messages leaves the nonce as literal te
               Json::array({text_message("user", "See " + history_token + " here")}));
     }
     // A token nobody registered is text too.
-    CHECK(parse_with(text, {}) == Json::array({text_message("user", "See " + history_token + " here")}));
+    CHECK(parse_with(text, {}) ==
+          Json::array({text_message("user", "See " + history_token + " here")}));
 }
 
-TEST_CASE("a thread with a bad message is a ValueError naming the input and index", "[prompty_parser][thread]") {
+TEST_CASE("a thread with a bad message is a ValueError naming the input and index",
+          "[prompty_parser][thread]") {
     cmfpipe::RequestContext request;
-    request.rich_inputs[history_token] = {"history", "thread",
-                                          Json::array({{{"role", "user"}, {"content", "ok"}}, {{"role", "robot"}}})};
-    CHECK_THROWS_MATCHES(parser().parse("user:\n" + history_token, strict_off, request), cmfpipe::ValueError,
-                         Message("inputs.history[1].role: unknown role 'robot' (system, developer, user, assistant, tool)"));
-    request.rich_inputs[history_token].value = Json::array({{{"role", "user"}, {"content", Json::array({{{"kind", "video"}}})}}});
-    CHECK_THROWS_MATCHES(parser().parse("user:\n" + history_token, strict_off, request), cmfpipe::ValueError,
-                         Message("inputs.history[0].content[0]: unknown content part kind 'video' (text, image, file, audio)"));
+    request.rich_inputs[history_token] = {
+        "history", "thread",
+        Json::array({{{"role", "user"}, {"content", "ok"}}, {{"role", "robot"}}})};
+    CHECK_THROWS_MATCHES(parser().parse("user:\n" + history_token, strict_off, request),
+                         cmfpipe::ValueError,
+                         Message("inputs.history[1].role: unknown role 'robot' (system, developer, "
+                                 "user, assistant, tool)"));
+    request.rich_inputs[history_token].value =
+        Json::array({{{"role", "user"}, {"content", Json::array({{{"kind", "video"}}})}}});
+    CHECK_THROWS_MATCHES(parser().parse("user:\n" + history_token, strict_off, request),
+                         cmfpipe::ValueError,
+                         Message("inputs.history[0].content[0]: unknown content part kind 'video' "
+                                 "(text, image, file, audio)"));
 }
 
-TEST_CASE("image, file and audio nonces become CMF media parts in place", "[prompty_parser][media]") {
+TEST_CASE("image, file and audio nonces become CMF media parts in place",
+          "[prompty_parser][media]") {
     const std::string doc = "__PROMPTY_THREAD_8899aabbccddeeff_doc__";
     const std::string voice = "__PROMPTY_THREAD_ffeeddccbbaa9988_voice__";
-    const std::string text = "system:\nYou see and hear.\n\nuser:\nLook:\n" + photo_token + "\nRead " + doc +
-                             "\n" + voice + "\n";
+    const std::string text = "system:\nYou see and hear.\n\nuser:\nLook:\n" + photo_token +
+                             "\nRead " + doc + "\n" + voice + "\n";
     const Json got = parse_with(
         text, {{photo_token, {"photo", "image", "https://example.com/cat.png"}},
                {doc, {"doc", "file", {{"value", "JVBERi0x"}, {"mediaType", "application/pdf"}}}},
                {voice, {"voice", "audio", "data:audio/wav;base64,UklGRg=="}}});
-    CHECK(got == Json::array({text_message("system", "You see and hear."),
-                              {{"role", "user"},
-                               {"content", Json::array({{{"kind", "text"}, {"value", "Look:"}},
-                                                        media("image", "url", "https://example.com/cat.png"),
-                                                        {{"kind", "text"}, {"value", "Read"}},
-                                                        media("file", "base64", "JVBERi0x", "application/pdf"),
-                                                        media("audio", "base64", "UklGRg==", "audio/wav")})}}}));
+    CHECK(got ==
+          Json::array(
+              {text_message("system", "You see and hear."),
+               {{"role", "user"},
+                {"content", Json::array({{{"kind", "text"}, {"value", "Look:"}},
+                                         media("image", "url", "https://example.com/cat.png"),
+                                         {{"kind", "text"}, {"value", "Read"}},
+                                         media("file", "base64", "JVBERi0x", "application/pdf"),
+                                         media("audio", "base64", "UklGRg==", "audio/wav")})}}}));
 }
 
 TEST_CASE("a media nonce alone makes a message with just that part", "[prompty_parser][media]") {
-    CHECK(parse_with("user:\n" + photo_token, {{photo_token, {"photo", "image", "iVBORw0KGgo="}}}) ==
-          Json::array({{{"role", "user"}, {"content", Json::array({media("image", "base64", "iVBORw0KGgo=")})}}}));
+    CHECK(
+        parse_with("user:\n" + photo_token, {{photo_token, {"photo", "image", "iVBORw0KGgo="}}}) ==
+        Json::array({{{"role", "user"},
+                      {"content", Json::array({media("image", "base64", "iVBORw0KGgo=")})}}}));
 }
 
-TEST_CASE("a media value that cannot be a part is a ValueError naming the input", "[prompty_parser][media]") {
+TEST_CASE("a media value that cannot be a part is a ValueError naming the input",
+          "[prompty_parser][media]") {
     cmfpipe::RequestContext request;
     request.rich_inputs[photo_token] = {"photo", "image", 42};
-    CHECK_THROWS_MATCHES(parser().parse("user:\n" + photo_token, strict_off, request), cmfpipe::ValueError,
-                         Message("input 'photo' (kind image): the value must be a string (URL, data URL or base64) "
-                                 "or an object, not number"));
+    CHECK_THROWS_MATCHES(
+        parser().parse("user:\n" + photo_token, strict_off, request), cmfpipe::ValueError,
+        Message("input 'photo' (kind image): the value must be a string (URL, data URL or base64) "
+                "or an object, not number"));
 }

@@ -27,7 +27,8 @@ Json parser_vectors() {
     Json all = Json::parse(in);
     Json out = Json::array();
     for (const auto& v : all.at("vectors")) {
-        if (v.at("contract") == "Parser" && v.at("operation") == "parse") out.push_back(v.at("vector"));
+        if (v.at("contract") == "Parser" && v.at("operation") == "parse")
+            out.push_back(v.at("vector"));
     }
     return out;
 }
@@ -64,22 +65,24 @@ TEST_CASE("prompty parse vectors pass exactly with strict mode off", "[prompty_p
         if (skipped.count(name)) continue;
         INFO("vector " << name);
         auto request = request_for(v.at("input"));
-        const auto messages = parser().parse(v.at("input").at("rendered").get<std::string>(), strict_off, request);
+        const auto messages =
+            parser().parse(v.at("input").at("rendered").get<std::string>(), strict_off, request);
         CHECK(to_vector_form(messages) == v.at("expected").at("messages"));
         ++ran;
     }
     CHECK(ran == 19);
 }
 
-TEST_CASE("prompty parse vectors pass exactly in strict mode after prepare_template", "[prompty_parser][vectors]") {
+TEST_CASE("prompty parse vectors pass exactly in strict mode after prepare_template",
+          "[prompty_parser][vectors]") {
     int ran = 0;
     for (const auto& v : parser_vectors()) {
         const std::string name = v.at("name").get<std::string>();
         if (skipped.count(name)) continue;
         INFO("vector " << name);
         auto request = request_for(v.at("input"));
-        const std::string prepared =
-            parser().prepare_template(v.at("input").at("rendered").get<std::string>(), Json::object(), request);
+        const std::string prepared = parser().prepare_template(
+            v.at("input").at("rendered").get<std::string>(), Json::object(), request);
         CHECK(request.marker_nonce.size() == 32);
         const auto messages = parser().parse(prepared, Json::object(), request);
         CHECK(to_vector_form(messages) == v.at("expected").at("messages"));

@@ -43,30 +43,39 @@ inline Json to_vector_form(const std::vector<cmfpipe::cmf::Message>& messages) {
             if (const auto* t = part->get_if<Text>()) {
                 content.push_back({{"kind", "text"}, {"value", t->text}});
             } else if (const auto* i = part->get_if<ImageSource>()) {
-                content.push_back({{"kind", "image"}, {"type", to_string(i->type)}, {"value", i->data},
+                content.push_back({{"kind", "image"},
+                                   {"type", to_string(i->type)},
+                                   {"value", i->data},
                                    {"mediaType", i->media_type ? Json(*i->media_type) : Json()}});
             } else if (const auto* d = part->get_if<DocumentSource>()) {
-                content.push_back({{"kind", "file"}, {"type", to_string(d->type)}, {"value", d->data},
+                content.push_back({{"kind", "file"},
+                                   {"type", to_string(d->type)},
+                                   {"value", d->data},
                                    {"mediaType", d->media_type ? Json(*d->media_type) : Json()}});
             } else if (const auto* a = part->get_if<AudioSource>()) {
-                content.push_back({{"kind", "audio"}, {"type", to_string(a->type)}, {"value", a->data},
+                content.push_back({{"kind", "audio"},
+                                   {"type", to_string(a->type)},
+                                   {"value", a->data},
                                    {"mediaType", a->media_type ? Json(*a->media_type) : Json()}});
             } else {
                 content.push_back({{"kind", std::string(to_string(part->type()))}});
             }
         }
         Json message = {{"role", std::string(to_string(m.role()))}, {"content", content}};
-        if (m.custom() && m.custom()->contains("metadata")) message["metadata"] = m.custom()->at("metadata");
+        if (m.custom() && m.custom()->contains("metadata"))
+            message["metadata"] = m.custom()->at("metadata");
         out.push_back(message);
     }
     return out;
 }
 
 // What a renderer does with plain inputs: every "{{name}}" replaced by its value.
-inline std::string substitute(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+inline std::string substitute(std::string text,
+                              const std::vector<std::pair<std::string, std::string>>& values) {
     for (const auto& [name, value] : values) {
         const std::string hole = "{{" + name + "}}";
-        for (auto at = text.find(hole); at != std::string::npos; at = text.find(hole, at + value.size())) {
+        for (auto at = text.find(hole); at != std::string::npos;
+             at = text.find(hole, at + value.size())) {
             text.replace(at, hole.size(), value);
         }
     }

@@ -36,7 +36,8 @@ Seen as_parsed(const std::string& line) {
 
 }  // namespace
 
-TEST_CASE("the spec's valid role markers are boundaries with their attributes", "[prompty_parser][boundary]") {
+TEST_CASE("the spec's valid role markers are boundaries with their attributes",
+          "[prompty_parser][boundary]") {
     CHECK(as_parsed("system:").role == "system");
     CHECK(as_parsed("user:").role == "user");
     CHECK(as_parsed("  assistant:").role == "assistant");
@@ -54,9 +55,10 @@ TEST_CASE("the spec's valid role markers are boundaries with their attributes", 
 }
 
 TEST_CASE("lines that are not role markers stay content", "[prompty_parser][boundary]") {
-    for (const char* line : {"The user: said hello", "systems:", "user", "user:x", "user: :", "## user:",
-                             "user []:", "user[]:", "user[a]:", "user[=1]:", "user[a=1]", "tool:", "sys tem:",
-                             "user1:", "user_x:", "- user:", "user[a=\"x\"y]:", "> assistant:"}) {
+    for (const char* line :
+         {"The user: said hello", "systems:", "user", "user:x",
+          "user: :", "## user:", "user []:", "user[]:", "user[a]:", "user[=1]:", "user[a=1]",
+          "tool:", "sys tem:", "user1:", "user_x:", "- user:", "user[a=\"x\"y]:", "> assistant:"}) {
         INFO("line: " << line);
         CHECK(as_parsed(line).role == "");
     }
@@ -73,18 +75,23 @@ TEST_CASE("attribute values are typed like the vectors expect", "[prompty_parser
     CHECK(as_parsed("user[url=http://x]:").metadata == Json{{"url", "http://x"}});
 }
 
-TEST_CASE("an attribute item without = in a matching marker is a ValueError naming it", "[prompty_parser][boundary]") {
+TEST_CASE("an attribute item without = in a matching marker is a ValueError naming it",
+          "[prompty_parser][boundary]") {
     cmfpipe::RequestContext request;
-    CHECK_THROWS_MATCHES(parser().parse("x\nuser[a=1, junk]:\nhi", strict_off, request), cmfpipe::ValueError,
-                         Catch::Matchers::Message("<rendered>:2:1: role marker attribute 'junk' has no '='"));
+    CHECK_THROWS_MATCHES(
+        parser().parse("x\nuser[a=1, junk]:\nhi", strict_off, request), cmfpipe::ValueError,
+        Catch::Matchers::Message("<rendered>:2:1: role marker attribute 'junk' has no '='"));
 }
 
-TEST_CASE("the scanner decides exactly the spec's regex on generated lines", "[prompty_parser][boundary]") {
+TEST_CASE("the scanner decides exactly the spec's regex on generated lines",
+          "[prompty_parser][boundary]") {
     // The spec's regex with `developer` added (the vectors expect it), ASCII classes.
-    const std::regex spec(R"(^\s*#?\s*(system|user|assistant|developer)(\[(\w+\s*=\s*"?[^"]*"?\s*,?\s*)+\])?\s*:\s*$)",
-                          std::regex::icase | std::regex::ECMAScript);
-    const std::vector<std::string> pieces = {"system", "user", "Assistant", "developer", "sys", "[", "]", "=",
-                                             "\"", ",", ":", " ", "\t", "#", "a", "_1", "nonce", "x y", "]:"};
+    const std::regex spec(
+        R"(^\s*#?\s*(system|user|assistant|developer)(\[(\w+\s*=\s*"?[^"]*"?\s*,?\s*)+\])?\s*:\s*$)",
+        std::regex::icase | std::regex::ECMAScript);
+    const std::vector<std::string> pieces = {
+        "system", "user", "Assistant", "developer", "sys", "[",  "]",     "=",   "\"", ",",
+        ":",      " ",    "\t",        "#",         "a",   "_1", "nonce", "x y", "]:"};
     std::mt19937 random(20240611);
     int boundaries = 0, tried = 0;
     for (int n = 0; n < 4000; ++n) {
@@ -102,7 +109,8 @@ TEST_CASE("the scanner decides exactly the spec's regex on generated lines", "[p
                 line += random() % 8 ? "k" + std::to_string(k) : pieces[random() % pieces.size()];
                 line += random() % 2 ? " = " : "=";
                 line += random() % 2 ? "\"" : "";
-                for (int c = static_cast<int>(random() % 3); c > 0; --c) line += pieces[random() % pieces.size()];
+                for (int c = static_cast<int>(random() % 3); c > 0; --c)
+                    line += pieces[random() % pieces.size()];
                 line += random() % 2 ? "\"" : "";
                 line += random() % 2 ? ", " : "";
             }
@@ -124,7 +132,8 @@ TEST_CASE("the scanner decides exactly the spec's regex on generated lines", "[p
         CHECK((role != "") == expected);
         if (expected && role != "(refused)") {
             std::string lower = match[1].str();
-            for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            for (char& c : lower)
+                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             CHECK(role == lower);
         }
         boundaries += expected ? 1 : 0;

@@ -51,8 +51,10 @@ struct EnvVar {
         ::setenv(name.c_str(), value.c_str(), 1);
     }
     ~EnvVar() {
-        if (saved) ::setenv(name.c_str(), saved->c_str(), 1);
-        else ::unsetenv(name.c_str());
+        if (saved)
+            ::setenv(name.c_str(), saved->c_str(), 1);
+        else
+            ::unsetenv(name.c_str());
     }
 };
 
@@ -69,13 +71,17 @@ TEST_CASE("discovery (b): a named directory's plugins are registered by type and
     CHECK(list[0].origin.name == "upper");
     CHECK(list[0].origin.version == "1.2.3");
     CHECK(list[0].origin.file == plugins / "good" / "upper.so");
-    CHECK(registry.make_renderer("upper")->render("hi {{name}}", Json{{"name", "ada"}}, Json::object()) == "HI ADA");
+    CHECK(registry.make_renderer("upper")->render("hi {{name}}", Json{{"name", "ada"}},
+                                                  Json::object()) == "HI ADA");
     CHECK(registry.make_renderer("upper", Json{{"suffix", "!"}})->render("x", {}, {}) == "X!");
 }
 
-TEST_CASE("discovery (a): CMFPIPE_PLUGIN_PATH, colon-separated, searched before named directories") {
-    EnvVar env("CMFPIPE_PLUGIN_PATH", "::" + (plugins / "env").string() + ":" + (plugins / "good").string());
-    CHECK(Registry::environment_directories() == std::vector<fs::path>{plugins / "env", plugins / "good"});
+TEST_CASE(
+    "discovery (a): CMFPIPE_PLUGIN_PATH, colon-separated, searched before named directories") {
+    EnvVar env("CMFPIPE_PLUGIN_PATH",
+               "::" + (plugins / "env").string() + ":" + (plugins / "good").string());
+    CHECK(Registry::environment_directories() ==
+          std::vector<fs::path>{plugins / "env", plugins / "good"});
     DiscoveryOptions options;
     options.use_default_directory = false;
     options.directories = {plugins / "duplicate"};
@@ -105,7 +111,8 @@ TEST_CASE("unknown kind: InvokerError naming the type, the kind and the availabl
         registry.make_renderer("jinja3");
         FAIL("no exception");
     } catch (const cmfpipe::InvokerError& e) {
-        CHECK(std::string(e.what()) == "no renderer registered for kind 'jinja3' (available: reverse, upper)");
+        CHECK(std::string(e.what()) ==
+              "no renderer registered for kind 'jinja3' (available: reverse, upper)");
     }
     try {
         registry.make_adapter("openai");
@@ -115,12 +122,14 @@ TEST_CASE("unknown kind: InvokerError naming the type, the kind and the availabl
     }
 }
 
-TEST_CASE("duplicate kind: the first file keeps it, the second is refused whole, naming both files") {
+TEST_CASE(
+    "duplicate kind: the first file keeps it, the second is refused whole, naming both files") {
     Registry registry = Registry::discover(only({plugins / "good", plugins / "duplicate"}));
     auto reason = problem_for(registry, plugins / "duplicate" / "upper_again.so");
     REQUIRE(reason);
-    CHECK(*reason == "renderer kind 'upper' is already registered by " + (plugins / "good" / "upper.so").string() +
-                         "; " + (plugins / "duplicate" / "upper_again.so").string() + " was not loaded");
+    CHECK(*reason == "renderer kind 'upper' is already registered by " +
+                         (plugins / "good" / "upper.so").string() + "; " +
+                         (plugins / "duplicate" / "upper_again.so").string() + " was not loaded");
     // Nothing of the refused file is half-registered: its other kind "lower" is absent too.
     CHECK(registry.kinds(PluginType::renderer) == std::vector<std::string>{"upper"});
     CHECK(registry.make_renderer("upper")->render("a", {}, {}) == "A");
@@ -131,17 +140,20 @@ TEST_CASE("broken files are reported with path and reason, and the others still 
     const fs::path broken = plugins / "broken";
     auto not_a_plugin = problem_for(registry, broken / "not_a_plugin.so");
     REQUIRE(not_a_plugin);
-    CHECK_THAT(*not_a_plugin, Catch::StartsWith("cannot load: ") && Catch::Contains("not_a_plugin.so"));
+    CHECK_THAT(*not_a_plugin,
+               Catch::StartsWith("cannot load: ") && Catch::Contains("not_a_plugin.so"));
     auto no_entry = problem_for(registry, broken / "no_entry.so");
     REQUIRE(no_entry);
     CHECK(*no_entry == "not a cmfpipe plugin: no 'cmfpipe_plugin' entry point (CMFPIPE_PLUGIN)");
     auto unresolved = problem_for(registry, broken / "unresolved.so");
     REQUIRE(unresolved);
-    CHECK_THAT(*unresolved, Catch::StartsWith("cannot load: ") &&
-                                Catch::Contains("undefined symbol: cmfpipe_test_symbol_that_does_not_exist"));
+    CHECK_THAT(*unresolved,
+               Catch::StartsWith("cannot load: ") &&
+                   Catch::Contains("undefined symbol: cmfpipe_test_symbol_that_does_not_exist"));
     auto abi = problem_for(registry, broken / "abi_mismatch.so");
     REQUIRE(abi);
-    CHECK(*abi == "ABI version 999 does not match the host's ABI version " + std::to_string(CMFPIPE_ABI_VERSION));
+    CHECK(*abi == "ABI version 999 does not match the host's ABI version " +
+                      std::to_string(CMFPIPE_ABI_VERSION));
     auto throwing = problem_for(registry, broken / "throwing.so");
     REQUIRE(throwing);
     CHECK(*throwing == "registration threw: this plugin refuses to register");
@@ -160,7 +172,8 @@ TEST_CASE("strict discovery turns any problem into an InvokerError that lists th
     } catch (const cmfpipe::InvokerError& e) {
         std::string what = e.what();
         CHECK_THAT(what, Catch::StartsWith("plugin discovery failed (strict):"));
-        for (auto name : {"not_a_plugin.so", "no_entry.so", "unresolved.so", "abi_mismatch.so", "throwing.so"}) {
+        for (auto name : {"not_a_plugin.so", "no_entry.so", "unresolved.so", "abi_mismatch.so",
+                          "throwing.so"}) {
             CHECK_THAT(what, Catch::Contains((plugins / "broken" / name).string()));
         }
     }
@@ -188,7 +201,8 @@ TEST_CASE("a factory that throws becomes a PluginError naming the kind and plugi
         registry.make_renderer("upper", Json{{"fail", true}});
         FAIL("no exception");
     } catch (const cmfpipe::PluginError& e) {
-        CHECK(std::string(e.what()) == "renderer 'upper' of plugin 'upper' failed to construct: bad config");
+        CHECK(std::string(e.what()) ==
+              "renderer 'upper' of plugin 'upper' failed to construct: bad config");
     }
 }
 
@@ -206,7 +220,8 @@ TEST_CASE("built-in plugins: the same descriptor linked statically") {
 }
 
 TEST_CASE("the same file reached twice is loaded once, without a clash") {
-    Registry registry = Registry::discover(only({plugins / "good", plugins / "good" / ".." / "good"}));
+    Registry registry =
+        Registry::discover(only({plugins / "good", plugins / "good" / ".." / "good"}));
     CHECK(registry.problems().empty());
     CHECK(registry.kinds(PluginType::renderer) == std::vector<std::string>{"upper"});
 }

@@ -2,12 +2,12 @@
 // Runs a real command (the cmfpipe executable, cmake, ...) and captures what it printed.
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <unistd.h>
 
 namespace cmfpipe::testing {
 
@@ -34,7 +34,8 @@ inline ProcessResult run_shell(const std::string& command) {
                ("cmfpipe-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
     std::filesystem::create_directories(dir);
     auto out = dir / "out", err = dir / "err";
-    std::string line = "(" + command + ") >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+    std::string line =
+        "(" + command + ") >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
     int status = std::system(line.c_str());
     ProcessResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

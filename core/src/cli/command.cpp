@@ -20,7 +20,9 @@ CommandRegistration::CommandRegistration(Command command) {
                std::move(command));
 }
 
-const std::vector<Command>& commands() { return table(); }
+const std::vector<Command>& commands() {
+    return table();
+}
 
 const Command* find_command(const std::string& name) {
     for (const auto& command : table()) {
@@ -33,9 +35,12 @@ std::string help_text(const Command& command) {
     std::string out = "usage: cmfpipe " + command.usage + "\n\n" + command.summary + "\n";
     if (!command.options.empty()) out += "\noptions:\n";
     for (const auto& option : command.options) {
-        std::string left = "  --" + option.name + (option.value_name.empty() ? "" : " " + option.value_name);
-        if (left.size() < 28) left.resize(28, ' ');
-        else left += "  ";
+        std::string left =
+            "  --" + option.name + (option.value_name.empty() ? "" : " " + option.value_name);
+        if (left.size() < 28)
+            left.resize(28, ' ');
+        else
+            left += "  ";
         out += left + option.help + (option.repeatable ? " (repeatable)" : "") + "\n";
     }
     return out;
@@ -58,7 +63,8 @@ std::vector<std::string> Arguments::values(const std::string& name) const {
     return found == options_.end() ? std::vector<std::string>{} : found->second;
 }
 
-Arguments Arguments::parse(const std::vector<std::string>& argv, const std::vector<OptionSpec>& specs) {
+Arguments Arguments::parse(const std::vector<std::string>& argv,
+                           const std::vector<OptionSpec>& specs) {
     Arguments args;
     bool only_positionals = false;
     for (std::size_t i = 0; i < argv.size(); ++i) {
@@ -77,17 +83,20 @@ Arguments Arguments::parse(const std::vector<std::string>& argv, const std::vect
             inline_value = name.substr(eq + 1);
             name.resize(eq);
         }
-        auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
+        auto spec = std::find_if(specs.begin(), specs.end(),
+                                 [&](const OptionSpec& s) { return s.name == name; });
         if (spec == specs.end()) throw UsageError("unknown option --" + name);
         auto& slot = args.options_[name];
-        if (!spec->repeatable && !slot.empty()) throw UsageError("option --" + name + " given twice");
+        if (!spec->repeatable && !slot.empty())
+            throw UsageError("option --" + name + " given twice");
         if (spec->value_name.empty()) {
             if (inline_value) throw UsageError("option --" + name + " takes no value");
             slot.push_back("");
         } else if (inline_value) {
             slot.push_back(*inline_value);
         } else {
-            if (i + 1 >= argv.size()) throw UsageError("option --" + name + " needs a value (" + spec->value_name + ")");
+            if (i + 1 >= argv.size())
+                throw UsageError("option --" + name + " needs a value (" + spec->value_name + ")");
             slot.push_back(argv[++i]);
         }
     }
@@ -106,7 +115,8 @@ Registry load_registry(const Arguments& args, std::vector<std::filesystem::path>
     options.strict = args.flag("strict");
     Registry registry = Registry::discover(options);
     for (const auto& problem : registry.problems()) {
-        std::cerr << "cmfpipe: warning: " << problem.file.string() << ": " << problem.reason << "\n";
+        std::cerr << "cmfpipe: warning: " << problem.file.string() << ": " << problem.reason
+                  << "\n";
     }
     return registry;
 }

@@ -21,29 +21,30 @@ struct OptionSpec {
 
 // Wrong use of the command line: printed with the command's usage, exit code 2.
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class Arguments {
-public:
+  public:
     bool flag(const std::string& name) const { return options_.count(name) > 0; }
     std::optional<std::string> value(const std::string& name) const;
     std::string required(const std::string& name) const;  // UsageError when absent
     std::vector<std::string> values(const std::string& name) const;
     const std::vector<std::string>& positionals() const { return positionals_; }
 
-    static Arguments parse(const std::vector<std::string>& argv, const std::vector<OptionSpec>& specs);
+    static Arguments parse(const std::vector<std::string>& argv,
+                           const std::vector<OptionSpec>& specs);
 
-private:
+  private:
     std::map<std::string, std::vector<std::string>> options_;
     std::vector<std::string> positionals_;
 };
 
 struct Command {
     std::string name;
-    std::string summary;                  // one line for `cmfpipe --help`
-    std::string usage;                    // e.g. "render --format KIND --template FILE [--vars FILE.json]"
+    std::string summary;  // one line for `cmfpipe --help`
+    std::string usage;    // e.g. "render --format KIND --template FILE [--vars FILE.json]"
     std::vector<OptionSpec> options;
     std::size_t max_positionals = 0;
     std::function<int(const Arguments&)> run;  // returns the exit code

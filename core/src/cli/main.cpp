@@ -46,11 +46,13 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (args.positionals().size() > command->max_positionals) {
-            throw UsageError("unexpected argument '" + args.positionals()[command->max_positionals] + "'");
+            throw UsageError("unexpected argument '" +
+                             args.positionals()[command->max_positionals] + "'");
         }
         return command->run(args);
     } catch (const UsageError& e) {
-        std::cerr << "cmfpipe " << command->name << ": " << e.what() << "\n\n" << help_text(*command);
+        std::cerr << "cmfpipe " << command->name << ": " << e.what() << "\n\n"
+                  << help_text(*command);
         return 2;
     } catch (const cmfpipe::Error& e) {
         std::cerr << "cmfpipe: " << e.kind() << ": " << e.what() << "\n";

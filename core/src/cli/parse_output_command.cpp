@@ -27,29 +27,33 @@ int run_parse_output(const Arguments& args) {
     options["source"] = file == "-" ? "<stdin>" : file;
     for (const auto& pair : args.values("option")) {
         auto eq = pair.find('=');
-        if (eq == std::string::npos) throw UsageError("--option wants KEY=JSON, got '" + pair + "'");
+        if (eq == std::string::npos)
+            throw UsageError("--option wants KEY=JSON, got '" + pair + "'");
         std::string value = pair.substr(eq + 1);
         options[pair.substr(0, eq)] = Json::accept(value) ? Json::parse(value) : Json(value);
     }
     const std::string completion = read_completion(file);
     std::vector<cmf::Message> messages = adapter->from_wire(completion, options);
     // Model output may hold invalid UTF-8: print it with U+FFFD rather than fail.
-    std::cout << cmf::messages_to_json(messages).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+    std::cout << cmf::messages_to_json(messages).dump(2, ' ', false, Json::error_handler_t::replace)
+              << "\n";
     std::cout.flush();
     return std::cout ? 0 : 1;
 }
 
 std::vector<OptionSpec> parse_output_options() {
     auto options = registry_options();
-    options.insert(options.begin(),
-                   {{"from", "KIND", "adapter kind (openai, anthropic, chatml, harmony, ...)"},
-                    {"option", "KEY=JSON", "an adapter option (e.g. complete=true, role=null)", true}});
+    options.insert(
+        options.begin(),
+        {{"from", "KIND", "adapter kind (openai, anthropic, chatml, harmony, ...)"},
+         {"option", "KEY=JSON", "an adapter option (e.g. complete=true, role=null)", true}});
     return options;
 }
 
-const CommandRegistration registration{{
-    "parse-output", "parse a model completion with an adapter; prints the CMF messages as JSON",
-    "parse-output --from KIND [--option KEY=JSON]... [FILE|-]", parse_output_options(), 1, run_parse_output}};
+const CommandRegistration registration{
+    {"parse-output", "parse a model completion with an adapter; prints the CMF messages as JSON",
+     "parse-output --from KIND [--option KEY=JSON]... [FILE|-]", parse_output_options(), 1,
+     run_parse_output}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

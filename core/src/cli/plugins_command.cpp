@@ -34,7 +34,8 @@ int run_plugins(const Arguments& args) {
     auto row = [&](std::string_view a, std::string_view b, std::string_view c, std::string_view d,
                    std::string_view e) {
         std::string line;
-        for (auto [cell, width] : {std::pair{a, widths[0]}, {b, widths[1]}, {c, widths[2]}, {d, widths[3]}}) {
+        for (auto [cell, width] :
+             {std::pair{a, widths[0]}, {b, widths[1]}, {c, widths[2]}, {d, widths[3]}}) {
             line += cell;
             line.append(width + 2 - cell.size(), ' ');
         }
@@ -54,9 +55,9 @@ std::vector<OptionSpec> plugins_options() {
     return options;
 }
 
-const CommandRegistration registration{{
-    "plugins", "list every plugin kind the registry discovered, with its plugin and file",
-    "plugins [--plugin-path DIR] [--strict] [--json]", plugins_options(), 0, run_plugins}};
+const CommandRegistration registration{
+    {"plugins", "list every plugin kind the registry discovered, with its plugin and file",
+     "plugins [--plugin-path DIR] [--strict] [--json]", plugins_options(), 0, run_plugins}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

@@ -11,7 +11,8 @@ namespace cmfpipe::cli {
 namespace {
 
 int run_process(const Arguments& args) {
-    if (args.positionals().size() != 1) throw UsageError("expected one MESSAGES.json file (or - for stdin)");
+    if (args.positionals().size() != 1)
+        throw UsageError("expected one MESSAGES.json file (or - for stdin)");
     const std::string hook = args.value("hook").value_or("llm_input");
     if (hook != "llm_input" && hook != "llm_output") {
         throw UsageError("unknown hook '" + hook + "' (known: llm_input, llm_output)");
@@ -28,16 +29,18 @@ int run_process(const Arguments& args) {
 
 std::vector<OptionSpec> process_options() {
     auto options = registry_options();
-    options.insert(options.begin(),
-                   {{"config", "PIPELINE.yaml", "the pipeline (default: the installed config/default.yaml)"},
-                    {"hook", "HOOK", "llm_input (default) or llm_output"}});
+    options.insert(options.begin(), {{"config", "PIPELINE.yaml",
+                                      "the pipeline (default: the installed config/default.yaml)"},
+                                     {"hook", "HOOK", "llm_input (default) or llm_output"}});
     return options;
 }
 
-const CommandRegistration registration{{
-    "process",
-    "run messages through the processor pipeline; prints {\"messages\", \"decisions\"}; exit 3 when stopped",
-    "process [--config PIPELINE.yaml] [--hook HOOK] MESSAGES.json", process_options(), 1, run_process}};
+const CommandRegistration registration{
+    {"process",
+     "run messages through the processor pipeline; prints {\"messages\", \"decisions\"}; exit 3 "
+     "when stopped",
+     "process [--config PIPELINE.yaml] [--hook HOOK] MESSAGES.json", process_options(), 1,
+     run_process}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

@@ -16,7 +16,8 @@ int run_render(const Arguments& args) {
 
     Json vars = Json::object();
     if (auto file = args.value("vars")) vars = read_json_file(*file);
-    if (!vars.is_object()) throw ValueError("variables must be a JSON object", {*args.value("vars")});
+    if (!vars.is_object())
+        throw ValueError("variables must be a JSON object", {*args.value("vars")});
 
     Json options = Json::object();
     options["template_name"] = template_file;
@@ -24,7 +25,8 @@ int run_render(const Arguments& args) {
     if (auto now = args.value("now")) options["now"] = *now;
     for (const auto& pair : args.values("option")) {
         auto eq = pair.find('=');
-        if (eq == std::string::npos) throw UsageError("--option wants KEY=JSON, got '" + pair + "'");
+        if (eq == std::string::npos)
+            throw UsageError("--option wants KEY=JSON, got '" + pair + "'");
         std::string value = pair.substr(eq + 1);
         Json parsed = Json::accept(value) ? Json::parse(value) : Json(value);
         options[pair.substr(0, eq)] = std::move(parsed);
@@ -47,10 +49,11 @@ std::vector<OptionSpec> render_options() {
     return options;
 }
 
-const CommandRegistration registration{{
-    "render", "render a template with a renderer plugin; prints exactly the render",
-    "render --format KIND --template FILE [--vars FILE.json] [--profile NAME] [--now ISO-DATETIME]",
-    render_options(), 0, run_render}};
+const CommandRegistration registration{
+    {"render", "render a template with a renderer plugin; prints exactly the render",
+     "render --format KIND --template FILE [--vars FILE.json] [--profile NAME] [--now "
+     "ISO-DATETIME]",
+     render_options(), 0, run_render}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

@@ -40,15 +40,18 @@ int run_run(const Arguments& args) {
     // The processor pipeline: --config, or the installed default; its plugin directories join
     // the registry's search path before any plugin is loaded.
     std::optional<pipeline::PipelineConfig> config;
-    if (!args.flag("no-pipeline")) config = pipeline::load_pipeline_config(pipeline_config_file(args));
+    if (!args.flag("no-pipeline"))
+        config = pipeline::load_pipeline_config(pipeline_config_file(args));
 
     tracing::Tracer tracer;
     if (auto trace_file = args.value("trace")) {
         tracer.add("jsonl", std::make_shared<tracing::JsonLinesBackend>(*trace_file));
     }
-    if (args.flag("trace-console")) tracer.add("console", std::make_shared<tracing::ConsoleBackend>(std::cerr));
+    if (args.flag("trace-console"))
+        tracer.add("console", std::make_shared<tracing::ConsoleBackend>(std::cerr));
 
-    Registry registry = load_registry(args, config ? config->plugin_dirs : std::vector<std::filesystem::path>{});
+    Registry registry =
+        load_registry(args, config ? config->plugin_dirs : std::vector<std::filesystem::path>{});
     std::optional<pipeline::Pipeline> processors;
     if (config) processors.emplace(pipeline::Pipeline::build(*config, registry));
     // The adapter is resolved first, so an unknown --to is reported before any work is done.
@@ -70,13 +73,14 @@ int run_run(const Arguments& args) {
         try {
             prompty::LoadOptions load_options;
             load_options.trace = trace;
-            for (const auto& root : args.values("allow-root")) load_options.allowed_roots.emplace_back(root);
+            for (const auto& root : args.values("allow-root"))
+                load_options.allowed_roots.emplace_back(root);
             const prompty::Agent agent = prompty::load(file, load_options);
 
             prompty::RenderOptions render_options;
             render_options.trace = trace;
-            prompty::Prepared prepared =
-                prompty::prepare(prompty::make_invokers(registry, agent), agent, inputs, render_options);
+            prompty::Prepared prepared = prompty::prepare(prompty::make_invokers(registry, agent),
+                                                          agent, inputs, render_options);
             std::vector<cmf::Message> messages = std::move(prepared.messages);
             if (processors) {
                 pipeline::PipelineResult result = processors->run("llm_input", std::move(messages));
@@ -106,23 +110,28 @@ int run_run(const Arguments& args) {
 
 std::vector<OptionSpec> run_options() {
     auto options = registry_options();
-    options.insert(options.begin(),
-                   {{"inputs", "FILE.json", "input values, a JSON object ('-' reads stdin)"},
-                    {"to", "KIND", "cmf (default: CMF messages as JSON) or a wire adapter kind (openai, ...)"},
-                    {"config", "PIPELINE.yaml", "the processor pipeline (default: the installed config/default.yaml)"},
-                    {"no-pipeline", "", "skip the processor pipeline"},
-                    {"allow-root", "DIR", "let ${file:} references read below DIR too", true},
-                    {"trace", "FILE.jsonl", "append one trace record (spans: run, load, prepare, render, parse) per run"},
-                    {"trace-console", "", "print span start/end lines on stderr"}});
+    options.insert(
+        options.begin(),
+        {{"inputs", "FILE.json", "input values, a JSON object ('-' reads stdin)"},
+         {"to", "KIND", "cmf (default: CMF messages as JSON) or a wire adapter kind (openai, ...)"},
+         {"config", "PIPELINE.yaml",
+          "the processor pipeline (default: the installed config/default.yaml)"},
+         {"no-pipeline", "", "skip the processor pipeline"},
+         {"allow-root", "DIR", "let ${file:} references read below DIR too", true},
+         {"trace", "FILE.jsonl",
+          "append one trace record (spans: run, load, prepare, render, parse) per run"},
+         {"trace-console", "", "print span start/end lines on stderr"}});
     return options;
 }
 
-const CommandRegistration registration{{
-    "run",
-    "load, render and parse a .prompty file, run the llm_input processors; prints the CMF messages "
-    "(or --to KIND's wire form); exit 3 when a processor stopped the request",
-    "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] [--trace FILE.jsonl]",
-    run_options(), 1, run_run}};
+const CommandRegistration registration{
+    {"run",
+     "load, render and parse a .prompty file, run the llm_input processors; prints the CMF "
+     "messages "
+     "(or --to KIND's wire form); exit 3 when a processor stopped the request",
+     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] [--trace "
+     "FILE.jsonl]",
+     run_options(), 1, run_run}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

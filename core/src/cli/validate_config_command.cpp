@@ -19,15 +19,16 @@ int run_validate_config(const Arguments& args) {
               << (config.processors.size() == 1 ? "" : "s") << "\n";
     for (std::string_view hook : pipeline::known_hooks) {
         std::string names;
-        for (const auto& name : pipeline.processors_for(hook)) names += (names.empty() ? "" : ", ") + name;
+        for (const auto& name : pipeline.processors_for(hook))
+            names += (names.empty() ? "" : ", ") + name;
         std::cout << "  " << hook << ": " << (names.empty() ? "(none)" : names) << "\n";
     }
     return 0;
 }
 
-const CommandRegistration registration{{
-    "validate-config", "check a pipeline YAML file (syntax, kinds, capabilities, plugin configs)",
-    "validate-config PIPELINE.yaml", registry_options(), 1, run_validate_config}};
+const CommandRegistration registration{
+    {"validate-config", "check a pipeline YAML file (syntax, kinds, capabilities, plugin configs)",
+     "validate-config PIPELINE.yaml", registry_options(), 1, run_validate_config}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

@@ -18,19 +18,26 @@ namespace cmfpipe::pipeline {
 
 std::string_view to_string(Mode mode) {
     switch (mode) {
-        case Mode::enforce: return "enforce";
-        case Mode::permissive: return "permissive";
-        case Mode::audit: return "audit";
-        case Mode::disabled: return "disabled";
+        case Mode::enforce:
+            return "enforce";
+        case Mode::permissive:
+            return "permissive";
+        case Mode::audit:
+            return "audit";
+        case Mode::disabled:
+            return "disabled";
     }
     return "?";
 }
 
 std::string_view to_string(OnError on_error) {
     switch (on_error) {
-        case OnError::fail: return "fail";
-        case OnError::ignore: return "ignore";
-        case OnError::disable: return "disable";
+        case OnError::fail:
+            return "fail";
+        case OnError::ignore:
+            return "ignore";
+        case OnError::disable:
+            return "disable";
     }
     return "?";
 }
@@ -47,7 +54,7 @@ std::string join(const std::vector<std::string_view>& words) {
 }
 
 class Reader {
-public:
+  public:
     explicit Reader(std::string source) : source_(std::move(source)) {}
 
     SourceLocation at(const YAML::Node& node) const { return location_of(node, source_); }
@@ -57,19 +64,22 @@ public:
     }
 
     // The entries of a mapping, refusing keys outside `allowed` and duplicates.
-    std::vector<std::pair<std::string, YAML::Node>> mapping(const YAML::Node& node, std::string_view what,
-                                                            const std::vector<std::string_view>& allowed) const {
+    std::vector<std::pair<std::string, YAML::Node>> mapping(
+        const YAML::Node& node, std::string_view what,
+        const std::vector<std::string_view>& allowed) const {
         if (!node.IsMap()) fail(node, std::string(what) + " must be a mapping");
         std::vector<std::pair<std::string, YAML::Node>> entries;
         for (const auto& entry : node) {
-            if (!entry.first.IsScalar()) fail(entry.first, std::string(what) + ": keys must be plain strings");
+            if (!entry.first.IsScalar())
+                fail(entry.first, std::string(what) + ": keys must be plain strings");
             std::string key = entry.first.Scalar();
             if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-                fail(entry.first, "unknown key '" + key + "' in " + std::string(what) + " (known: " +
-                                      join(allowed) + ")");
+                fail(entry.first, "unknown key '" + key + "' in " + std::string(what) +
+                                      " (known: " + join(allowed) + ")");
             }
             for (const auto& seen : entries) {
-                if (seen.first == key) fail(entry.first, "duplicate key '" + key + "' in " + std::string(what));
+                if (seen.first == key)
+                    fail(entry.first, "duplicate key '" + key + "' in " + std::string(what));
             }
             entries.emplace_back(std::move(key), entry.second);
         }
@@ -113,15 +123,16 @@ public:
 
     const std::string& source() const { return source_; }
 
-private:
+  private:
     std::string source_;
 };
 
 Condition read_condition(const Reader& r, const YAML::Node& node) {
     Condition c;
     c.where = r.at(node);
-    for (const auto& [key, value] : r.mapping(node, "a condition",
-                                              {"roles", "kinds", "tools", "prompts", "resources", "environments"})) {
+    for (const auto& [key, value] :
+         r.mapping(node, "a condition",
+                   {"roles", "kinds", "tools", "prompts", "resources", "environments"})) {
         auto list = r.strings(value, "condition '" + key + "'");
         if (key == "roles") {
             for (std::size_t i = 0; i < list.size(); ++i) {
@@ -158,8 +169,8 @@ ProcessorConfig read_processor(const Reader& r, const YAML::Node& node) {
     bool has_hooks = false;
     for (const auto& [key, value] :
          r.mapping(node, "a processor",
-                   {"name", "kind", "hooks", "mode", "priority", "on_error", "capabilities", "config",
-                    "conditions", "description", "author", "version", "tags"})) {
+                   {"name", "kind", "hooks", "mode", "priority", "on_error", "capabilities",
+                    "config", "conditions", "description", "author", "version", "tags"})) {
         if (key == "name") {
             p.name = r.string(value, "name");
         } else if (key == "kind") {
@@ -171,9 +182,11 @@ ProcessorConfig read_processor(const Reader& r, const YAML::Node& node) {
             if (p.hooks.empty()) r.fail(value, "hooks must name at least one hook");
             for (std::size_t i = 0; i < p.hooks.size(); ++i) {
                 const auto& hook = p.hooks[i];
-                if (std::find(std::begin(known_hooks), std::end(known_hooks), hook) == std::end(known_hooks)) {
+                if (std::find(std::begin(known_hooks), std::end(known_hooks), hook) ==
+                    std::end(known_hooks)) {
                     r.fail(value[i], "unknown hook '" + hook + "' (known: " +
-                                         join({std::begin(known_hooks), std::end(known_hooks)}) + ")");
+                                         join({std::begin(known_hooks), std::end(known_hooks)}) +
+                                         ")");
                 }
                 if (std::count(p.hooks.begin(), p.hooks.end(), hook) > 1) {
                     r.fail(value[i], "hook '" + hook + "' listed twice");
@@ -181,18 +194,22 @@ ProcessorConfig read_processor(const Reader& r, const YAML::Node& node) {
             }
         } else if (key == "mode") {
             p.mode = r.choice<Mode>(value, "mode",
-                                    {{"enforce", Mode::enforce}, {"permissive", Mode::permissive},
-                                     {"audit", Mode::audit}, {"disabled", Mode::disabled}});
+                                    {{"enforce", Mode::enforce},
+                                     {"permissive", Mode::permissive},
+                                     {"audit", Mode::audit},
+                                     {"disabled", Mode::disabled}});
         } else if (key == "priority") {
             p.priority = r.integer(value, "priority");
         } else if (key == "on_error") {
             p.on_error = r.choice<OnError>(value, "on_error",
-                                           {{"fail", OnError::fail}, {"ignore", OnError::ignore},
+                                           {{"fail", OnError::fail},
+                                            {"ignore", OnError::ignore},
                                             {"disable", OnError::disable}});
         } else if (key == "capabilities") {
             p.capabilities = r.strings(value, "capabilities");
             for (std::size_t i = 0; i < p.capabilities.size(); ++i) {
-                cmf::parse_capability(p.capabilities[i], r.at(value[i]));  // ConfigError when unknown
+                cmf::parse_capability(p.capabilities[i],
+                                      r.at(value[i]));  // ConfigError when unknown
             }
         } else if (key == "config") {
             if (!value.IsMap() && !value.IsNull()) r.fail(value, "config must be a mapping");
@@ -203,13 +220,14 @@ ProcessorConfig read_processor(const Reader& r, const YAML::Node& node) {
         } else if (key == "tags") {
             r.strings(value, "tags");  // informational, checked for shape only
         } else {
-            r.string(value, key);      // description, author, version: informational
+            r.string(value, key);  // description, author, version: informational
         }
     }
     if (p.name.empty()) r.fail(node, "a processor needs a 'name'");
     if (p.kind.empty()) r.fail(node, "processor '" + p.name + "' needs a 'kind'");
-    if (!has_hooks) r.fail(node, "processor '" + p.name + "' needs 'hooks' (known: " +
-                                     join({std::begin(known_hooks), std::end(known_hooks)}) + ")");
+    if (!has_hooks)
+        r.fail(node, "processor '" + p.name + "' needs 'hooks' (known: " +
+                         join({std::begin(known_hooks), std::end(known_hooks)}) + ")");
     return p;
 }
 
@@ -226,9 +244,12 @@ PipelineConfig parse_pipeline_config(std::string_view yaml, const std::string& s
     Reader r(source);
     PipelineConfig config;
     config.source = source;
-    if (root.IsNull()) throw ConfigError("empty pipeline configuration (want a 'processors' list)", {source, 1, 1});
+    if (root.IsNull())
+        throw ConfigError("empty pipeline configuration (want a 'processors' list)",
+                          {source, 1, 1});
     std::set<std::string> names;
-    for (const auto& [key, value] : r.mapping(root, "the pipeline configuration", {"plugin_dirs", "processors"})) {
+    for (const auto& [key, value] :
+         r.mapping(root, "the pipeline configuration", {"plugin_dirs", "processors"})) {
         if (key == "plugin_dirs") {
             for (const auto& dir : r.strings(value, "plugin_dirs")) {
                 std::filesystem::path path(dir);

@@ -28,10 +28,12 @@ bool parse_integer(std::string_view text, std::int64_t& out) {
     }
     if (digits.empty()) return false;
     std::uint64_t magnitude = 0;
-    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+    auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
     if (error != std::errc() || end != digits.data() + digits.size()) return false;
     if (magnitude > static_cast<std::uint64_t>(INT64_MAX) + (negative ? 1u : 0u)) return false;
-    out = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+    out =
+        negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
     return true;
 }
 
@@ -82,11 +84,13 @@ Json yaml_to_json(const YAML::Node& node, const std::string& source) {
             Json out = Json::object();
             for (const auto& entry : node) {
                 if (!entry.first.IsScalar()) {
-                    throw ConfigError("mapping keys must be plain strings", location_of(entry.first, source));
+                    throw ConfigError("mapping keys must be plain strings",
+                                      location_of(entry.first, source));
                 }
                 const std::string& key = entry.first.Scalar();
                 if (out.contains(key)) {
-                    throw ConfigError("duplicate key '" + key + "'", location_of(entry.first, source));
+                    throw ConfigError("duplicate key '" + key + "'",
+                                      location_of(entry.first, source));
                 }
                 out[key] = yaml_to_json(entry.second, source);
             }

@@ -17,24 +17,29 @@ bool listed(const std::vector<std::string>& list, std::string_view value) {
 template <class NameOf>
 bool any_part(const cmf::Message& message, const std::vector<std::string>& list, NameOf name_of) {
     for (const auto& part : message.content()) {
-        if (std::string_view name = name_of(*part); !name.empty() && listed(list, name)) return true;
+        if (std::string_view name = name_of(*part); !name.empty() && listed(list, name))
+            return true;
     }
     return false;
 }
 
 bool matches(const Condition& c, const cmf::Message& message) {
     if (!c.roles.empty() && !listed(c.roles, cmf::to_string(message.role()))) return false;
-    if (!c.kinds.empty() && !any_part(message, c.kinds, [](const cmf::ContentPart& p) { return cmf::to_string(p.type()); })) {
+    if (!c.kinds.empty() && !any_part(message, c.kinds, [](const cmf::ContentPart& p) {
+            return cmf::to_string(p.type());
+        })) {
         return false;
     }
-    if (!c.tools.empty() && !any_part(message, c.tools, [](const cmf::ContentPart& p) -> std::string_view {
+    if (!c.tools.empty() &&
+        !any_part(message, c.tools, [](const cmf::ContentPart& p) -> std::string_view {
             if (auto* call = p.get_if<cmf::ToolCall>()) return call->name;
             if (auto* result = p.get_if<cmf::ToolResult>()) return result->tool_name;
             return {};
         })) {
         return false;
     }
-    if (!c.prompts.empty() && !any_part(message, c.prompts, [](const cmf::ContentPart& p) -> std::string_view {
+    if (!c.prompts.empty() &&
+        !any_part(message, c.prompts, [](const cmf::ContentPart& p) -> std::string_view {
             if (auto* request = p.get_if<cmf::PromptRequest>()) return request->name;
             if (auto* result = p.get_if<cmf::PromptResult>()) return result->prompt_name;
             return {};
@@ -51,7 +56,8 @@ bool matches(const Condition& c, const cmf::Message& message) {
     }
     if (!c.environments.empty()) {
         const auto& request = message.request();
-        if (!request || !request->environment || !listed(c.environments, *request->environment)) return false;
+        if (!request || !request->environment || !listed(c.environments, *request->environment))
+            return false;
     }
     return true;
 }

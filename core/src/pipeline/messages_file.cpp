@@ -32,7 +32,8 @@ cmf::Extensions fill_absent(cmf::Extensions own, const cmf::Extensions& shared) 
 
 std::vector<cmf::Message> messages_from_document(const Json& document, const std::string& source) {
     try {
-        if (!document.is_object()) throw ValueError("the document must be an object with a \"messages\" list");
+        if (!document.is_object())
+            throw ValueError("the document must be an object with a \"messages\" list");
         for (const auto& [key, value] : document.items()) {
             if (key != "messages" && key != "extensions") {
                 throw ValueError("unknown key \"" + key + "\" (known: messages, extensions)");
@@ -40,7 +41,8 @@ std::vector<cmf::Message> messages_from_document(const Json& document, const std
         }
         if (!document.contains("messages")) throw ValueError("missing \"messages\"");
         auto messages = cmf::messages_from_json(document.at("messages"), "messages");
-        if (!document.contains("extensions") || document.at("extensions").is_null()) return messages;
+        if (!document.contains("extensions") || document.at("extensions").is_null())
+            return messages;
 
         const auto shared = cmf::extensions_from_json(document.at("extensions"), "extensions");
         const auto shared_ptr = std::make_shared<const cmf::Extensions>(shared);
@@ -48,8 +50,8 @@ std::vector<cmf::Message> messages_from_document(const Json& document, const std
             if (message.extensions().empty()) {
                 message = message.with_extensions(shared_ptr);  // the common case: fully shared
             } else {
-                message = message.with_extensions(
-                    std::make_shared<const cmf::Extensions>(fill_absent(message.extensions(), shared)));
+                message = message.with_extensions(std::make_shared<const cmf::Extensions>(
+                    fill_absent(message.extensions(), shared)));
             }
         }
         return messages;

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <exception>
 
-#include "cmfpipe/errors.hpp"
 #include "cmfpipe/core/pipeline/visibility.hpp"
+#include "cmfpipe/errors.hpp"
 #include "conditions.hpp"
 
 namespace cmfpipe::pipeline {
@@ -32,8 +32,11 @@ struct Answer {
     std::optional<std::string> error;
 };
 
-Answer call(const Pipeline::Stage& stage, const cmf::Message& given, const ProcessorContext& context) {
-    auto who = [&] { return "processor '" + stage.config.name + "' (kind " + stage.config.kind + ") threw"; };
+Answer call(const Pipeline::Stage& stage, const cmf::Message& given,
+            const ProcessorContext& context) {
+    auto who = [&] {
+        return "processor '" + stage.config.name + "' (kind " + stage.config.kind + ") threw";
+    };
     try {
         return {stage.processor->process(given, context), std::nullopt};
     } catch (const Error& e) {
@@ -53,7 +56,9 @@ bool has_prompt_result(const cmf::Message& m) {
     return false;
 }
 
-Effect deny_effect(Mode mode) { return mode == Mode::enforce ? Effect::stopped : Effect::recorded; }
+Effect deny_effect(Mode mode) {
+    return mode == Mode::enforce ? Effect::stopped : Effect::recorded;
+}
 
 }  // namespace
 
@@ -76,7 +81,8 @@ Pipeline Pipeline::build(const PipelineConfig& config, const Registry& registry)
                 auto kinds = registry.kinds(PluginType::processor);
                 std::string known;
                 for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
-                throw ConfigError("processor '" + entry.name + "': unknown processor kind '" + entry.kind +
+                throw ConfigError("processor '" + entry.name + "': unknown processor kind '" +
+                                      entry.kind +
                                       "' (available: " + (known.empty() ? "none" : known) + ")",
                                   at);
             }
@@ -90,8 +96,9 @@ Pipeline Pipeline::build(const PipelineConfig& config, const Registry& registry)
         }
         pipeline.stages_.push_back(std::move(stage));
     }
-    std::stable_sort(pipeline.stages_.begin(), pipeline.stages_.end(),
-                     [](const auto& a, const auto& b) { return a->config.priority < b->config.priority; });
+    std::stable_sort(
+        pipeline.stages_.begin(), pipeline.stages_.end(),
+        [](const auto& a, const auto& b) { return a->config.priority < b->config.priority; });
     return pipeline;
 }
 
@@ -123,8 +130,10 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
                 last_filtered = visible_extensions(last_source, stage.capabilities);
             }
             cmf::Message given = current[i].with_extensions(last_filtered);
-            if (has_prompt_result(current[i])) given = visible_message(current[i], stage.capabilities);
-            const ProcessorContext context{hook, stage.config.name, i, current.size(), &stage.capabilities};
+            if (has_prompt_result(current[i]))
+                given = visible_message(current[i], stage.capabilities);
+            const ProcessorContext context{hook, stage.config.name, i, current.size(),
+                                           &stage.capabilities};
             Answer answer = call(stage, given, context);
 
             // The common case, an allow, records nothing and allocates nothing.
@@ -140,8 +149,12 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
                 d.error_kind = "PluginError";
                 d.error_message = std::move(*answer.error);
                 switch (stage.config.on_error) {
-                    case OnError::fail: d.effect = deny_effect(mode); break;
-                    case OnError::ignore: d.effect = Effect::ignored; break;
+                    case OnError::fail:
+                        d.effect = deny_effect(mode);
+                        break;
+                    case OnError::ignore:
+                        d.effect = Effect::ignored;
+                        break;
                     case OnError::disable:
                         d.effect = Effect::disabled;
                         stage.disabled_by_error.store(true, std::memory_order_relaxed);
@@ -152,7 +165,8 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
                 d.effect = deny_effect(mode);
                 d.denial = std::move(answer.result.denial);
             } else if (answer.result.modified) {
-                ReturnedCopy copy = apply_returned(current[i], given, *answer.result.modified, stage.rights);
+                ReturnedCopy copy =
+                    apply_returned(current[i], given, *answer.result.modified, stage.rights);
                 if (!copy.violations.empty()) {
                     d.outcome = Outcome::violation;
                     d.effect = mode == Mode::enforce ? Effect::stopped : Effect::rejected;

@@ -34,10 +34,15 @@ std::string joined(const cmf::StringSet& names) {
 }
 
 class Checker {
-public:
-    Checker(const cmf::Extensions& current, const cmf::Extensions& given, const cmf::Extensions& returned,
-            WriteRights rights, std::vector<SlotViolation>& violations)
-        : current_(current), given_(given), returned_(returned), rights_(rights), violations_(violations) {
+  public:
+    Checker(const cmf::Extensions& current, const cmf::Extensions& given,
+            const cmf::Extensions& returned, WriteRights rights,
+            std::vector<SlotViolation>& violations)
+        : current_(current),
+          given_(given),
+          returned_(returned),
+          rights_(rights),
+          violations_(violations) {
         merged_ = current;
     }
 
@@ -48,7 +53,8 @@ public:
 
     void guarded_http() {
         if (same_slot(given_.http, returned_.http)) return;
-        if (!rights_.write_headers) return violate("http", "guarded", "plugin lacks 'write_headers' capability");
+        if (!rights_.write_headers)
+            return violate("http", "guarded", "plugin lacks 'write_headers' capability");
         merged_.http = returned_.http;
         changed_ = true;
     }
@@ -66,29 +72,35 @@ public:
         static const cmf::SecurityExtension none;
         const cmf::SecurityExtension& before = g ? *g : none;
         const cmf::SecurityExtension& after = r ? *r : none;
-        if (!same_slot(before.subject, after.subject)) violate("security.subject", "immutable", immutable_detail);
-        if (!same_map(before.objects, after.objects)) violate("security.objects", "immutable", immutable_detail);
-        if (!same_map(before.data, after.data)) violate("security.data", "immutable", immutable_detail);
+        if (!same_slot(before.subject, after.subject))
+            violate("security.subject", "immutable", immutable_detail);
+        if (!same_map(before.objects, after.objects))
+            violate("security.objects", "immutable", immutable_detail);
+        if (!same_map(before.data, after.data))
+            violate("security.data", "immutable", immutable_detail);
         if (before.classification != after.classification) {
             violate("security.classification", "immutable", immutable_detail);
         }
         cmf::StringSet removed, added;
-        std::set_difference(before.labels.begin(), before.labels.end(), after.labels.begin(), after.labels.end(),
-                            std::inserter(removed, removed.end()));
-        std::set_difference(after.labels.begin(), after.labels.end(), before.labels.begin(), before.labels.end(),
-                            std::inserter(added, added.end()));
+        std::set_difference(before.labels.begin(), before.labels.end(), after.labels.begin(),
+                            after.labels.end(), std::inserter(removed, removed.end()));
+        std::set_difference(after.labels.begin(), after.labels.end(), before.labels.begin(),
+                            before.labels.end(), std::inserter(added, added.end()));
         if (!removed.empty()) {
-            violate("security.labels", "monotonic", "monotonic slot had elements removed: " + joined(removed));
+            violate("security.labels", "monotonic",
+                    "monotonic slot had elements removed: " + joined(removed));
         }
         if (added.empty()) return;
         if (!rights_.append_labels) {
-            return violate("security.labels", "monotonic",
-                           "plugin lacks 'append_labels' capability (added: " + joined(added) + ")");
+            return violate(
+                "security.labels", "monotonic",
+                "plugin lacks 'append_labels' capability (added: " + joined(added) + ")");
         }
         // The labels are added to the current slot, whose subject/objects/data the processor may
         // not even have seen: those stay shared with the current message.
-        auto security = current_.security ? std::make_shared<cmf::SecurityExtension>(*current_.security)
-                                          : std::make_shared<cmf::SecurityExtension>();
+        auto security = current_.security
+                            ? std::make_shared<cmf::SecurityExtension>(*current_.security)
+                            : std::make_shared<cmf::SecurityExtension>();
         security->labels.insert(added.begin(), added.end());
         merged_.security = std::move(security);
         changed_ = true;
@@ -97,7 +109,7 @@ public:
     bool changed() const { return changed_; }
     const cmf::Extensions& merged() const { return merged_; }
 
-private:
+  private:
     void violate(const char* slot, const char* tier, std::string detail) {
         violations_.push_back({slot, tier, std::move(detail)});
     }
@@ -113,8 +125,8 @@ private:
 
 }  // namespace
 
-ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& given, const cmf::Message& returned,
-                            WriteRights rights) {
+ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& given,
+                            const cmf::Message& returned, WriteRights rights) {
     ReturnedCopy out{current, false, {}};
     if (returned.role() != given.role()) {
         out.violations.push_back({"role", "immutable", "the role of a message cannot be changed"});
@@ -139,7 +151,8 @@ ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& giv
     }
 
     if (returned.extensions_ptr() != given.extensions_ptr()) {
-        Checker check(current.extensions(), given.extensions(), returned.extensions(), rights, out.violations);
+        Checker check(current.extensions(), given.extensions(), returned.extensions(), rights,
+                      out.violations);
         check.immutable("request", &cmf::Extensions::request);
         check.immutable("agent", &cmf::Extensions::agent);
         check.guarded_http();
@@ -153,7 +166,8 @@ ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& giv
         check.immutable("meta", &cmf::Extensions::meta);
         check.mutable_custom();
         if (check.changed()) {
-            merged = merged.with_extensions(std::make_shared<const cmf::Extensions>(check.merged()));
+            merged =
+                merged.with_extensions(std::make_shared<const cmf::Extensions>(check.merged()));
             out.changed = true;
         }
     }

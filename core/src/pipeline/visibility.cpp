@@ -26,12 +26,14 @@ std::optional<std::vector<cmf::Message>> visible_messages(const std::vector<cmf:
 
 }  // namespace
 
-cmf::ExtensionsPtr visible_extensions(const cmf::ExtensionsPtr& ext, const cmf::CapabilitySet& caps) {
+cmf::ExtensionsPtr visible_extensions(const cmf::ExtensionsPtr& ext,
+                                      const cmf::CapabilitySet& caps) {
     cmf::ExtensionsPtr filtered = cmf::filter_extensions(ext, caps);
     if (!filtered) return filtered;
     std::shared_ptr<cmf::SecurityExtension> security;
     if (filtered->security) {
-        const bool hide_objects = filtered->security->objects && !caps.has(cmf::Capability::read_objects);
+        const bool hide_objects =
+            filtered->security->objects && !caps.has(cmf::Capability::read_objects);
         const bool hide_data = filtered->security->data && !caps.has(cmf::Capability::read_data);
         if (hide_objects || hide_data) {
             security = std::make_shared<cmf::SecurityExtension>(*filtered->security);
@@ -40,7 +42,8 @@ cmf::ExtensionsPtr visible_extensions(const cmf::ExtensionsPtr& ext, const cmf::
         }
     }
     std::shared_ptr<cmf::AgentExtension> agent;
-    if (filtered->agent && filtered->agent->conversation && filtered->agent->conversation->history) {
+    if (filtered->agent && filtered->agent->conversation &&
+        filtered->agent->conversation->history) {
         if (auto history = visible_messages(*filtered->agent->conversation->history, caps)) {
             agent = std::make_shared<cmf::AgentExtension>(*filtered->agent);
             agent->conversation->history = std::move(history);
@@ -54,7 +57,8 @@ cmf::ExtensionsPtr visible_extensions(const cmf::ExtensionsPtr& ext, const cmf::
 }
 
 cmf::Message visible_message(const cmf::Message& message, const cmf::CapabilitySet& caps) {
-    cmf::Message shown = message.with_extensions(visible_extensions(message.extensions_ptr(), caps));
+    cmf::Message shown =
+        message.with_extensions(visible_extensions(message.extensions_ptr(), caps));
     for (std::size_t i = 0; i < message.size(); ++i) {
         const auto* result = message.part(i)->get_if<cmf::PromptResult>();
         if (!result) continue;

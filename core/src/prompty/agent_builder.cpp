@@ -18,7 +18,7 @@ std::string type_name(const Json& value) {
 
 // Reads one object, remembering which keys were used so that the rest can be kept as extras.
 class Reader {
-public:
+  public:
     Reader(const Json& object, std::string pointer, const SourceMap& map)
         : object_(object), pointer_(std::move(pointer)), map_(map) {}
 
@@ -39,7 +39,8 @@ public:
     std::optional<bool> flag(const std::string& key) {
         const Json* v = find(key);
         if (!v) return std::nullopt;
-        if (!v->is_boolean()) fail(key, "'" + key + "' must be true or false, not " + type_name(*v));
+        if (!v->is_boolean())
+            fail(key, "'" + key + "' must be true or false, not " + type_name(*v));
         return v->get<bool>();
     }
 
@@ -62,7 +63,7 @@ public:
         throw ValueError(message, map_.at(at(key)));
     }
 
-private:
+  private:
     const Json& object_;
     std::string pointer_;
     const SourceMap& map_;
@@ -78,7 +79,8 @@ std::string infer_kind(const Json& value) {
     return "string";
 }
 
-Property property_from(const Json& value, std::string name, const std::string& pointer, const SourceMap& map) {
+Property property_from(const Json& value, std::string name, const std::string& pointer,
+                       const SourceMap& map) {
     Property p;
     p.name = std::move(name);
     if (!value.is_object()) {  // scalar shorthand: `firstName: Jane`
@@ -105,17 +107,20 @@ Property property_from(const Json& value, std::string name, const std::string& p
 
 // The list form [{name, kind, ...}], the mapping form {name: property-or-scalar}, or the legacy
 // schema form {properties: <list or mapping>}.
-std::vector<Property> properties_from(const Json& value, const std::string& pointer, const SourceMap& map,
-                                      const std::string& what) {
+std::vector<Property> properties_from(const Json& value, const std::string& pointer,
+                                      const SourceMap& map, const std::string& what) {
     std::vector<Property> out;
     if (value.is_array()) {
         for (std::size_t i = 0; i < value.size(); ++i) {
             const std::string at = child_pointer(pointer, i);
             if (!value[i].is_object()) {
-                throw ValueError(what + " entries must be mappings with a name, not " + type_name(value[i]), map.at(at));
+                throw ValueError(
+                    what + " entries must be mappings with a name, not " + type_name(value[i]),
+                    map.at(at));
             }
             Property p = property_from(value[i], "", at, map);
-            if (p.name.empty()) throw ValueError(what + " entry " + std::to_string(i) + " has no name", map.at(at));
+            if (p.name.empty())
+                throw ValueError(what + " entry " + std::to_string(i) + " has no name", map.at(at));
             out.push_back(std::move(p));
         }
         return out;
@@ -123,14 +128,16 @@ std::vector<Property> properties_from(const Json& value, const std::string& poin
     if (value.is_object()) {
         if (value.size() == 1 && value.contains("properties") &&
             (value["properties"].is_array() || value["properties"].is_object())) {
-            return properties_from(value["properties"], child_pointer(pointer, "properties"), map, what);
+            return properties_from(value["properties"], child_pointer(pointer, "properties"), map,
+                                   what);
         }
         for (const auto& [name, item] : value.items()) {
             out.push_back(property_from(item, name, child_pointer(pointer, name), map));
         }
         return out;
     }
-    throw ValueError("'" + what + "' must be a list or a mapping, not " + type_name(value), map.at(pointer));
+    throw ValueError("'" + what + "' must be a list or a mapping, not " + type_name(value),
+                     map.at(pointer));
 }
 
 Model model_from(const Json& value, const std::string& pointer, const SourceMap& map) {
@@ -140,7 +147,8 @@ Model model_from(const Json& value, const std::string& pointer, const SourceMap&
         return m;
     }
     if (!value.is_object()) {
-        throw ValueError("'model' must be a model id or a mapping, not " + type_name(value), map.at(pointer));
+        throw ValueError("'model' must be a model id or a mapping, not " + type_name(value),
+                         map.at(pointer));
     }
     Reader r(value, pointer, map);
     m.id = r.text("id").value_or("");
@@ -148,13 +156,15 @@ Model model_from(const Json& value, const std::string& pointer, const SourceMap&
     m.api_type = r.text("apiType");
     m.connection = r.any("connection");
     m.options = r.any("options");
-    if (!m.options.is_null() && !m.options.is_object()) r.fail("options", "'options' must be a mapping, not " + type_name(m.options));
+    if (!m.options.is_null() && !m.options.is_object())
+        r.fail("options", "'options' must be a mapping, not " + type_name(m.options));
     m.extra = r.extras();
     return m;
 }
 
 Tool tool_from(const Json& value, const std::string& pointer, const SourceMap& map) {
-    if (!value.is_object()) throw ValueError("a tool must be a mapping, not " + type_name(value), map.at(pointer));
+    if (!value.is_object())
+        throw ValueError("a tool must be a mapping, not " + type_name(value), map.at(pointer));
     Reader r(value, pointer, map);
     Tool t;
     t.name = r.text("name").value_or("");
@@ -167,7 +177,8 @@ Tool tool_from(const Json& value, const std::string& pointer, const SourceMap& m
     // Function parameters in any property form become the list form.
     if (const Json* params = r.find("parameters")) {
         Json list = Json::array();
-        for (const auto& p : properties_from(*params, r.at("parameters"), map, "parameters")) list.push_back(to_json(p));
+        for (const auto& p : properties_from(*params, r.at("parameters"), map, "parameters"))
+            list.push_back(to_json(p));
         t.fields = r.extras();
         // keep the author's key order: parameters where they wrote it
         Json ordered = Json::object();
@@ -190,9 +201,11 @@ TemplateConfig template_from(const Json& value, const std::string& pointer, cons
     if (!value.is_object()) {
         // The spec's prose allows `template: jinja2`; the reference runtimes reject it (vector
         // template_string_invalid). We follow the runtimes.
-        throw ValueError("Invalid template format: 'template' must be a mapping with format/parser, not " +
-                             (value.is_string() ? "the string '" + value.get<std::string>() + "'" : type_name(value)),
-                         map.at(pointer));
+        throw ValueError(
+            "Invalid template format: 'template' must be a mapping with format/parser, not " +
+                (value.is_string() ? "the string '" + value.get<std::string>() + "'"
+                                   : type_name(value)),
+            map.at(pointer));
     }
     Reader r(value, pointer, map);
     if (const Json* format = r.find("format")) {
@@ -205,7 +218,8 @@ TemplateConfig template_from(const Json& value, const std::string& pointer, cons
             c.format_options = f.any("options");
             c.format_extra = f.extras();
         } else {
-            r.fail("format", "Invalid template format: 'format' must be a kind or a mapping, not " + type_name(*format));
+            r.fail("format", "Invalid template format: 'format' must be a kind or a mapping, not " +
+                                 type_name(*format));
         }
     }
     if (const Json* parser = r.find("parser")) {
@@ -217,7 +231,8 @@ TemplateConfig template_from(const Json& value, const std::string& pointer, cons
             c.parser_options = p.any("options");
             c.parser_extra = p.extras();
         } else {
-            r.fail("parser", "Invalid template format: 'parser' must be a kind or a mapping, not " + type_name(*parser));
+            r.fail("parser", "Invalid template format: 'parser' must be a kind or a mapping, not " +
+                                 type_name(*parser));
         }
     }
     return c;
@@ -258,7 +273,8 @@ Agent agent_from_json(const Json& frontmatter, std::string instructions, const S
             a.tools->push_back(tool_from((*tools)[i], child_pointer(r.at("tools"), i), map));
         }
     }
-    if (const Json* t = r.find("template")) a.template_config = template_from(*t, r.at("template"), map);
+    if (const Json* t = r.find("template"))
+        a.template_config = template_from(*t, r.at("template"), map);
     r.find("instructions");  // the body, never frontmatter
     a.extra = r.extras();
     return a;

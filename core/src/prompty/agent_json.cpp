@@ -59,7 +59,9 @@ Json to_json(const Property& p) {
     return out;
 }
 
-Json to_json(const std::vector<Property>& properties) { return list(properties); }
+Json to_json(const std::vector<Property>& properties) {
+    return list(properties);
+}
 
 Json to_json(const Model& m) {
     Json out = Json::object();

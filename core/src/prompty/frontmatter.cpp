@@ -9,7 +9,9 @@
 namespace cmfpipe::prompty {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 bool is_delimiter_at(std::string_view text, std::size_t at) {
     return text.compare(at, 3, "---") == 0 || text.compare(at, 3, "+++") == 0;

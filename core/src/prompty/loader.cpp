@@ -8,13 +8,14 @@
 namespace cmfpipe::prompty {
 namespace {
 
-Agent load_untraced(std::string_view text, const std::string& source, const std::filesystem::path& base_directory,
-                    const LoadOptions& options) {
+Agent load_untraced(std::string_view text, const std::string& source,
+                    const std::filesystem::path& base_directory, const LoadOptions& options) {
     SplitDocument doc = split_frontmatter(text, source);
     SourceMap map(source);
     Json frontmatter = Json::object();
     if (doc.frontmatter) {
-        frontmatter = parse_yaml(*doc.frontmatter, source, doc.frontmatter_line, doc.frontmatter_column, &map);
+        frontmatter = parse_yaml(*doc.frontmatter, source, doc.frontmatter_line,
+                                 doc.frontmatter_column, &map);
         if (frontmatter.is_null()) frontmatter = Json::object();  // "---\n---": empty frontmatter
         if (!frontmatter.is_object()) {
             throw ValueError("Frontmatter must be a YAML mapping", map.at(""));
@@ -65,9 +66,10 @@ Agent load(const std::filesystem::path& file, const LoadOptions& options) {
     });
 }
 
-Agent load_text(std::string_view text, const std::string& source, const std::filesystem::path& base_directory,
-                const LoadOptions& options) {
-    return traced(options, source, [&] { return load_untraced(text, source, base_directory, options); });
+Agent load_text(std::string_view text, const std::string& source,
+                const std::filesystem::path& base_directory, const LoadOptions& options) {
+    return traced(options, source,
+                  [&] { return load_untraced(text, source, base_directory, options); });
 }
 
 }  // namespace cmfpipe::prompty

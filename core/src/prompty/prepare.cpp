@@ -9,7 +9,8 @@ namespace cmfpipe::prompty {
 std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, std::string_view text,
                                 const RequestContext& request, const tracing::TraceContext& trace) {
     if (!invokers.parser) {
-        throw InvokerError("no parser for template parser kind '" + agent.template_config.parser_kind + "'");
+        throw InvokerError("no parser for template parser kind '" +
+                           agent.template_config.parser_kind + "'");
     }
     tracing::Span span = trace.start("parse");
     try {
@@ -17,7 +18,8 @@ std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, st
             span.emit("signature", "cmfpipe.prompty.parse");
             span.emit("inputs", {{"agent", agent.name}, {"rendered", text}});
         }
-        std::vector<cmf::Message> messages = invokers.parser->parse(text, parser_options(agent), request);
+        std::vector<cmf::Message> messages =
+            invokers.parser->parse(text, parser_options(agent), request);
         if (span.active()) span.emit("result", cmf::messages_to_json(messages));
         return messages;
     } catch (const Error& e) {
@@ -26,9 +28,11 @@ std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, st
     }
 }
 
-Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& inputs, const RenderOptions& options) {
+Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& inputs,
+                 const RenderOptions& options) {
     if (!invokers.parser) {
-        throw InvokerError("no parser for template parser kind '" + agent.template_config.parser_kind + "'");
+        throw InvokerError("no parser for template parser kind '" +
+                           agent.template_config.parser_kind + "'");
     }
     tracing::Span span = options.trace.start("prepare");
     RenderOptions inner = options;

@@ -40,7 +40,8 @@ fs::path canonical_or_weak(const fs::path& path) {
 }
 
 std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
 
@@ -53,7 +54,8 @@ struct Resolver {
         if (value.is_object()) {
             for (auto& [key, child] : value.items()) walk(child, child_pointer(pointer, key));
         } else if (value.is_array()) {
-            for (std::size_t i = 0; i < value.size(); ++i) walk(value[i], child_pointer(pointer, i));
+            for (std::size_t i = 0; i < value.size(); ++i)
+                walk(value[i], child_pointer(pointer, i));
         } else if (value.is_string()) {
             const std::string& text = value.get_ref<const std::string&>();
             if (text.size() < 4 || text.compare(0, 2, "${") != 0 || text.back() != '}') return;
@@ -73,7 +75,8 @@ struct Resolver {
     Json environment(const std::string& content, const std::string& pointer) {
         auto colon = content.find(':');
         std::string name = content.substr(0, colon);
-        std::string fallback = colon == std::string::npos ? std::string() : content.substr(colon + 1);
+        std::string fallback =
+            colon == std::string::npos ? std::string() : content.substr(colon + 1);
         if (auto found = options.environment(name)) return *found;
         if (!fallback.empty()) return fallback;
         throw ValueError("Environment variable '" + name + "' not set", map.at(pointer));
@@ -81,16 +84,20 @@ struct Resolver {
 
     Json file(const std::string& content, const std::string& pointer) {
         const fs::path requested(content);
-        const fs::path base = canonical_or_weak(options.base_directory.empty() ? fs::current_path()
-                                                                               : options.base_directory);
-        const fs::path target = canonical_or_weak(requested.is_absolute() ? requested : base / requested);
+        const fs::path base = canonical_or_weak(
+            options.base_directory.empty() ? fs::current_path() : options.base_directory);
+        const fs::path target =
+            canonical_or_weak(requested.is_absolute() ? requested : base / requested);
         // Absolute paths may only reach the roots a host granted, never the prompt's own tree.
         bool allowed = !requested.is_absolute() && contains(base, target);
-        for (const auto& root : options.allowed_roots) allowed = allowed || contains(canonical_or_weak(root), target);
+        for (const auto& root : options.allowed_roots)
+            allowed = allowed || contains(canonical_or_weak(root), target);
         if (!allowed) {
-            throw ValueError("'" + content + "' resolves outside allowed roots (the prompt's directory " +
-                                 base.string() + (options.allowed_roots.empty() ? "" : " and the host's roots") + ")",
-                             map.at(pointer));
+            throw ValueError(
+                "'" + content + "' resolves outside allowed roots (the prompt's directory " +
+                    base.string() + (options.allowed_roots.empty() ? "" : " and the host's roots") +
+                    ")",
+                map.at(pointer));
         }
         std::error_code ec;
         if (!fs::is_regular_file(target, ec)) {
@@ -98,8 +105,8 @@ struct Resolver {
                              map.at(pointer));
         }
         if (depth >= max_file_depth) {
-            throw ValueError("${file:} references nest deeper than " + std::to_string(max_file_depth) +
-                                 " files (a cycle?) at " + content,
+            throw ValueError("${file:} references nest deeper than " +
+                                 std::to_string(max_file_depth) + " files (a cycle?) at " + content,
                              map.at(pointer));
         }
         const std::string text = read_text_file(target);

@@ -17,7 +17,8 @@ std::string rich_kind_of(const Agent& agent, const std::string& name, const Json
     if (const Property* p = agent.find_input(name); p && is_rich_kind(p->kind)) return p->kind;
     if (value.is_object()) {
         auto tag = value.find("_kind");
-        if (tag != value.end() && tag->is_string() && is_rich_kind(tag->get<std::string>())) return tag->get<std::string>();
+        if (tag != value.end() && tag->is_string() && is_rich_kind(tag->get<std::string>()))
+            return tag->get<std::string>();
     }
     return {};
 }
@@ -36,13 +37,15 @@ Json renderer_options_for(const Agent& agent, const RenderOptions& options) {
     Json out = Json::object();
     if (agent.template_config.format_kind == "jinja2") out["profile"] = "prompty";
     out["template_name"] = agent.source.empty() ? agent.name : agent.source;
-    if (agent.template_config.format_options.is_object()) out.update(agent.template_config.format_options);
+    if (agent.template_config.format_options.is_object())
+        out.update(agent.template_config.format_options);
     if (options.renderer_options.is_object()) out.update(options.renderer_options);
     return out;
 }
 
 // A renderer reports lines of the template; the template starts at the body's line in the file.
-[[noreturn]] void rethrow_in_file(const ValueError& e, const Agent& agent, const std::string& template_name) {
+[[noreturn]] void rethrow_in_file(const ValueError& e, const Agent& agent,
+                                  const std::string& template_name) {
     SourceLocation where = e.where();
     if (where.file == template_name && where.line > 0 && !agent.source.empty()) {
         where.line += agent.body_line - 1;
@@ -65,22 +68,26 @@ Json prepare_inputs(const Agent& agent, Json validated, RequestContext& request)
         }
         std::string placeholder = make_placeholder(name);
         prepared[name] = placeholder;
-        request.rich_inputs.emplace(std::move(placeholder), RichInput{name, kind, rich_value(kind, name, value)});
+        request.rich_inputs.emplace(std::move(placeholder),
+                                    RichInput{name, kind, rich_value(kind, name, value)});
     }
     if (agent.template_config.is_strict()) request.marker_nonce = random_hex(marker_nonce_bytes);
     return prepared;
 }
 
-std::string run_renderer(const Invokers& invokers, const Agent& agent, const Json& prepared, RequestContext& request,
-                         const RenderOptions& options) {
+std::string run_renderer(const Invokers& invokers, const Agent& agent, const Json& prepared,
+                         RequestContext& request, const RenderOptions& options) {
     if (!invokers.renderer) {
-        throw InvokerError("no renderer for template format '" + agent.template_config.format_kind + "'");
+        throw InvokerError("no renderer for template format '" + agent.template_config.format_kind +
+                           "'");
     }
     const Json render_options = renderer_options_for(agent, options);
     const std::string template_name = render_options.value("template_name", std::string());
     try {
-        if (!invokers.parser) return invokers.renderer->render(agent.instructions, prepared, render_options);
-        std::string marked = invokers.parser->prepare_template(agent.instructions, parser_options(agent), request);
+        if (!invokers.parser)
+            return invokers.renderer->render(agent.instructions, prepared, render_options);
+        std::string marked =
+            invokers.parser->prepare_template(agent.instructions, parser_options(agent), request);
         return invokers.renderer->render(marked, prepared, render_options);
     } catch (const ValueError& e) {
         rethrow_in_file(e, agent, template_name);
@@ -97,14 +104,17 @@ Invokers make_invokers(const Registry& registry, const Agent& agent) {
 }
 
 Json parser_options(const Agent& agent) {
-    Json out = agent.template_config.parser_options.is_object() ? agent.template_config.parser_options : Json::object();
+    Json out = agent.template_config.parser_options.is_object()
+                   ? agent.template_config.parser_options
+                   : Json::object();
     out["strict"] = agent.template_config.is_strict();
     // Parse errors point into the rendered text, whose lines are not the file's: say so.
     if (!agent.source.empty()) out["template_name"] = "<rendered " + agent.source + ">";
     return out;
 }
 
-RenderResult render(const Invokers& invokers, const Agent& agent, const Json& inputs, const RenderOptions& options) {
+RenderResult render(const Invokers& invokers, const Agent& agent, const Json& inputs,
+                    const RenderOptions& options) {
     tracing::Span span = options.trace.start("render");
     try {
         Json validated = validate_inputs(agent, inputs);
@@ -123,7 +133,8 @@ RenderResult render(const Invokers& invokers, const Agent& agent, const Json& in
     }
 }
 
-RenderResult render(const Registry& registry, const Agent& agent, const Json& inputs, const RenderOptions& options) {
+RenderResult render(const Registry& registry, const Agent& agent, const Json& inputs,
+                    const RenderOptions& options) {
     return render(make_invokers(registry, agent), agent, inputs, options);
 }
 

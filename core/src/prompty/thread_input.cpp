@@ -7,7 +7,8 @@ namespace {
 
 Json normalize_message(const Json& message, const std::string& input_name, std::size_t index) {
     auto fail = [&](const std::string& why) -> Json {
-        throw ValueError("thread input '" + input_name + "': message " + std::to_string(index) + " " + why);
+        throw ValueError("thread input '" + input_name + "': message " + std::to_string(index) +
+                         " " + why);
     };
     if (!message.is_object()) return fail("is not an object");
     auto role = message.find("role");
@@ -31,7 +32,8 @@ Json normalize_thread(const Json& value, const std::string& input_name) {
     if (value.is_object()) {
         auto inner = value.find("messages");
         if (inner == value.end()) {
-            throw ValueError("thread input '" + input_name + "' must be a list of messages (or {\"messages\": [...]})");
+            throw ValueError("thread input '" + input_name +
+                             "' must be a list of messages (or {\"messages\": [...]})");
         }
         messages = &*inner;
     }
@@ -40,7 +42,8 @@ Json normalize_thread(const Json& value, const std::string& input_name) {
                          std::string(messages->type_name()));
     }
     Json out = Json::array();
-    for (std::size_t i = 0; i < messages->size(); ++i) out.push_back(normalize_message((*messages)[i], input_name, i));
+    for (std::size_t i = 0; i < messages->size(); ++i)
+        out.push_back(normalize_message((*messages)[i], input_name, i));
     return out;
 }
 

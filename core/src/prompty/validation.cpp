@@ -7,7 +7,8 @@ namespace cmfpipe::prompty {
 
 Json validate_inputs(const Agent& agent, const Json& inputs) {
     if (!inputs.is_null() && !inputs.is_object()) {
-        throw ValueError("inputs must be a JSON object of name -> value, not " + std::string(inputs.type_name()));
+        throw ValueError("inputs must be a JSON object of name -> value, not " +
+                         std::string(inputs.type_name()));
     }
     Json validated = inputs.is_null() ? Json::object() : inputs;
     if (!agent.inputs) return validated;

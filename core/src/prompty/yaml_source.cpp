@@ -73,7 +73,8 @@ std::optional<Json> as_integer(std::string_view s) {
     std::uint64_t magnitude = 0;
     auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), magnitude, base);
     if (ec != std::errc() || end != body.data() + body.size()) {
-        return Json(std::stod(std::string(s)));  // too large for 64 bits: a float, like PyYAML's bigint -> JSON
+        return Json(std::stod(
+            std::string(s)));  // too large for 64 bits: a float, like PyYAML's bigint -> JSON
     }
     if (!negative) {
         if (magnitude <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -94,8 +95,10 @@ std::optional<Json> as_float(std::string_view s) {
         sign = body[0] == '-' ? -1 : 1;
         body.remove_prefix(1);
     }
-    if (body == ".inf" || body == ".Inf" || body == ".INF") return Json(sign * std::numeric_limits<double>::infinity());
-    if (s == ".nan" || s == ".NaN" || s == ".NAN") return Json(std::numeric_limits<double>::quiet_NaN());
+    if (body == ".inf" || body == ".Inf" || body == ".INF")
+        return Json(sign * std::numeric_limits<double>::infinity());
+    if (s == ".nan" || s == ".NaN" || s == ".NAN")
+        return Json(std::numeric_limits<double>::quiet_NaN());
     // [0-9]* ( . [0-9]* )? ( [eE] [-+]? [0-9]+ )?, with at least one digit in the mantissa.
     std::size_t i = 0, digits = 0;
     while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i]))) ++i, ++digits;
@@ -108,7 +111,8 @@ std::optional<Json> as_float(std::string_view s) {
         ++i;
         if (i < body.size() && (body[i] == '-' || body[i] == '+')) ++i;
         std::size_t exponent_digits = 0;
-        while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i]))) ++i, ++exponent_digits;
+        while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i])))
+            ++i, ++exponent_digits;
         if (exponent_digits == 0) return std::nullopt;
     }
     if (i != body.size()) return std::nullopt;
@@ -151,14 +155,16 @@ struct Converter {
             case YAML::NodeType::Sequence: {
                 Json out = Json::array();
                 std::size_t index = 0;
-                for (const auto& item : node) out.push_back(convert(item, child_pointer(pointer, index++)));
+                for (const auto& item : node)
+                    out.push_back(convert(item, child_pointer(pointer, index++)));
                 return out;
             }
             case YAML::NodeType::Map: {
                 Json out = Json::object();
                 for (const auto& entry : node) {
                     // Keys are text; a non-scalar key is written as its YAML flow text.
-                    std::string key = entry.first.IsScalar() ? entry.first.Scalar() : YAML::Dump(entry.first);
+                    std::string key =
+                        entry.first.IsScalar() ? entry.first.Scalar() : YAML::Dump(entry.first);
                     out[key] = convert(entry.second, child_pointer(pointer, key));
                 }
                 return out;
@@ -170,8 +176,8 @@ struct Converter {
 
 }  // namespace
 
-Json parse_yaml(std::string_view text, const std::string& source, int line, int column, SourceMap* map,
-                std::string_view what) {
+Json parse_yaml(std::string_view text, const std::string& source, int line, int column,
+                SourceMap* map, std::string_view what) {
     YAML::Node root;
     try {
         root = YAML::Load(std::string(text));

@@ -39,7 +39,8 @@ std::vector<fs::path> Registry::environment_directories() {
 
 namespace {
 
-// Boost.DLL clears dlerror(); on the (rare) failure path we ask the loader once more for its reason.
+// Boost.DLL clears dlerror(); on the (rare) failure path we ask the loader once more for its
+// reason.
 std::string loader_reason(const fs::path& file) {
     dlerror();
     void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -68,8 +69,8 @@ bool Registry::load_file(const fs::path& file) {
         return false;
     }
     if (!library->has(CMFPIPE_PLUGIN_ENTRY)) {
-        impl_->problems.push_back(
-            {file, "not a cmfpipe plugin: no '" CMFPIPE_PLUGIN_ENTRY "' entry point (CMFPIPE_PLUGIN)"});
+        impl_->problems.push_back({file, "not a cmfpipe plugin: no '" CMFPIPE_PLUGIN_ENTRY
+                                         "' entry point (CMFPIPE_PLUGIN)"});
         return false;
     }
     using Entry = const cmfpipe_plugin_descriptor*();
@@ -96,7 +97,8 @@ void Registry::load_directory(const fs::path& directory) {
     }
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(directory, ec)) {
-        if (entry.path().extension() == ".so" && entry.is_regular_file(ec)) files.push_back(entry.path());
+        if (entry.path().extension() == ".so" && entry.is_regular_file(ec))
+            files.push_back(entry.path());
     }
     if (ec) impl_->problems.push_back({directory, "cannot list: " + ec.message()});
     std::sort(files.begin(), files.end());

@@ -6,17 +6,21 @@ namespace cmfpipe {
 
 std::string_view to_string(PluginType type) {
     switch (type) {
-        case PluginType::renderer: return "renderer";
-        case PluginType::parser: return "parser";
-        case PluginType::adapter: return "adapter";
-        case PluginType::processor: return "processor";
+        case PluginType::renderer:
+            return "renderer";
+        case PluginType::parser:
+            return "parser";
+        case PluginType::adapter:
+            return "adapter";
+        case PluginType::processor:
+            return "processor";
     }
     return "unknown";
 }
 
 std::optional<PluginType> plugin_type_from_string(std::string_view name) {
-    for (auto type : {PluginType::renderer, PluginType::parser, PluginType::adapter,
-                      PluginType::processor}) {
+    for (auto type :
+         {PluginType::renderer, PluginType::parser, PluginType::adapter, PluginType::processor}) {
         if (to_string(type) == name) return type;
     }
     return std::nullopt;
@@ -26,7 +30,7 @@ namespace {
 
 // Collects what one plugin registers, without touching the registry yet.
 class StagingRegistrar final : public Registrar {
-public:
+  public:
     std::vector<std::pair<std::pair<PluginType, std::string>, AnyFactory>> staged;
     std::string error;
 
@@ -43,11 +47,14 @@ public:
         stage(PluginType::processor, kind, std::move(f));
     }
 
-private:
+  private:
     template <class F>
     void stage(PluginType type, const std::string& kind, F factory) {
-        if (kind.empty()) throw ValueError(std::string("empty kind for a ") + std::string(to_string(type)));
-        if (!factory) throw ValueError("null factory for " + std::string(to_string(type)) + " '" + kind + "'");
+        if (kind.empty())
+            throw ValueError(std::string("empty kind for a ") + std::string(to_string(type)));
+        if (!factory)
+            throw ValueError("null factory for " + std::string(to_string(type)) + " '" + kind +
+                             "'");
         for (const auto& [key, _] : staged) {
             if (key.first == type && key.second == kind) {
                 throw ValueError(std::string(to_string(type)) + " '" + kind + "' registered twice");
@@ -83,8 +90,8 @@ bool Registry::Impl::register_plugin(const cmfpipe_plugin_descriptor& descriptor
 
     StagingRegistrar staging;
     try {
-        descriptor.register_factories(reinterpret_cast<cmfpipe_registrar*>(
-            static_cast<Registrar*>(&staging)));
+        descriptor.register_factories(
+            reinterpret_cast<cmfpipe_registrar*>(static_cast<Registrar*>(&staging)));
     } catch (const std::exception& e) {
         problems.push_back({file, std::string("registration threw: ") + e.what()});
         return false;
@@ -99,10 +106,10 @@ bool Registry::Impl::register_plugin(const cmfpipe_plugin_descriptor& descriptor
     for (const auto& [key, _] : staging.staged) {
         auto existing = entries.find(key);
         if (existing != entries.end()) {
-            problems.push_back(
-                {file, std::string(to_string(key.first)) + " kind '" + key.second +
-                           "' is already registered by " + describe(existing->second.origin) +
-                           "; " + where + " was not loaded"});
+            problems.push_back({file, std::string(to_string(key.first)) + " kind '" + key.second +
+                                          "' is already registered by " +
+                                          describe(existing->second.origin) + "; " + where +
+                                          " was not loaded"});
             return false;
         }
     }
@@ -135,8 +142,8 @@ std::shared_ptr<Interface> make(const Registry::Impl& impl, const Registry& regi
         std::string available;
         for (const auto& k : registry.kinds(type)) available += (available.empty() ? "" : ", ") + k;
         throw InvokerError("no " + std::string(to_string(type)) + " registered for kind '" +
-                           std::string(kind) + "' (available: " +
-                           (available.empty() ? "none" : available) + ")");
+                           std::string(kind) +
+                           "' (available: " + (available.empty() ? "none" : available) + ")");
     }
     const FactoryEntry& entry = found->second;
     std::unique_ptr<Interface> made;
@@ -145,16 +152,17 @@ std::shared_ptr<Interface> make(const Registry::Impl& impl, const Registry& regi
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
-        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) + "' of plugin '" +
-                          entry.origin.name + "' failed to construct: " + e.what());
+        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
+                          "' of plugin '" + entry.origin.name +
+                          "' failed to construct: " + e.what());
     }
     if (!made) {
-        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) + "' of plugin '" +
-                          entry.origin.name + "' returned no object");
+        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
+                          "' of plugin '" + entry.origin.name + "' returned no object");
     }
     // The deleter owns a reference to the library: the object's code stays mapped while it lives.
-    return std::shared_ptr<Interface>(made.release(),
-                                      [library = entry.library](Interface* object) { delete object; });
+    return std::shared_ptr<Interface>(
+        made.release(), [library = entry.library](Interface* object) { delete object; });
 }
 
 }  // namespace
@@ -168,7 +176,8 @@ std::shared_ptr<Parser> Registry::make_parser(std::string_view kind, const Json&
 std::shared_ptr<Adapter> Registry::make_adapter(std::string_view kind, const Json& config) const {
     return make<Adapter, AdapterFactory>(*impl_, *this, PluginType::adapter, kind, config);
 }
-std::shared_ptr<Processor> Registry::make_processor(std::string_view kind, const Json& config) const {
+std::shared_ptr<Processor> Registry::make_processor(std::string_view kind,
+                                                    const Json& config) const {
     return make<Processor, ProcessorFactory>(*impl_, *this, PluginType::processor, kind, config);
 }
 
@@ -187,10 +196,13 @@ std::vector<std::string> Registry::kinds(PluginType type) const {
 std::vector<RegisteredKind> Registry::list() const {
     std::vector<RegisteredKind> out;
     out.reserve(impl_->entries.size());
-    for (const auto& [key, entry] : impl_->entries) out.push_back({key.first, key.second, entry.origin});
+    for (const auto& [key, entry] : impl_->entries)
+        out.push_back({key.first, key.second, entry.origin});
     return out;
 }
 
-const std::vector<LoadProblem>& Registry::problems() const { return impl_->problems; }
+const std::vector<LoadProblem>& Registry::problems() const {
+    return impl_->problems;
+}
 
 }  // namespace cmfpipe

@@ -10,18 +10,19 @@ ConsoleBackend::ConsoleBackend(std::ostream& out) : out_(out) {}
 namespace {
 
 class ConsoleSink : public SpanSink {
-public:
+  public:
     ConsoleSink(ConsoleBackend& backend, std::string_view name)
         : backend_(backend), name_(name), started_(std::chrono::steady_clock::now()) {
         backend_.write("[cmfpipe] \u25b6 " + name_);
     }
     void emit(std::string_view, const Json&) override {}
     void end() override {
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_);
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - started_);
         backend_.write("[cmfpipe] \u25c0 " + name_ + " (" + std::to_string(ms.count()) + "ms)");
     }
 
-private:
+  private:
     ConsoleBackend& backend_;
     std::string name_;
     std::chrono::steady_clock::time_point started_;

@@ -17,14 +17,15 @@ std::string iso8601_utc(std::chrono::system_clock::time_point when) {
     std::tm utc{};
     gmtime_r(&seconds, &utc);
     std::ostringstream out;
-    out << std::put_time(&utc, "%Y-%m-%dT%H:%M:%S") << '.' << std::setw(3) << std::setfill('0') << (ms % 1000) << 'Z';
+    out << std::put_time(&utc, "%Y-%m-%dT%H:%M:%S") << '.' << std::setw(3) << std::setfill('0')
+        << (ms % 1000) << 'Z';
     return out.str();
 }
 
 namespace {
 
 class FrameSink : public SpanSink {
-public:
+  public:
     FrameSink(JsonLinesBackend& backend, std::string_view name, FrameSink* parent)
         : backend_(backend), parent_(parent), started_(std::chrono::system_clock::now()) {
         frame_["name"] = name;
@@ -55,11 +56,12 @@ public:
             parent_->frames_.push_back(std::move(frame_));
             for (const auto& [k, v] : usage_.items()) parent_->add_usage(k, v);  // hoisting (§3.5)
         } else {
-            backend_.write_line({{"runtime", "cpp"}, {"version", CMFPIPE_VERSION}, {"trace", std::move(frame_)}});
+            backend_.write_line(
+                {{"runtime", "cpp"}, {"version", CMFPIPE_VERSION}, {"trace", std::move(frame_)}});
         }
     }
 
-private:
+  private:
     void add_usage(const std::string& key, const Json& amount) {
         Json& slot = usage_[key];
         if (slot.is_null()) {

@@ -28,8 +28,10 @@ std::vector<std::string> words_of(std::string_view key) {
         bool upper = std::isupper(c) != 0;
         if (upper && !current.empty()) {
             unsigned char prev = static_cast<unsigned char>(key[i - 1]);
-            bool next_lower = i + 1 < key.size() && std::islower(static_cast<unsigned char>(key[i + 1]));
-            if (std::islower(prev) || std::isdigit(prev) || (std::isupper(prev) && next_lower)) flush();
+            bool next_lower =
+                i + 1 < key.size() && std::islower(static_cast<unsigned char>(key[i + 1]));
+            if (std::islower(prev) || std::isdigit(prev) || (std::isupper(prev) && next_lower))
+                flush();
         }
         current += static_cast<char>(std::tolower(c));
     }
@@ -39,8 +41,9 @@ std::vector<std::string> words_of(std::string_view key) {
 
 bool is_secret_word(const std::string& w) {
     static const std::array<std::string_view, 15> secret = {
-        "secret", "secrets", "password", "passwords", "passwd", "token", "auth", "oauth", "credential",
-        "credentials", "cookie", "cookies", "authorization", "apikey", "passphrase"};
+        "secret", "secrets", "password",      "passwords",  "passwd",
+        "token",  "auth",    "oauth",         "credential", "credentials",
+        "cookie", "cookies", "authorization", "apikey",     "passphrase"};
     for (auto s : secret) {
         if (w == s) return true;
     }

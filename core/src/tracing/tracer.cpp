@@ -28,7 +28,9 @@ Span& Span::operator=(Span&& other) noexcept {
     return *this;
 }
 
-Span::~Span() { end(); }
+Span::~Span() {
+    end();
+}
 
 void Span::guard(Open& open, const char* what, const std::function<void()>& action) {
     try {
@@ -83,7 +85,8 @@ void Tracer::add(std::string name, std::shared_ptr<Backend> backend) {
 
 void Tracer::remove(std::string_view name) {
     std::lock_guard lock(mutex_);
-    backends_.erase(std::remove_if(backends_.begin(), backends_.end(), [&](const auto& e) { return e.first == name; }),
+    backends_.erase(std::remove_if(backends_.begin(), backends_.end(),
+                                   [&](const auto& e) { return e.first == name; }),
                     backends_.end());
 }
 
@@ -117,7 +120,9 @@ Span Tracer::start(std::string_view name) const {
     return Span(this, std::string(name), std::move(sinks));
 }
 
-void Tracer::record_failure(std::string_view) const { ++failures_; }
+void Tracer::record_failure(std::string_view) const {
+    ++failures_;
+}
 
 Span TraceContext::start(std::string_view name) const {
     if (parent && parent->active()) return parent->child(name);

@@ -16,17 +16,20 @@ struct Resolved {
 };
 
 class ContextStack {
-public:
-    ContextStack(const Json& root, const Lambdas* lambdas) : lambdas_(lambdas) { frames_.push_back(&root); }
+  public:
+    ContextStack(const Json& root, const Lambdas* lambdas) : lambdas_(lambdas) {
+        frames_.push_back(&root);
+    }
 
     void push(const Json& frame) { frames_.push_back(&frame); }
     void pop() { frames_.pop_back(); }
 
-    // `parts` as in Name::parts (empty for "."); `full` names a host lambda when no frame has parts[0].
+    // `parts` as in Name::parts (empty for "."); `full` names a host lambda when no frame has
+    // parts[0].
     Resolved lookup(const std::vector<std::string>& parts, std::string_view full) const;
     Resolved lookup(const Name& name) const { return lookup(name.parts, name.text); }
 
-private:
+  private:
     std::vector<const Json*> frames_;
     const Lambdas* lambdas_;
 };

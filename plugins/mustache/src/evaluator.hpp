@@ -13,8 +13,9 @@
 namespace cmfpipe::mustache {
 
 class Evaluator {
-public:
-    Evaluator(TemplateCache& cache, const RenderOptions& options) : cache_(cache), options_(options) {}
+  public:
+    Evaluator(TemplateCache& cache, const RenderOptions& options)
+        : cache_(cache), options_(options) {}
 
     // Which template is being expanded, for error locations and the nesting bound.
     struct Scope {
@@ -23,9 +24,10 @@ public:
         int depth = 0;
     };
 
-    void render(const std::vector<Node>& nodes, ContextStack& context, const Scope& scope, std::string& out);
+    void render(const std::vector<Node>& nodes, ContextStack& context, const Scope& scope,
+                std::string& out);
 
-private:
+  private:
     [[noreturn]] void fail(const Scope& scope, const Node& node, const std::string& message) const;
 
     void variable(const Node& n, ContextStack& context, const Scope& scope, std::string& out);
@@ -36,13 +38,16 @@ private:
     void block(const Node& n, ContextStack& context, const Scope& scope, std::string& out);
 
     // The partial's name (dynamic names resolved), or false when there is nothing to expand.
-    bool partial_name(const Node& n, const ContextStack& context, const Scope& scope, std::string& name) const;
-    const std::string* find_partial(const Node& n, const std::string& name, const Scope& scope) const;
-    void expand(const Node& n, const std::string& name, const std::string& source, ContextStack& context,
-                const Scope& scope, std::string& out);
+    bool partial_name(const Node& n, const ContextStack& context, const Scope& scope,
+                      std::string& name) const;
+    const std::string* find_partial(const Node& n, const std::string& name,
+                                    const Scope& scope) const;
+    void expand(const Node& n, const std::string& name, const std::string& source,
+                ContextStack& context, const Scope& scope, std::string& out);
     // A lambda's result, compiled for this call only (it may differ every time).
-    void render_lambda_result(const Node& n, const std::string& produced, const Delimiters& delimiters,
-                              ContextStack& context, const Scope& scope, std::string& out);
+    void render_lambda_result(const Node& n, const std::string& produced,
+                              const Delimiters& delimiters, ContextStack& context,
+                              const Scope& scope, std::string& out);
     // The block that fills `block`: the outermost parent's override of that name, or itself.
     const Node& override_for(const Node& block) const;
     void append_value(const Json& value, bool escaped, std::string& out) const;

@@ -5,7 +5,9 @@
 namespace cmfpipe::mustache {
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
+bool is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
 
 // Calls f(line) for each line; `line` includes its '\n' when it has one.
 template <class F>
@@ -56,7 +58,8 @@ std::string_view common_margin(std::string_view text) {
             return;
         }
         std::size_t common = 0;
-        while (common < margin.size() && common < lead.size() && margin[common] == lead[common]) ++common;
+        while (common < margin.size() && common < lead.size() && margin[common] == lead[common])
+            ++common;
         margin = margin.substr(0, common);
     });
     return margin;

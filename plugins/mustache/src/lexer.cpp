@@ -12,8 +12,12 @@
 namespace cmfpipe::mustache {
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -21,11 +25,13 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-bool all_blank(std::string_view s) { return std::all_of(s.begin(), s.end(), is_blank); }
+bool all_blank(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), is_blank);
+}
 
 // Offsets -> line:column, computed from the line starts once per lexed text.
 class LineIndex {
-public:
+  public:
     LineIndex(std::string_view source, const Origin& origin) : source_(source), origin_(origin) {
         starts_.push_back(0);
         for (std::size_t i = 0; i < source.size(); ++i) {
@@ -39,12 +45,13 @@ public:
         std::size_t start = starts_[line - 1];
         int column = 1;
         for (std::size_t i = start; i < offset && i < source_.size(); ++i) {
-            if ((static_cast<unsigned char>(source_[i]) & 0xC0) != 0x80) ++column;  // UTF-8 lead byte
+            if ((static_cast<unsigned char>(source_[i]) & 0xC0) != 0x80)
+                ++column;  // UTF-8 lead byte
         }
         return {origin_.first_line + static_cast<int>(line) - 1, column + origin_.column_shift};
     }
 
-private:
+  private:
     std::string_view source_;
     const Origin& origin_;
     std::vector<std::size_t> starts_;
@@ -58,7 +65,7 @@ std::string tag_excerpt(std::string_view source, std::size_t at) {
 }
 
 class Scanner {
-public:
+  public:
     Scanner(std::string_view source, Delimiters start, const Origin& origin)
         : source_(source), delimiters_(std::move(start)), origin_(origin), lines_(source, origin) {}
 
@@ -75,7 +82,7 @@ public:
         return std::move(tokens_);
     }
 
-private:
+  private:
     [[noreturn]] void fail(std::size_t offset, const std::string& message) const {
         Position p = lines_.at(offset);
         throw ValueError(message, SourceLocation{std::string(origin_.name), p.line, p.column});
@@ -98,21 +105,46 @@ private:
         std::size_t content_begin = sigil_at + 1;
         TokenKind kind = TokenKind::variable;
         switch (sigil) {
-            case '#': kind = TokenKind::section; break;
-            case '^': kind = TokenKind::inverted; break;
-            case '/': kind = TokenKind::close; break;
-            case '>': kind = TokenKind::partial; break;
-            case '<': kind = TokenKind::parent; break;
-            case '$': kind = TokenKind::block; break;
-            case '!': kind = TokenKind::comment; break;
-            case '&': kind = TokenKind::unescaped; break;
-            case '{': kind = TokenKind::unescaped; closing = "}" + delimiters_.close; break;
-            case '=': kind = TokenKind::delimiters; closing = "=" + delimiters_.close; break;
-            default: content_begin = sigil_at; break;
+            case '#':
+                kind = TokenKind::section;
+                break;
+            case '^':
+                kind = TokenKind::inverted;
+                break;
+            case '/':
+                kind = TokenKind::close;
+                break;
+            case '>':
+                kind = TokenKind::partial;
+                break;
+            case '<':
+                kind = TokenKind::parent;
+                break;
+            case '$':
+                kind = TokenKind::block;
+                break;
+            case '!':
+                kind = TokenKind::comment;
+                break;
+            case '&':
+                kind = TokenKind::unescaped;
+                break;
+            case '{':
+                kind = TokenKind::unescaped;
+                closing = "}" + delimiters_.close;
+                break;
+            case '=':
+                kind = TokenKind::delimiters;
+                closing = "=" + delimiters_.close;
+                break;
+            default:
+                content_begin = sigil_at;
+                break;
         }
         std::size_t close_at = source_.find(closing, std::min(content_begin, source_.size()));
         if (close_at == std::string_view::npos) {
-            fail(at, "unclosed tag '" + tag_excerpt(source_, at) + "': no '" + closing + "' follows");
+            fail(at,
+                 "unclosed tag '" + tag_excerpt(source_, at) + "': no '" + closing + "' follows");
         }
         Token t;
         t.kind = kind;
@@ -139,9 +171,11 @@ private:
                    std::any_of(d.begin(), d.end(), is_space);
         };
         if (bad(open) || bad(close)) {
-            fail(t.begin, "bad delimiter change '" + std::string(source_.substr(t.begin, t.end - t.begin)) +
-                              "': expected two delimiters separated by whitespace, neither containing '=' or "
-                              "whitespace");
+            fail(
+                t.begin,
+                "bad delimiter change '" + std::string(source_.substr(t.begin, t.end - t.begin)) +
+                    "': expected two delimiters separated by whitespace, neither containing '=' or "
+                    "whitespace");
         }
         delimiters_ = Delimiters{std::string(open), std::string(close)};
     }
@@ -165,7 +199,7 @@ bool can_stand_alone(TokenKind k) {
 // such tags counts too (the inheritance module needs {{<parent}}{{$block}} lines). One exception,
 // from the inheritance module: a line that is exactly {{$block}}{{/block}} keeps its newline.
 class StandaloneMarker {
-public:
+  public:
     StandaloneMarker(std::vector<Token>& tokens, std::string_view source)
         : tokens_(tokens), source_(source), lead_(tokens.size(), 0), trail_(tokens.size(), 0) {}
 
@@ -199,19 +233,19 @@ public:
         apply();
     }
 
-private:
+  private:
     struct Line {
-        std::size_t start = 0;                   // source offset where the line begins
+        std::size_t start = 0;  // source offset where the line begins
         std::vector<std::size_t> tags;
-        std::vector<std::size_t> whole_texts;    // text tokens entirely on this line
-        std::optional<std::size_t> tail_text;    // the text token whose end begins this line
-        bool blank = true;                       // no text besides blanks, no printing tag
+        std::vector<std::size_t> whole_texts;  // text tokens entirely on this line
+        std::optional<std::size_t> tail_text;  // the text token whose end begins this line
+        bool blank = true;                     // no text besides blanks, no printing tag
     };
     struct Ending {
-        std::size_t text;      // the text token holding the newline
-        std::size_t blanks;    // blanks before the newline
-        std::size_t through;   // up to and including the newline
-        std::size_t next_line; // source offset after the newline
+        std::size_t text;       // the text token holding the newline
+        std::size_t blanks;     // blanks before the newline
+        std::size_t through;    // up to and including the newline
+        std::size_t next_line;  // source offset after the newline
     };
 
     bool is_block_pair(const Line& line) const {
@@ -227,13 +261,15 @@ private:
         bool keep_newline = is_block_pair(line);
         std::size_t first_begin = tokens_[line.tags.front()].begin;
         std::string_view indent = source_.substr(line.start, first_begin - line.start);
-        if (line.tail_text) trail_[*line.tail_text] = tokens_[*line.tail_text].content.size() -
-                                                       (tokens_[*line.tail_text].content.rfind('\n') + 1);
+        if (line.tail_text)
+            trail_[*line.tail_text] = tokens_[*line.tail_text].content.size() -
+                                      (tokens_[*line.tail_text].content.rfind('\n') + 1);
         for (std::size_t w : line.whole_texts) lead_[w] = tokens_[w].content.size();
         std::size_t line_end = source_.size();
         if (ending) {
             lead_[ending->text] = keep_newline ? ending->blanks : ending->through;
-            line_end = keep_newline ? tokens_[ending->text].begin + ending->blanks : ending->next_line;
+            line_end =
+                keep_newline ? tokens_[ending->text].begin + ending->blanks : ending->next_line;
         }
         for (std::size_t i : line.tags) {
             tokens_[i].standalone = true;
@@ -248,9 +284,11 @@ private:
             Token& t = tokens_[i];
             if (t.kind != TokenKind::text) continue;
             std::size_t cut = std::min(t.content.size(), lead_[i] + trail_[i]);
-            t.content = t.content.substr(std::min(lead_[i], t.content.size()), t.content.size() - cut);
+            t.content =
+                t.content.substr(std::min(lead_[i], t.content.size()), t.content.size() - cut);
         }
-        std::erase_if(tokens_, [](const Token& t) { return t.kind == TokenKind::text && t.content.empty(); });
+        std::erase_if(
+            tokens_, [](const Token& t) { return t.kind == TokenKind::text && t.content.empty(); });
     }
 
     std::vector<Token>& tokens_;

@@ -10,20 +10,30 @@
 namespace cmfpipe::mustache {
 
 enum class TokenKind {
-    text, variable, unescaped, section, inverted, close, partial, parent, block, comment, delimiters
+    text,
+    variable,
+    unescaped,
+    section,
+    inverted,
+    close,
+    partial,
+    parent,
+    block,
+    comment,
+    delimiters
 };
 
 struct Token {
     TokenKind kind = TokenKind::text;
-    std::string_view content;     // text: what to output; tag: the trimmed name (or comment)
-    std::size_t begin = 0;        // the tag (or text) in the source
+    std::string_view content;  // text: what to output; tag: the trimmed name (or comment)
+    std::size_t begin = 0;     // the tag (or text) in the source
     std::size_t end = 0;
     std::size_t consumed_begin = 0;  // including whitespace/newline removed with a standalone tag
     std::size_t consumed_end = 0;
     Position where;
-    Delimiters delimiters;        // in effect at this tag
+    Delimiters delimiters;  // in effect at this tag
     bool standalone = false;
-    std::string_view line_indent; // standalone tag: the whitespace before it on its line
+    std::string_view line_indent;  // standalone tag: the whitespace before it on its line
 };
 
 // Where a fragment sits in the text it was cut from, so positions in errors stay true.

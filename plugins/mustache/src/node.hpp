@@ -32,15 +32,15 @@ enum class NodeKind { text, variable, section, inverted, partial, parent, block 
 struct Node {
     NodeKind kind = NodeKind::text;
     Position where;
-    std::string text;             // text: the literal output
-    Name name;                    // every tag
-    bool escaped = true;          // variable: {{x}} (true) or {{{x}}} / {{&x}}
-    std::string indent;           // partial, parent: standalone indentation; block: expansion indent
-    bool standalone = false;      // block: its opening tag stood alone (reindentation applies)
-    std::vector<Node> children;   // section, inverted, parent, block
-    std::string raw_body;         // section: the unprocessed text, handed to lambdas
-    Delimiters delimiters;        // section: for a lambda's result; block: for its body
-    std::string body;             // block: its content as text (dedented when standalone)
+    std::string text;            // text: the literal output
+    Name name;                   // every tag
+    bool escaped = true;         // variable: {{x}} (true) or {{{x}}} / {{&x}}
+    std::string indent;          // partial, parent: standalone indentation; block: expansion indent
+    bool standalone = false;     // block: its opening tag stood alone (reindentation applies)
+    std::vector<Node> children;  // section, inverted, parent, block
+    std::string raw_body;        // section: the unprocessed text, handed to lambdas
+    Delimiters delimiters;       // section: for a lambda's result; block: for its body
+    std::string body;            // block: its content as text (dedented when standalone)
     std::shared_ptr<const Template> dedented;  // block, standalone: `body` compiled
 };
 

@@ -12,7 +12,9 @@
 namespace cmfpipe::mustache {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -34,25 +36,37 @@ Position position_at(std::string_view source, std::size_t offset, const Origin& 
     return p;
 }
 
-std::string at_text(Position p) { return std::to_string(p.line) + ":" + std::to_string(p.column); }
+std::string at_text(Position p) {
+    return std::to_string(p.line) + ":" + std::to_string(p.column);
+}
 
 const char* describe(TokenKind k) {
     switch (k) {
-        case TokenKind::inverted: return "inverted section";
-        case TokenKind::parent: return "parent";
-        case TokenKind::block: return "block";
-        default: return "section";
+        case TokenKind::inverted:
+            return "inverted section";
+        case TokenKind::parent:
+            return "parent";
+        case TokenKind::block:
+            return "block";
+        default:
+            return "section";
     }
 }
 
 NodeKind node_kind(TokenKind k) {
     switch (k) {
-        case TokenKind::section: return NodeKind::section;
-        case TokenKind::inverted: return NodeKind::inverted;
-        case TokenKind::parent: return NodeKind::parent;
-        case TokenKind::block: return NodeKind::block;
-        case TokenKind::partial: return NodeKind::partial;
-        default: return NodeKind::variable;
+        case TokenKind::section:
+            return NodeKind::section;
+        case TokenKind::inverted:
+            return NodeKind::inverted;
+        case TokenKind::parent:
+            return NodeKind::parent;
+        case TokenKind::block:
+            return NodeKind::block;
+        case TokenKind::partial:
+            return NodeKind::partial;
+        default:
+            return NodeKind::variable;
     }
 }
 
@@ -61,7 +75,7 @@ NodeKind node_kind(TokenKind k) {
 enum class NameUse { lookup, label };
 
 class Parser {
-public:
+  public:
     Parser(std::string_view source, const Origin& origin) : source_(source), origin_(origin) {}
 
     Template run(const std::vector<Token>& tokens) {
@@ -76,7 +90,8 @@ public:
                     break;
                 }
                 case TokenKind::comment:
-                case TokenKind::delimiters: break;
+                case TokenKind::delimiters:
+                    break;
                 case TokenKind::variable:
                 case TokenKind::unescaped: {
                     Node n = tag_node(t, NameUse::lookup);
@@ -95,23 +110,27 @@ public:
                 case TokenKind::inverted:
                 case TokenKind::parent:
                 case TokenKind::block: {
-                    NameUse use = t.kind == TokenKind::block || t.kind == TokenKind::parent ? NameUse::label : NameUse::lookup;
+                    NameUse use = t.kind == TokenKind::block || t.kind == TokenKind::parent
+                                      ? NameUse::label
+                                      : NameUse::lookup;
                     open_.push_back(Open{tag_node(t, use), &t});
                     break;
                 }
-                case TokenKind::close: close(t); break;
+                case TokenKind::close:
+                    close(t);
+                    break;
             }
         }
         if (!open_.empty()) {
             const Open& o = open_.back();
             fail(position_at(source_, source_.size(), origin_),
-                 std::string("unclosed ") + describe(o.token->kind) + " '" + o.node.name.text + "' opened at " +
-                     at_text(o.token->where));
+                 std::string("unclosed ") + describe(o.token->kind) + " '" + o.node.name.text +
+                     "' opened at " + at_text(o.token->where));
         }
         return Template{std::move(root_)};
     }
 
-private:
+  private:
     struct Open {
         Node node;
         const Token* token;
@@ -123,7 +142,9 @@ private:
 
     std::vector<Node>& out() { return open_.empty() ? root_ : open_.back().node.children; }
 
-    std::string tag_text(const Token& t) const { return std::string(source_.substr(t.begin, t.end - t.begin)); }
+    std::string tag_text(const Token& t) const {
+        return std::string(source_.substr(t.begin, t.end - t.begin));
+    }
 
     Node tag_node(const Token& t, NameUse use) const {
         Node n;
@@ -136,23 +157,27 @@ private:
     Name make_name(const Token& t, NameUse use) const {
         std::string_view c = t.content;
         Name name;
-        bool may_be_dynamic = t.kind == TokenKind::partial || t.kind == TokenKind::parent || t.kind == TokenKind::close;
+        bool may_be_dynamic = t.kind == TokenKind::partial || t.kind == TokenKind::parent ||
+                              t.kind == TokenKind::close;
         if (may_be_dynamic && !c.empty() && c.front() == '*') {
             name.dynamic = true;
             c = trim(c.substr(1));
         }
         if (c.empty()) fail(t.where, "empty tag name in '" + tag_text(t) + "'");
         if (std::any_of(c.begin(), c.end(), is_space)) {
-            fail(t.where, "invalid tag name '" + std::string(c) + "' in '" + tag_text(t) + "': names cannot contain whitespace");
+            fail(t.where, "invalid tag name '" + std::string(c) + "' in '" + tag_text(t) +
+                              "': names cannot contain whitespace");
         }
         name.text = (name.dynamic ? "*" : "") + std::string(c);
         if ((use == NameUse::lookup || name.dynamic) && c != ".") {
             std::size_t start = 0;
             while (true) {
                 std::size_t dot = c.find('.', start);
-                std::string_view part = c.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+                std::string_view part = c.substr(
+                    start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
                 if (part.empty()) {
-                    fail(t.where, "invalid tag name '" + std::string(c) + "' in '" + tag_text(t) + "': empty part between dots");
+                    fail(t.where, "invalid tag name '" + std::string(c) + "' in '" + tag_text(t) +
+                                      "': empty part between dots");
                 }
                 name.parts.emplace_back(part);
                 if (dot == std::string_view::npos) break;
@@ -164,12 +189,14 @@ private:
 
     void close(const Token& t) {
         Name name = make_name(t, NameUse::label);
-        if (open_.empty()) fail(t.where, "stray closing tag '" + tag_text(t) + "': no section is open");
+        if (open_.empty())
+            fail(t.where, "stray closing tag '" + tag_text(t) + "': no section is open");
         Open o = std::move(open_.back());
         open_.pop_back();
         if (o.node.name.text != name.text) {
-            fail(t.where, "closing tag '" + tag_text(t) + "' does not match the open " + describe(o.token->kind) + " '" +
-                              o.node.name.text + "' (opened at " + at_text(o.token->where) + ")");
+            fail(t.where, "closing tag '" + tag_text(t) + "' does not match the open " +
+                              describe(o.token->kind) + " '" + o.node.name.text + "' (opened at " +
+                              at_text(o.token->where) + ")");
         }
         Node& n = o.node;
         const Token& open = *o.token;
@@ -182,8 +209,11 @@ private:
             case NodeKind::parent:
                 if (open.standalone) n.indent = std::string(open.line_indent);
                 break;
-            case NodeKind::block: finish_block(n, open, t); break;
-            default: break;
+            case NodeKind::block:
+                finish_block(n, open, t);
+                break;
+            default:
+                break;
         }
         out().push_back(std::move(n));
     }
@@ -205,7 +235,8 @@ private:
         n.indent = std::string(margin.empty() ? open.line_indent : margin);
         n.body = dedent(body, margin.size());
         Position start = position_at(source_, open.consumed_end, origin_);
-        Origin inner{origin_.name, start.line, origin_.column_shift + static_cast<int>(margin.size())};
+        Origin inner{origin_.name, start.line,
+                     origin_.column_shift + static_cast<int>(margin.size())};
         n.dedented = std::make_shared<const Template>(parse(n.body, n.delimiters, inner));
     }
 

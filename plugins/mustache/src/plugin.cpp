@@ -9,15 +9,16 @@
 namespace {
 
 class MustacheRenderer final : public cmfpipe::Renderer {
-public:
+  public:
     explicit MustacheRenderer(std::size_t cache_size) : engine_(cache_size) {}
 
     std::string render(std::string_view template_text, const cmfpipe::Json& inputs,
                        const cmfpipe::Json& options) const override {
-        return engine_.render(template_text, inputs, cmfpipe::mustache::read_render_options(options));
+        return engine_.render(template_text, inputs,
+                              cmfpipe::mustache::read_render_options(options));
     }
 
-private:
+  private:
     cmfpipe::mustache::Engine engine_;  // its template cache is shared by every render
 };
 

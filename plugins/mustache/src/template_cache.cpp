@@ -14,7 +14,8 @@ std::size_t TemplateCache::KeyHash::operator()(const Key& k) const noexcept {
     return seed;
 }
 
-std::shared_ptr<const Template> TemplateCache::get(std::string_view text, const Delimiters& delimiters,
+std::shared_ptr<const Template> TemplateCache::get(std::string_view text,
+                                                   const Delimiters& delimiters,
                                                    const Origin& origin) {
     const Key key{delimiters.open, delimiters.close, text};
     {
@@ -28,7 +29,8 @@ std::shared_ptr<const Template> TemplateCache::get(std::string_view text, const 
     if (capacity_ == 0) return compiled;
 
     std::lock_guard lock(mutex_);
-    if (auto it = index_.find(key); it != index_.end()) return it->second->compiled;  // another thread won
+    if (auto it = index_.find(key); it != index_.end())
+        return it->second->compiled;  // another thread won
     recent_.push_front(Entry{delimiters.open, delimiters.close, std::string(text), compiled});
     const Entry& e = recent_.front();
     index_.emplace(Key{e.open, e.close, e.text}, recent_.begin());

@@ -16,16 +16,17 @@
 namespace cmfpipe::mustache {
 
 class TemplateCache {
-public:
+  public:
     explicit TemplateCache(std::size_t capacity) : capacity_(capacity) {}
 
     // The compiled template for `text`, compiling (and caching) it on a miss. Syntax errors
     // throw and cache nothing; `origin` only names the text in those errors.
-    std::shared_ptr<const Template> get(std::string_view text, const Delimiters& delimiters, const Origin& origin);
+    std::shared_ptr<const Template> get(std::string_view text, const Delimiters& delimiters,
+                                        const Origin& origin);
 
     std::size_t size() const;
 
-private:
+  private:
     struct Entry {
         std::string open, close, text;
         std::shared_ptr<const Template> compiled;

@@ -6,7 +6,8 @@
 
 namespace cmfpipe::mustache {
 
-// Falsey: null, false, 0, "", [] (as mustache.js and mstch). Everything else, {} included, is truthy.
+// Falsey: null, false, 0, "", [] (as mustache.js and mstch). Everything else, {} included, is
+// truthy.
 bool is_truthy(const Json& value);
 
 // Appends what {{value}} prints: strings as they are, numbers in their shortest JSON form,

@@ -11,7 +11,7 @@ class Message;
 
 // Both directions between CMF and what a provider or a model reads and returns.
 class Adapter {
-public:
+  public:
     virtual ~Adapter();
     // messages -> a provider request body (a JSON object) or a model prompt (a JSON string).
     // agent: the loaded agent as JSON (model {id, provider, apiType, options}, tools, outputs).

@@ -19,7 +19,7 @@ struct SourceLocation {
 };
 
 class Error : public std::runtime_error {
-public:
+  public:
     explicit Error(const std::string& message, SourceLocation where = {});
     ~Error() override;
     // The message without the location prefix.
@@ -28,14 +28,14 @@ public:
     // A short stable name of the error class ("ValueError"), for CLI output and JSON bodies.
     virtual const char* kind() const noexcept;
 
-private:
+  private:
     std::string message_;
     SourceLocation where_;
 };
 
 // Unknown (type, kind) in the registry; a plugin that cannot be loaded.
 class InvokerError : public Error {
-public:
+  public:
     using Error::Error;
     ~InvokerError() override;
     const char* kind() const noexcept override;
@@ -43,7 +43,7 @@ public:
 
 // Template syntax, bad input, nonce mismatch, malformed CMF JSON.
 class ValueError : public Error {
-public:
+  public:
     using Error::Error;
     ~ValueError() override;
     const char* kind() const noexcept override;
@@ -51,7 +51,7 @@ public:
 
 // Pipeline YAML that cannot be used; where carries line:col.
 class ConfigError : public Error {
-public:
+  public:
     using Error::Error;
     ~ConfigError() override;
     const char* kind() const noexcept override;
@@ -59,7 +59,7 @@ public:
 
 // A processor changed a slot its tier does not allow it to change.
 class TierViolation : public Error {
-public:
+  public:
     using Error::Error;
     ~TierViolation() override;
     const char* kind() const noexcept override;
@@ -67,7 +67,7 @@ public:
 
 // A plugin threw something that is not a cmfpipe::Error.
 class PluginError : public Error {
-public:
+  public:
     using Error::Error;
     ~PluginError() override;
     const char* kind() const noexcept override;
@@ -75,7 +75,7 @@ public:
 
 // A sandbox bound (output size, loop iterations, recursion depth, ...) was hit.
 class LimitExceeded : public Error {
-public:
+  public:
     using Error::Error;
     ~LimitExceeded() override;
     const char* kind() const noexcept override;

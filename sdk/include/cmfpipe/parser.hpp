@@ -13,7 +13,7 @@ class Message;
 
 // Turns rendered text into CMF messages.
 class Parser {
-public:
+  public:
     virtual ~Parser();
     // Called on the template before it is rendered, so a parser can mark what the author wrote
     // (strict mode puts the request's nonce on role markers). The default returns it unchanged.

@@ -31,7 +31,7 @@ using ProcessorFactory = std::function<std::unique_ptr<Processor>(const Json& co
 
 // Handed to a plugin's registration function; it records factories by (type, kind).
 class Registrar {
-public:
+  public:
     virtual ~Registrar();
     virtual void add_renderer(const std::string& kind, RendererFactory factory) = 0;
     virtual void add_parser(const std::string& kind, ParserFactory factory) = 0;
@@ -45,27 +45,29 @@ public:
 #define CMFPIPE_BUILD_ID "unknown"
 #endif
 
-#define CMFPIPE_PLUGIN_DESCRIPTOR_(ID, VERSION, REGISTER)                                   \
-    namespace {                                                                             \
-    void cmfpipe_register_##ID(::cmfpipe_registrar* registrar) {                            \
-        REGISTER(*reinterpret_cast<::cmfpipe::Registrar*>(registrar));                      \
-    }                                                                                       \
-    const ::cmfpipe_plugin_descriptor cmfpipe_descriptor_##ID = {                           \
-        CMFPIPE_ABI_VERSION, #ID, VERSION, CMFPIPE_BUILD_ID, &cmfpipe_register_##ID};       \
+#define CMFPIPE_PLUGIN_DESCRIPTOR_(ID, VERSION, REGISTER)                             \
+    namespace {                                                                       \
+    void cmfpipe_register_##ID(::cmfpipe_registrar* registrar) {                      \
+        REGISTER(*reinterpret_cast<::cmfpipe::Registrar*>(registrar));                \
+    }                                                                                 \
+    const ::cmfpipe_plugin_descriptor cmfpipe_descriptor_##ID = {                     \
+        CMFPIPE_ABI_VERSION, #ID, VERSION, CMFPIPE_BUILD_ID, &cmfpipe_register_##ID}; \
     }
 
 #ifdef CMFPIPE_PLUGIN_STATIC
-#define CMFPIPE_PLUGIN(ID, VERSION, REGISTER)                                               \
-    CMFPIPE_PLUGIN_DESCRIPTOR_(ID, VERSION, REGISTER)                                       \
-    extern "C" const ::cmfpipe_plugin_descriptor* cmfpipe_builtin_##ID() {                  \
-        return &cmfpipe_descriptor_##ID;                                                    \
+#define CMFPIPE_PLUGIN(ID, VERSION, REGISTER)                              \
+    CMFPIPE_PLUGIN_DESCRIPTOR_(ID, VERSION, REGISTER)                      \
+    extern "C" const ::cmfpipe_plugin_descriptor* cmfpipe_builtin_##ID() { \
+        return &cmfpipe_descriptor_##ID;                                   \
     }
 #else
 #include <boost/dll/alias.hpp>
-#define CMFPIPE_PLUGIN(ID, VERSION, REGISTER)                                               \
-    CMFPIPE_PLUGIN_DESCRIPTOR_(ID, VERSION, REGISTER)                                       \
-    namespace {                                                                             \
-    const ::cmfpipe_plugin_descriptor* cmfpipe_entry_##ID() { return &cmfpipe_descriptor_##ID; } \
-    }                                                                                       \
+#define CMFPIPE_PLUGIN(ID, VERSION, REGISTER)                 \
+    CMFPIPE_PLUGIN_DESCRIPTOR_(ID, VERSION, REGISTER)         \
+    namespace {                                               \
+    const ::cmfpipe_plugin_descriptor* cmfpipe_entry_##ID() { \
+        return &cmfpipe_descriptor_##ID;                      \
+    }                                                         \
+    }                                                         \
     BOOST_DLL_ALIAS(cmfpipe_entry_##ID, cmfpipe_plugin)
 #endif

@@ -32,38 +32,40 @@ namespace cmfpipe {
 
 // Where and for whom a processor runs.
 struct ProcessorContext {
-    std::string_view hook;                   // "llm_input" | "llm_output"
-    std::string_view name;                   // the processor's name in the pipeline
-    std::size_t index = 0;                   // the message's position in the conversation
-    std::size_t count = 0;                   // messages in the conversation
+    std::string_view hook;                             // "llm_input" | "llm_output"
+    std::string_view name;                             // the processor's name in the pipeline
+    std::size_t index = 0;                             // the message's position in the conversation
+    std::size_t count = 0;                             // messages in the conversation
     const cmf::CapabilitySet* capabilities = nullptr;  // what it was granted (implications applied)
 };
 
 // Why a message must not go on.
 struct Denial {
-    std::string reason;                      // short, human-readable
-    std::string code;                        // machine-readable, may be empty
+    std::string reason;  // short, human-readable
+    std::string code;    // machine-readable, may be empty
     Json details = Json::object();
 };
 
 struct ProcessorResult {
-    std::optional<cmf::Message> modified;    // a modified copy of the message given
-    std::optional<Denial> denial;            // set: deny (any modified copy is then ignored)
+    std::optional<cmf::Message> modified;  // a modified copy of the message given
+    std::optional<Denial> denial;          // set: deny (any modified copy is then ignored)
 
     static ProcessorResult allow() { return {}; }
     static ProcessorResult modify(cmf::Message copy) { return {std::move(copy), std::nullopt}; }
-    static ProcessorResult deny(std::string reason, std::string code = {}, Json details = Json::object()) {
+    static ProcessorResult deny(std::string reason, std::string code = {},
+                                Json details = Json::object()) {
         return {std::nullopt, Denial{std::move(reason), std::move(code), std::move(details)}};
     }
 };
 
 class Processor {
-public:
+  public:
     virtual ~Processor();
     // May be called from several threads at once (one pipeline serves many requests), hence
     // const: keep per-call state on the stack. Throwing is allowed: the pipeline turns it into a
     // PluginError and applies the processor's on_error setting; the host never crashes.
-    virtual ProcessorResult process(const cmf::Message& message, const ProcessorContext& context) const = 0;
+    virtual ProcessorResult process(const cmf::Message& message,
+                                    const ProcessorContext& context) const = 0;
 };
 
 }  // namespace cmfpipe

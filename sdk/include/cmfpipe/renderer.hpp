@@ -9,7 +9,7 @@ namespace cmfpipe {
 // Turns a template and its inputs into text. Implementations must be safe to call from
 // many threads at once on one instance (render is const; caches are internally locked).
 class Renderer {
-public:
+  public:
     virtual ~Renderer();
     // template_text: the template source. inputs: a JSON object of variables.
     // options: renderer-specific settings (profile, template name for errors, limits, ...).

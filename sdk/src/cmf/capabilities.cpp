@@ -7,23 +7,32 @@ namespace cmfpipe::cmf {
 namespace {
 
 constexpr std::array<std::string_view, capability_count> names{
-    "read_subject", "read_roles",   "read_permissions", "read_teams",   "read_claims",
-    "read_labels",  "append_labels", "read_headers",    "write_headers", "read_agent",
-    "read_objects", "read_data",    "read_delegation",  "write_custom"};
+    "read_subject", "read_roles",    "read_permissions", "read_teams",    "read_claims",
+    "read_labels",  "append_labels", "read_headers",     "write_headers", "read_agent",
+    "read_objects", "read_data",     "read_delegation",  "write_custom"};
 
-std::uint32_t bit_of(Capability c) { return 1u << static_cast<unsigned>(c); }
+std::uint32_t bit_of(Capability c) {
+    return 1u << static_cast<unsigned>(c);
+}
 
 // The capability itself and everything it implies.
 std::uint32_t closure(Capability c) {
     std::uint32_t bits = bit_of(c);
     switch (c) {
-        case Capability::write_headers: bits |= bit_of(Capability::read_headers); break;
-        case Capability::append_labels: bits |= bit_of(Capability::read_labels); break;
+        case Capability::write_headers:
+            bits |= bit_of(Capability::read_headers);
+            break;
+        case Capability::append_labels:
+            bits |= bit_of(Capability::read_labels);
+            break;
         case Capability::read_roles:
         case Capability::read_permissions:
         case Capability::read_teams:
-        case Capability::read_claims: bits |= bit_of(Capability::read_subject); break;
-        default: break;
+        case Capability::read_claims:
+            bits |= bit_of(Capability::read_subject);
+            break;
+        default:
+            break;
     }
     return bits;
 }
@@ -55,8 +64,8 @@ std::string_view capability_names() {
 
 Capability parse_capability(std::string_view name, const SourceLocation& where) {
     if (auto c = capability_from_string(name)) return *c;
-    throw ConfigError("unknown capability '" + std::string(name) + "' (known: " +
-                          std::string(capability_names()) + ")",
+    throw ConfigError("unknown capability '" + std::string(name) +
+                          "' (known: " + std::string(capability_names()) + ")",
                       where);
 }
 
@@ -70,7 +79,8 @@ CapabilitySet CapabilitySet::all() {
     return set;
 }
 
-CapabilitySet CapabilitySet::parse(const std::vector<std::string>& list, const SourceLocation& where) {
+CapabilitySet CapabilitySet::parse(const std::vector<std::string>& list,
+                                   const SourceLocation& where) {
     CapabilitySet set;
     for (const auto& name : list) set.add(parse_capability(name, where));
     return set;
@@ -92,7 +102,8 @@ std::vector<Capability> CapabilitySet::list() const {
 std::vector<std::string> CapabilitySet::declared_names() const {
     std::vector<std::string> out;
     for (int i = 0; i < capability_count; ++i)
-        if (declared(static_cast<Capability>(i))) out.emplace_back(names[static_cast<std::size_t>(i)]);
+        if (declared(static_cast<Capability>(i)))
+            out.emplace_back(names[static_cast<std::size_t>(i)]);
     return out;
 }
 

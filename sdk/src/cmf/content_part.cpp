@@ -13,7 +13,9 @@ void require_object(const Json& value, const char* what) {
 }
 
 struct InvariantCheck {
-    void operator()(const ToolCall& part) const { require_object(part.arguments, "tool_call arguments"); }
+    void operator()(const ToolCall& part) const {
+        require_object(part.arguments, "tool_call arguments");
+    }
     void operator()(const PromptRequest& part) const {
         require_object(part.arguments, "prompt_request arguments");
     }
@@ -34,7 +36,9 @@ struct InvariantCheck {
 
 }  // namespace
 
-ContentPart::ContentPart(Value value) : value_(std::move(value)) { std::visit(InvariantCheck{}, value_); }
+ContentPart::ContentPart(Value value) : value_(std::move(value)) {
+    std::visit(InvariantCheck{}, value_);
+}
 
 const std::string* ContentPart::text_if() const {
     if (const auto* text = std::get_if<Text>(&value_)) return &text->text;

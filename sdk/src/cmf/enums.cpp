@@ -12,8 +12,8 @@ struct Names;
 
 template <>
 struct Names<Role> {
-    static constexpr std::array<std::string_view, 5> values{"system", "developer", "user", "assistant",
-                                                           "tool"};
+    static constexpr std::array<std::string_view, 5> values{"system", "developer", "user",
+                                                            "assistant", "tool"};
 };
 template <>
 struct Names<Channel> {
@@ -22,13 +22,13 @@ struct Names<Channel> {
 template <>
 struct Names<ContentType> {
     static constexpr std::array<std::string_view, 12> values{
-        "text",          "thinking",       "tool_call", "tool_result", "resource", "resource_ref",
+        "text",           "thinking",      "tool_call", "tool_result", "resource", "resource_ref",
         "prompt_request", "prompt_result", "image",     "video",       "audio",    "document"};
 };
 template <>
 struct Names<ResourceType> {
     static constexpr std::array<std::string_view, 7> values{"file", "blob",   "uri",     "database",
-                                                           "api",  "memory", "artifact"};
+                                                            "api",  "memory", "artifact"};
 };
 template <>
 struct Names<MediaSourceType> {
@@ -41,12 +41,12 @@ struct Names<SubjectType> {
 template <>
 struct Names<StopReason> {
     static constexpr std::array<std::string_view, 5> values{"end", "return", "call", "max_tokens",
-                                                           "stop_sequence"};
+                                                            "stop_sequence"};
 };
 template <>
 struct Names<ViewAction> {
-    static constexpr std::array<std::string_view, 7> values{"read",   "write",   "execute", "invoke",
-                                                           "send",   "receive", "generate"};
+    static constexpr std::array<std::string_view, 7> values{"read", "write",   "execute", "invoke",
+                                                            "send", "receive", "generate"};
 };
 
 template <class Enum>
@@ -67,14 +67,30 @@ std::string join_names() {
 
 }  // namespace
 
-std::string_view to_string(Role value) { return name_of(value); }
-std::string_view to_string(Channel value) { return name_of(value); }
-std::string_view to_string(ContentType value) { return name_of(value); }
-std::string_view to_string(ResourceType value) { return name_of(value); }
-std::string_view to_string(MediaSourceType value) { return name_of(value); }
-std::string_view to_string(SubjectType value) { return name_of(value); }
-std::string_view to_string(StopReason value) { return name_of(value); }
-std::string_view to_string(ViewAction value) { return name_of(value); }
+std::string_view to_string(Role value) {
+    return name_of(value);
+}
+std::string_view to_string(Channel value) {
+    return name_of(value);
+}
+std::string_view to_string(ContentType value) {
+    return name_of(value);
+}
+std::string_view to_string(ResourceType value) {
+    return name_of(value);
+}
+std::string_view to_string(MediaSourceType value) {
+    return name_of(value);
+}
+std::string_view to_string(SubjectType value) {
+    return name_of(value);
+}
+std::string_view to_string(StopReason value) {
+    return name_of(value);
+}
+std::string_view to_string(ViewAction value) {
+    return name_of(value);
+}
 
 template <class Enum>
 std::optional<Enum> enum_from_string(std::string_view text) {
@@ -90,8 +106,8 @@ std::string_view enum_spellings() {
     return joined;
 }
 
-#define CMFPIPE_CMF_ENUM_INSTANTIATE(E)                                          \
-    template std::optional<E> enum_from_string<E>(std::string_view);             \
+#define CMFPIPE_CMF_ENUM_INSTANTIATE(E)                              \
+    template std::optional<E> enum_from_string<E>(std::string_view); \
     template std::string_view enum_spellings<E>();
 CMFPIPE_CMF_ENUM_INSTANTIATE(Role)
 CMFPIPE_CMF_ENUM_INSTANTIATE(Channel)

@@ -4,8 +4,8 @@
 namespace cmfpipe::cmf {
 namespace {
 
-std::shared_ptr<const SubjectExtension> filter_subject(const std::shared_ptr<const SubjectExtension>& subject,
-                                                       const CapabilitySet& caps) {
+std::shared_ptr<const SubjectExtension> filter_subject(
+    const std::shared_ptr<const SubjectExtension>& subject, const CapabilitySet& caps) {
     if (!subject || !caps.has(Capability::read_subject)) return nullptr;
     const bool roles = caps.has(Capability::read_roles);
     const bool permissions = caps.has(Capability::read_permissions);

@@ -41,7 +41,8 @@ Resource read_resource(const ObjectReader& r) {
     p.resource_type = r.required_enum<ResourceType>("resource_type", "resource_type");
     p.content = r.optional_string("content");
     p.blob = r.optional_string("blob");
-    if (p.content && p.blob) fail_at(r.at("blob"), "a resource has either content or blob, not both");
+    if (p.content && p.blob)
+        fail_at(r.at("blob"), "a resource has either content or blob, not both");
     p.mime_type = r.optional_string("mime_type");
     p.size_bytes = r.optional_int("size_bytes");
     p.annotations = r.object_or_empty("annotations");
@@ -59,7 +60,8 @@ ResourceReference read_resource_ref(const ObjectReader& r) {
     p.range_end = r.optional_int("range_end");
     if (p.range_start && p.range_end && *p.range_end < *p.range_start)
         fail_at(r.at("range_end"), "range_end (" + std::to_string(*p.range_end) +
-                                       ") is less than range_start (" + std::to_string(*p.range_start) + ")");
+                                       ") is less than range_start (" +
+                                       std::to_string(*p.range_start) + ")");
     p.selector = r.optional_string("selector");
     return p;
 }
@@ -77,7 +79,8 @@ PromptResult read_prompt_result(const ObjectReader& r) {
     PromptResult p;
     p.prompt_request_id = r.required_string("prompt_request_id");
     p.prompt_name = r.required_string("prompt_name");
-    if (const Json* messages = r.get("messages")) p.messages = messages_from_json(*messages, r.at("messages"));
+    if (const Json* messages = r.get("messages"))
+        p.messages = messages_from_json(*messages, r.at("messages"));
     p.content = r.optional_string("content");
     p.is_error = r.bool_or("is_error", false);
     p.error_message = r.optional_string("error_message");
@@ -87,19 +90,21 @@ PromptResult read_prompt_result(const ObjectReader& r) {
 ContentPart::Value read_body(ContentType type, const Json& json, const std::string& path) {
     switch (type) {
         case ContentType::tool_call:
-            return read_tool_call(ObjectReader(json, path, {"tool_call_id", "name", "arguments", "namespace"}));
+            return read_tool_call(
+                ObjectReader(json, path, {"tool_call_id", "name", "arguments", "namespace"}));
         case ContentType::tool_result:
             return read_tool_result(
                 ObjectReader(json, path, {"tool_call_id", "tool_name", "content", "is_error"}));
         case ContentType::resource:
-            return read_resource(ObjectReader(json, path,
-                                              {"resource_request_id", "uri", "name", "description",
-                                               "resource_type", "content", "blob", "mime_type",
-                                               "size_bytes", "annotations", "version"}));
+            return read_resource(ObjectReader(
+                json, path,
+                {"resource_request_id", "uri", "name", "description", "resource_type", "content",
+                 "blob", "mime_type", "size_bytes", "annotations", "version"}));
         case ContentType::resource_ref:
-            return read_resource_ref(ObjectReader(json, path,
-                                                  {"resource_request_id", "uri", "name", "resource_type",
-                                                   "range_start", "range_end", "selector"}));
+            return read_resource_ref(
+                ObjectReader(json, path,
+                             {"resource_request_id", "uri", "name", "resource_type", "range_start",
+                              "range_end", "selector"}));
         case ContentType::prompt_request:
             return read_prompt_request(
                 ObjectReader(json, path, {"prompt_request_id", "name", "arguments", "server_id"}));
@@ -109,22 +114,23 @@ ContentPart::Value read_body(ContentType type, const Json& json, const std::stri
                                                     "content", "is_error", "error_message"}));
         case ContentType::image: {
             ObjectReader r(json, path, {"type", "data", "media_type"});
-            return ImageSource{media_type_of(r), r.required_string("data"), r.optional_string("media_type")};
+            return ImageSource{media_type_of(r), r.required_string("data"),
+                               r.optional_string("media_type")};
         }
         case ContentType::video: {
             ObjectReader r(json, path, {"type", "data", "media_type", "duration_ms"});
-            return VideoSource{media_type_of(r), r.required_string("data"), r.optional_string("media_type"),
-                               r.optional_int("duration_ms")};
+            return VideoSource{media_type_of(r), r.required_string("data"),
+                               r.optional_string("media_type"), r.optional_int("duration_ms")};
         }
         case ContentType::audio: {
             ObjectReader r(json, path, {"type", "data", "media_type", "duration_ms"});
-            return AudioSource{media_type_of(r), r.required_string("data"), r.optional_string("media_type"),
-                               r.optional_int("duration_ms")};
+            return AudioSource{media_type_of(r), r.required_string("data"),
+                               r.optional_string("media_type"), r.optional_int("duration_ms")};
         }
         case ContentType::document: {
             ObjectReader r(json, path, {"type", "data", "media_type", "title"});
-            return DocumentSource{media_type_of(r), r.required_string("data"), r.optional_string("media_type"),
-                                  r.optional_string("title")};
+            return DocumentSource{media_type_of(r), r.required_string("data"),
+                                  r.optional_string("media_type"), r.optional_string("title")};
         }
         case ContentType::text:
         case ContentType::thinking:
@@ -151,7 +157,8 @@ RequestExtension read_request(const ObjectReader& r) {
 
 ConversationContext read_conversation(const ObjectReader& r) {
     ConversationContext c;
-    if (const Json* history = r.get("history")) c.history = messages_from_json(*history, r.at("history"));
+    if (const Json* history = r.get("history"))
+        c.history = messages_from_json(*history, r.at("history"));
     c.summary = r.optional_string("summary");
     c.topics = r.string_list("topics");
     return c;
@@ -198,13 +205,14 @@ DataPolicy read_data_policy(const ObjectReader& r) {
     d.allowed_actions = r.optional_string_list("allowed_actions");
     d.denied_actions = r.string_list("denied_actions");
     if (const Json* retention = r.get("retention"))
-        d.retention = read_retention(
-            ObjectReader(*retention, r.at("retention"), {"max_age_seconds", "policy", "delete_after"}));
+        d.retention = read_retention(ObjectReader(*retention, r.at("retention"),
+                                                  {"max_age_seconds", "policy", "delete_after"}));
     return d;
 }
 
 template <class T, class Read>
-std::shared_ptr<const OrderedMap<T>> read_keyed(const ObjectReader& r, std::string_view key, Read read,
+std::shared_ptr<const OrderedMap<T>> read_keyed(const ObjectReader& r, std::string_view key,
+                                                Read read,
                                                 std::initializer_list<std::string_view> fields) {
     const Json* value = r.get(key);
     if (!value) return nullptr;
@@ -223,10 +231,12 @@ SecurityExtension read_security(const ObjectReader& r) {
     if (const Json* subject = r.get("subject"))
         s.subject = std::make_shared<const SubjectExtension>(read_subject(ObjectReader(
             *subject, r.at("subject"), {"id", "type", "roles", "permissions", "teams", "claims"})));
-    s.objects = read_keyed<ObjectSecurityProfile>(r, "objects", read_object_profile,
-                                                  {"managed_by", "permissions", "trust_domain", "data_scope"});
-    s.data = read_keyed<DataPolicy>(r, "data", read_data_policy,
-                                    {"apply_labels", "allowed_actions", "denied_actions", "retention"});
+    s.objects = read_keyed<ObjectSecurityProfile>(
+        r, "objects", read_object_profile,
+        {"managed_by", "permissions", "trust_domain", "data_scope"});
+    s.data =
+        read_keyed<DataPolicy>(r, "data", read_data_policy,
+                               {"apply_labels", "allowed_actions", "denied_actions", "retention"});
     return s;
 }
 
@@ -236,7 +246,8 @@ std::optional<std::vector<Json>> optional_object_list(const ObjectReader& r, std
     if (!value->is_array()) fail_type(r.at(key), "an array of objects", *value);
     std::vector<Json> out;
     for (std::size_t i = 0; i < value->size(); ++i) {
-        if (!(*value)[i].is_object()) fail_type(detail::index_path(r.at(key), i), "an object", (*value)[i]);
+        if (!(*value)[i].is_object())
+            fail_type(detail::index_path(r.at(key), i), "an object", (*value)[i]);
         out.push_back((*value)[i]);
     }
     return out;
@@ -246,25 +257,27 @@ MCPExtension read_mcp(const ObjectReader& r) {
     MCPExtension m;
     if (const Json* tool = r.get("tool")) {
         ObjectReader t(*tool, r.at("tool"),
-                       {"name", "title", "description", "input_schema", "output_schema", "server_id",
-                        "namespace", "annotations"});
-        m.tool = ToolMetadata{t.required_string("name"),         t.optional_string("title"),
-                              t.optional_string("description"),  t.optional_object("input_schema"),
+                       {"name", "title", "description", "input_schema", "output_schema",
+                        "server_id", "namespace", "annotations"});
+        m.tool = ToolMetadata{t.required_string("name"),          t.optional_string("title"),
+                              t.optional_string("description"),   t.optional_object("input_schema"),
                               t.optional_object("output_schema"), t.optional_string("server_id"),
-                              t.optional_string("namespace"),    t.object_or_empty("annotations")};
+                              t.optional_string("namespace"),     t.object_or_empty("annotations")};
     }
     if (const Json* resource = r.get("resource")) {
         ObjectReader t(*resource, r.at("resource"),
                        {"uri", "name", "description", "mime_type", "server_id", "annotations"});
-        m.resource = ResourceMetadata{t.required_string("uri"),        t.optional_string("name"),
-                                      t.optional_string("description"), t.optional_string("mime_type"),
-                                      t.optional_string("server_id"),  t.object_or_empty("annotations")};
+        m.resource =
+            ResourceMetadata{t.required_string("uri"),         t.optional_string("name"),
+                             t.optional_string("description"), t.optional_string("mime_type"),
+                             t.optional_string("server_id"),   t.object_or_empty("annotations")};
     }
     if (const Json* prompt = r.get("prompt")) {
-        ObjectReader t(*prompt, r.at("prompt"), {"name", "description", "arguments", "server_id", "annotations"});
+        ObjectReader t(*prompt, r.at("prompt"),
+                       {"name", "description", "arguments", "server_id", "annotations"});
         m.prompt = PromptMetadata{t.required_string("name"), t.optional_string("description"),
-                                  optional_object_list(t, "arguments"), t.optional_string("server_id"),
-                                  t.object_or_empty("annotations")};
+                                  optional_object_list(t, "arguments"),
+                                  t.optional_string("server_id"), t.object_or_empty("annotations")};
     }
     return m;
 }
@@ -299,7 +312,8 @@ PartPtr part_from_json(const Json& json, std::string_view path_view) {
     if (!json.is_object()) fail_type(path, "a content part object", json);
     auto type_it = json.find("content_type");
     if (type_it == json.end()) fail_at(path, "missing 'content_type' discriminator");
-    if (!type_it->is_string()) fail_type(detail::child_path(path, "content_type"), "a string", *type_it);
+    if (!type_it->is_string())
+        fail_type(detail::child_path(path, "content_type"), "a string", *type_it);
     const ContentType type = ObjectReader::parse_enum<ContentType>(
         type_it->get<std::string>(), detail::child_path(path, "content_type"), "content_type");
     if (type == ContentType::text || type == ContentType::thinking) {
@@ -316,10 +330,12 @@ PartPtr part_from_json(const Json& json, std::string_view path_view) {
 }
 
 Message message_from_json(const Json& json, std::string_view path_view) {
-    ObjectReader r(json, std::string(path_view), {"schema_version", "role", "content", "channel", "extensions"});
-    if (const auto version = r.optional_string("schema_version"); version && *version != schema_version)
-        fail_at(r.at("schema_version"),
-                "unsupported schema_version " + detail::json_quoted(*version) + " (expected \"2.0\")");
+    ObjectReader r(json, std::string(path_view),
+                   {"schema_version", "role", "content", "channel", "extensions"});
+    if (const auto version = r.optional_string("schema_version");
+        version && *version != schema_version)
+        fail_at(r.at("schema_version"), "unsupported schema_version " +
+                                            detail::json_quoted(*version) + " (expected \"2.0\")");
     const Role role = r.required_enum<Role>("role", "role");
     Content content;
     if (const Json* parts = r.get("content")) {
@@ -349,53 +365,62 @@ std::vector<Message> messages_from_json(const Json& json, std::string_view path_
 
 Extensions extensions_from_json(const Json& json, std::string_view path_view) {
     ObjectReader r(json, std::string(path_view),
-                   {"request", "agent", "http", "security", "delegation", "mcp", "completion", "provenance",
-                    "llm", "framework", "meta", "custom"});
+                   {"request", "agent", "http", "security", "delegation", "mcp", "completion",
+                    "provenance", "llm", "framework", "meta", "custom"});
     Extensions e;
-    e.request = read_slot<RequestExtension>(r, "request",
-                                            {"environment", "request_id", "timestamp", "trace_id", "span_id"},
-                                            read_request);
-    e.agent = read_slot<AgentExtension>(
-        r, "agent",
-        {"input", "session_id", "conversation_id", "turn", "agent_id", "parent_agent_id", "conversation"},
-        read_agent);
+    e.request = read_slot<RequestExtension>(
+        r, "request", {"environment", "request_id", "timestamp", "trace_id", "span_id"},
+        read_request);
+    e.agent = read_slot<AgentExtension>(r, "agent",
+                                        {"input", "session_id", "conversation_id", "turn",
+                                         "agent_id", "parent_agent_id", "conversation"},
+                                        read_agent);
     e.http = read_slot<HttpExtension>(r, "http", {"headers"}, [](const ObjectReader& h) {
         return HttpExtension{h.string_map("headers")};
     });
-    e.security = read_slot<SecurityExtension>(r, "security",
-                                              {"labels", "classification", "subject", "objects", "data"},
-                                              read_security);
+    e.security = read_slot<SecurityExtension>(
+        r, "security", {"labels", "classification", "subject", "objects", "data"}, read_security);
     if (const Json* delegation = r.get("delegation")) {
-        if (!delegation->is_object()) fail_type(r.at("delegation"), "an object or null", *delegation);
-        e.delegation = std::make_shared<const DelegationExtension>(DelegationExtension{*delegation});
+        if (!delegation->is_object())
+            fail_type(r.at("delegation"), "an object or null", *delegation);
+        e.delegation =
+            std::make_shared<const DelegationExtension>(DelegationExtension{*delegation});
     }
     e.mcp = read_slot<MCPExtension>(r, "mcp", {"tool", "resource", "prompt"}, read_mcp);
     e.completion = read_slot<CompletionExtension>(
-        r, "completion", {"stop_reason", "tokens", "model", "raw_format", "created_at", "latency_ms"},
+        r, "completion",
+        {"stop_reason", "tokens", "model", "raw_format", "created_at", "latency_ms"},
         read_completion);
     e.provenance = read_slot<ProvenanceExtension>(
         r, "provenance", {"source", "message_id", "parent_id"}, [](const ObjectReader& p) {
             return ProvenanceExtension{p.optional_string("source"), p.optional_string("message_id"),
                                        p.optional_string("parent_id")};
         });
-    e.llm = read_slot<LLMExtension>(r, "llm", {"model_id", "provider", "capabilities"}, [](const ObjectReader& l) {
-        return LLMExtension{l.optional_string("model_id"), l.optional_string("provider"),
-                            l.string_list("capabilities")};
-    });
+    e.llm = read_slot<LLMExtension>(
+        r, "llm", {"model_id", "provider", "capabilities"}, [](const ObjectReader& l) {
+            return LLMExtension{l.optional_string("model_id"), l.optional_string("provider"),
+                                l.string_list("capabilities")};
+        });
     e.framework = read_slot<FrameworkExtension>(
         r, "framework", {"framework", "framework_version", "node_id", "graph_id", "metadata"},
         [](const ObjectReader& f) {
-            return FrameworkExtension{f.optional_string("framework"), f.optional_string("framework_version"),
+            return FrameworkExtension{f.optional_string("framework"),
+                                      f.optional_string("framework_version"),
                                       f.optional_string("node_id"), f.optional_string("graph_id"),
                                       f.object_or_empty("metadata")};
         });
-    e.meta = read_slot<MetaExtension>(r, "meta", {"tags", "scope", "properties"}, [](const ObjectReader& m) {
-        return MetaExtension{m.string_set("tags"), m.optional_string("scope"), m.string_map("properties")};
-    });
-    if (const auto custom = r.optional_object("custom")) e.custom = std::make_shared<const Json>(*custom);
+    e.meta = read_slot<MetaExtension>(
+        r, "meta", {"tags", "scope", "properties"}, [](const ObjectReader& m) {
+            return MetaExtension{m.string_set("tags"), m.optional_string("scope"),
+                                 m.string_map("properties")};
+        });
+    if (const auto custom = r.optional_object("custom"))
+        e.custom = std::make_shared<const Json>(*custom);
     return e;
 }
 
-void from_json(const Json& json, Message& message) { message = message_from_json(json); }
+void from_json(const Json& json, Message& message) {
+    message = message_from_json(json);
+}
 
 }  // namespace cmfpipe::cmf

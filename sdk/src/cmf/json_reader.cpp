@@ -119,7 +119,8 @@ std::optional<Json> ObjectReader::optional_object(std::string_view key) const {
     return *value;
 }
 
-std::optional<std::vector<std::string>> ObjectReader::optional_string_list(std::string_view key) const {
+std::optional<std::vector<std::string>> ObjectReader::optional_string_list(
+    std::string_view key) const {
     const Json* value = get(key);
     if (!value) return std::nullopt;
     if (!value->is_array()) fail_type(at(key), "an array of strings", *value);

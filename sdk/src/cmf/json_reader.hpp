@@ -23,9 +23,10 @@ std::string json_quoted(std::string_view text);
 [[noreturn]] void fail_type(const std::string& path, const char* expected, const Json& got);
 
 class ObjectReader {
-public:
+  public:
     // Fails unless `json` is an object whose keys are all in `allowed`.
-    ObjectReader(const Json& json, std::string path, std::initializer_list<std::string_view> allowed);
+    ObjectReader(const Json& json, std::string path,
+                 std::initializer_list<std::string_view> allowed);
 
     const std::string& path() const { return path_; }
     std::string at(std::string_view key) const { return child_path(path_, key); }
@@ -63,11 +64,11 @@ public:
     template <class Enum>
     static Enum parse_enum(const std::string& text, const std::string& path, const char* what) {
         if (auto value = enum_from_string<Enum>(text)) return *value;
-        fail_at(path, std::string("unknown ") + what + " " + json_quoted(text) + " (expected one of: " +
-                          std::string(enum_spellings<Enum>()) + ")");
+        fail_at(path, std::string("unknown ") + what + " " + json_quoted(text) +
+                          " (expected one of: " + std::string(enum_spellings<Enum>()) + ")");
     }
 
-private:
+  private:
     const Json& json_;
     std::string path_;
 };

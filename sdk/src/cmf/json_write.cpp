@@ -15,7 +15,9 @@ Json opt(const std::optional<T>& value) {
         return Json(*value);
 }
 
-Json strings(const std::vector<std::string>& values) { return Json(values); }
+Json strings(const std::vector<std::string>& values) {
+    return Json(values);
+}
 
 Json strings(const StringSet& values) {
     Json out = Json::array();
@@ -94,7 +96,8 @@ struct PartBody {
                     {"error_message", opt(p.error_message)}};
     }
     Json operator()(const ImageSource& p) const {
-        return Json{{"type", to_string(p.type)}, {"data", p.data}, {"media_type", opt(p.media_type)}};
+        return Json{
+            {"type", to_string(p.type)}, {"data", p.data}, {"media_type", opt(p.media_type)}};
     }
     Json operator()(const VideoSource& p) const {
         return Json{{"type", to_string(p.type)},
@@ -166,9 +169,15 @@ Json extensions_to_json(const Extensions& ext, bool include_absent_slots) {
     return out;
 }
 
-void to_json(Json& json, const Message& message) { json = message_to_json(message); }
-void to_json(Json& json, const ContentPart& part) { json = part_to_json(part); }
-void to_json(Json& json, const Extensions& ext) { json = extensions_to_json(ext); }
+void to_json(Json& json, const Message& message) {
+    json = message_to_json(message);
+}
+void to_json(Json& json, const ContentPart& part) {
+    json = part_to_json(part);
+}
+void to_json(Json& json, const Extensions& ext) {
+    json = extensions_to_json(ext);
+}
 
 void to_json(Json& json, const RequestExtension& e) {
     json = Json{{"environment", opt(e.environment)},
@@ -194,7 +203,9 @@ void to_json(Json& json, const AgentExtension& e) {
                 {"conversation", e.conversation ? Json(*e.conversation) : Json(nullptr)}};
 }
 
-void to_json(Json& json, const HttpExtension& e) { json = Json{{"headers", string_map(e.headers)}}; }
+void to_json(Json& json, const HttpExtension& e) {
+    json = Json{{"headers", string_map(e.headers)}};
+}
 
 void to_json(Json& json, const SubjectExtension& e) {
     json = Json{{"id", e.id},
@@ -219,10 +230,11 @@ void to_json(Json& json, const RetentionPolicy& e) {
 }
 
 void to_json(Json& json, const DataPolicy& e) {
-    json = Json{{"apply_labels", strings(e.apply_labels)},
-                {"allowed_actions", e.allowed_actions ? strings(*e.allowed_actions) : Json(nullptr)},
-                {"denied_actions", strings(e.denied_actions)},
-                {"retention", e.retention ? Json(*e.retention) : Json(nullptr)}};
+    json =
+        Json{{"apply_labels", strings(e.apply_labels)},
+             {"allowed_actions", e.allowed_actions ? strings(*e.allowed_actions) : Json(nullptr)},
+             {"denied_actions", strings(e.denied_actions)},
+             {"retention", e.retention ? Json(*e.retention) : Json(nullptr)}};
 }
 
 void to_json(Json& json, const SecurityExtension& e) {
@@ -233,7 +245,9 @@ void to_json(Json& json, const SecurityExtension& e) {
                 {"data", keyed(e.data)}};
 }
 
-void to_json(Json& json, const DelegationExtension& e) { json = e.value; }
+void to_json(Json& json, const DelegationExtension& e) {
+    json = e.value;
+}
 
 namespace {
 Json tool_metadata(const ToolMetadata& m) {
@@ -285,7 +299,9 @@ void to_json(Json& json, const CompletionExtension& e) {
 }
 
 void to_json(Json& json, const ProvenanceExtension& e) {
-    json = Json{{"source", opt(e.source)}, {"message_id", opt(e.message_id)}, {"parent_id", opt(e.parent_id)}};
+    json = Json{{"source", opt(e.source)},
+                {"message_id", opt(e.message_id)},
+                {"parent_id", opt(e.parent_id)}};
 }
 
 void to_json(Json& json, const LLMExtension& e) {
@@ -303,7 +319,9 @@ void to_json(Json& json, const FrameworkExtension& e) {
 }
 
 void to_json(Json& json, const MetaExtension& e) {
-    json = Json{{"tags", strings(e.tags)}, {"scope", opt(e.scope)}, {"properties", string_map(e.properties)}};
+    json = Json{{"tags", strings(e.tags)},
+                {"scope", opt(e.scope)},
+                {"properties", string_map(e.properties)}};
 }
 
 }  // namespace cmfpipe::cmf

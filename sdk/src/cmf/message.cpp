@@ -45,26 +45,42 @@ Message Message::text(Role role, std::string text) {
     return Message(role, Content{ContentPart::text(std::move(text))});
 }
 
-const std::shared_ptr<const RequestExtension>& Message::request() const { return extensions_->request; }
-const std::shared_ptr<const AgentExtension>& Message::agent() const { return extensions_->agent; }
-const std::shared_ptr<const HttpExtension>& Message::http() const { return extensions_->http; }
-const std::shared_ptr<const SecurityExtension>& Message::security() const { return extensions_->security; }
+const std::shared_ptr<const RequestExtension>& Message::request() const {
+    return extensions_->request;
+}
+const std::shared_ptr<const AgentExtension>& Message::agent() const {
+    return extensions_->agent;
+}
+const std::shared_ptr<const HttpExtension>& Message::http() const {
+    return extensions_->http;
+}
+const std::shared_ptr<const SecurityExtension>& Message::security() const {
+    return extensions_->security;
+}
 const std::shared_ptr<const DelegationExtension>& Message::delegation() const {
     return extensions_->delegation;
 }
-const std::shared_ptr<const MCPExtension>& Message::mcp() const { return extensions_->mcp; }
+const std::shared_ptr<const MCPExtension>& Message::mcp() const {
+    return extensions_->mcp;
+}
 const std::shared_ptr<const CompletionExtension>& Message::completion() const {
     return extensions_->completion;
 }
 const std::shared_ptr<const ProvenanceExtension>& Message::provenance() const {
     return extensions_->provenance;
 }
-const std::shared_ptr<const LLMExtension>& Message::llm() const { return extensions_->llm; }
+const std::shared_ptr<const LLMExtension>& Message::llm() const {
+    return extensions_->llm;
+}
 const std::shared_ptr<const FrameworkExtension>& Message::framework() const {
     return extensions_->framework;
 }
-const std::shared_ptr<const MetaExtension>& Message::meta() const { return extensions_->meta; }
-const CustomPtr& Message::custom() const { return extensions_->custom; }
+const std::shared_ptr<const MetaExtension>& Message::meta() const {
+    return extensions_->meta;
+}
+const CustomPtr& Message::custom() const {
+    return extensions_->custom;
+}
 
 std::string Message::text_content() const {
     std::string out;
@@ -79,7 +95,9 @@ std::string Message::text_content() const {
     return out;
 }
 
-Message Message::with_role(Role role) const { return Message(role, channel_, content_, extensions_); }
+Message Message::with_role(Role role) const {
+    return Message(role, channel_, content_, extensions_);
+}
 
 Message Message::with_channel(std::optional<Channel> channel) const {
     return Message(role_, channel, content_, extensions_);
@@ -115,11 +133,11 @@ Message Message::with_slot_(const Extensions& ext) const {
                    ext.empty() ? empty_extensions() : std::make_shared<const Extensions>(ext));
 }
 
-#define CMFPIPE_CMF_WITH_SLOT(NAME, TYPE)                                        \
-    Message Message::with_##NAME(std::shared_ptr<const TYPE> slot) const {      \
-        Extensions ext = *extensions_;                                           \
-        ext.NAME = std::move(slot);                                              \
-        return with_slot_(ext);                                                  \
+#define CMFPIPE_CMF_WITH_SLOT(NAME, TYPE)                                  \
+    Message Message::with_##NAME(std::shared_ptr<const TYPE> slot) const { \
+        Extensions ext = *extensions_;                                     \
+        ext.NAME = std::move(slot);                                        \
+        return with_slot_(ext);                                            \
     }
 CMFPIPE_CMF_WITH_SLOT(request, RequestExtension)
 CMFPIPE_CMF_WITH_SLOT(agent, AgentExtension)
@@ -143,7 +161,8 @@ Message Message::with_custom(CustomPtr slot) const {
 }
 
 Message Message::with_labels_added(const std::vector<std::string>& labels) const {
-    SecurityExtension security = extensions_->security ? *extensions_->security : SecurityExtension{};
+    SecurityExtension security =
+        extensions_->security ? *extensions_->security : SecurityExtension{};
     security.labels.insert(labels.begin(), labels.end());
     return with_security(std::make_shared<const SecurityExtension>(std::move(security)));
 }

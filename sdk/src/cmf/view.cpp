@@ -17,15 +17,22 @@ const OrderedMap<std::string> no_headers;
 // Text, thinking and media: an assistant produces, a tool answers, everyone else sends.
 ViewAction speaker_action(Role role) {
     switch (role) {
-        case Role::assistant: return ViewAction::generate;
-        case Role::tool: return ViewAction::receive;
-        default: return ViewAction::send;
+        case Role::assistant:
+            return ViewAction::generate;
+        case Role::tool:
+            return ViewAction::receive;
+        default:
+            return ViewAction::send;
     }
 }
 
-bool speaker_is_pre(Role role) { return role != Role::assistant && role != Role::tool; }
+bool speaker_is_pre(Role role) {
+    return role != Role::assistant && role != Role::tool;
+}
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+char lower(char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -39,7 +46,9 @@ bool is_sensitive_header(std::string_view name) {
     return iequals(name, "authorization") || iequals(name, "cookie") || iequals(name, "x-api-key");
 }
 
-Json opt(const std::optional<std::string>& value) { return value ? Json(*value) : Json(nullptr); }
+Json opt(const std::optional<std::string>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
 
 Json sorted(const StringSet& set) {
     Json out = Json::array();
@@ -47,7 +56,9 @@ Json sorted(const StringSet& set) {
     return out;
 }
 
-std::int64_t utf8_size(const std::string& text) { return static_cast<std::int64_t>(text.size()); }
+std::int64_t utf8_size(const std::string& text) {
+    return static_cast<std::int64_t>(text.size());
+}
 
 // The text of a prompt_result's messages, for scanning when it has no single content string.
 std::optional<std::string> rendered_text(const PromptResult& result) {
@@ -66,7 +77,10 @@ std::optional<std::string> rendered_text(const PromptResult& result) {
 }  // namespace
 
 MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std::string hook)
-    : part_(std::move(part)), role_(role), extensions_(std::move(extensions)), hook_(std::move(hook)) {
+    : part_(std::move(part)),
+      role_(role),
+      extensions_(std::move(extensions)),
+      hook_(std::move(hook)) {
     if (!part_) throw std::invalid_argument("cmf::MessageView: part is null");
     if (!extensions_) extensions_ = std::make_shared<const Extensions>();
     pre_ = speaker_is_pre(role_);
@@ -135,17 +149,22 @@ MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std:
     if (content_) size_bytes_ = utf8_size(*content_);
 }
 
-bool MessageView::is_tool() const { return kind() == ViewKind::tool_call || kind() == ViewKind::tool_result; }
+bool MessageView::is_tool() const {
+    return kind() == ViewKind::tool_call || kind() == ViewKind::tool_result;
+}
 bool MessageView::is_prompt() const {
     return kind() == ViewKind::prompt_request || kind() == ViewKind::prompt_result;
 }
 bool MessageView::is_resource() const {
     return kind() == ViewKind::resource || kind() == ViewKind::resource_ref;
 }
-bool MessageView::is_text() const { return kind() == ViewKind::text || kind() == ViewKind::thinking; }
+bool MessageView::is_text() const {
+    return kind() == ViewKind::text || kind() == ViewKind::thinking;
+}
 bool MessageView::is_media() const {
     const auto k = kind();
-    return k == ViewKind::image || k == ViewKind::video || k == ViewKind::audio || k == ViewKind::document;
+    return k == ViewKind::image || k == ViewKind::video || k == ViewKind::audio ||
+           k == ViewKind::document;
 }
 
 const Json* MessageView::args() const {
@@ -175,9 +194,15 @@ const std::optional<std::string>& MessageView::request_id() const {
 const SubjectExtension* MessageView::subject() const {
     return extensions_->security ? extensions_->security->subject.get() : nullptr;
 }
-const StringSet& MessageView::roles() const { return subject() ? subject()->roles : no_set; }
-const StringSet& MessageView::permissions() const { return subject() ? subject()->permissions : no_set; }
-const StringSet& MessageView::teams() const { return subject() ? subject()->teams : no_set; }
+const StringSet& MessageView::roles() const {
+    return subject() ? subject()->roles : no_set;
+}
+const StringSet& MessageView::permissions() const {
+    return subject() ? subject()->permissions : no_set;
+}
+const StringSet& MessageView::teams() const {
+    return subject() ? subject()->teams : no_set;
+}
 const StringSet& MessageView::labels() const {
     return extensions_->security ? extensions_->security->labels : no_set;
 }
@@ -185,9 +210,9 @@ const OrderedMap<std::string>& MessageView::headers() const {
     return extensions_->http ? extensions_->http->headers : no_headers;
 }
 
-#define CMFPIPE_CMF_AGENT_FIELD(NAME, FIELD)                                        \
-    const std::optional<std::string>& MessageView::NAME() const {                   \
-        return extensions_->agent ? extensions_->agent->FIELD : no_string;          \
+#define CMFPIPE_CMF_AGENT_FIELD(NAME, FIELD)                               \
+    const std::optional<std::string>& MessageView::NAME() const {          \
+        return extensions_->agent ? extensions_->agent->FIELD : no_string; \
     }
 CMFPIPE_CMF_AGENT_FIELD(agent_input, input)
 CMFPIPE_CMF_AGENT_FIELD(session_id, session_id)
@@ -216,11 +241,15 @@ const DataPolicy* MessageView::data_policy() const {
     return extensions_->security ? entry_for(extensions_->security->data) : nullptr;
 }
 
-bool MessageView::has_role(std::string_view role) const { return roles().contains(role); }
+bool MessageView::has_role(std::string_view role) const {
+    return roles().contains(role);
+}
 bool MessageView::has_permission(std::string_view permission) const {
     return permissions().contains(permission);
 }
-bool MessageView::has_label(std::string_view label) const { return labels().contains(label); }
+bool MessageView::has_label(std::string_view label) const {
+    return labels().contains(label);
+}
 
 const std::string* MessageView::get_header(std::string_view name) const {
     for (const auto& [key, value] : headers())
@@ -283,13 +312,17 @@ Json MessageView::to_dict(const ViewOptions& options) const {
     return out;
 }
 
-Json MessageView::to_opa_input(const ViewOptions& options) const { return Json{{"input", to_dict(options)}}; }
+Json MessageView::to_opa_input(const ViewOptions& options) const {
+    return Json{{"input", to_dict(options)}};
+}
 
-std::vector<MessageView> iter_views(const Message& message, const CapabilitySet& caps, std::string_view hook) {
+std::vector<MessageView> iter_views(const Message& message, const CapabilitySet& caps,
+                                    std::string_view hook) {
     const ExtensionsPtr ext = filter_extensions(message.extensions_ptr(), caps);
     std::vector<MessageView> views;
     views.reserve(message.size());
-    for (const auto& part : message.content()) views.emplace_back(part, message.role(), ext, std::string(hook));
+    for (const auto& part : message.content())
+        views.emplace_back(part, message.role(), ext, std::string(hook));
     return views;
 }
 

@@ -12,14 +12,16 @@ bool is_json_schema(const Json& parameters) {
     auto type = parameters.find("type");
     if (type != parameters.end() && type->is_string()) return *type == "object";
     auto properties = parameters.find("properties");
-    return properties != parameters.end() && properties->is_object() && !parameters.contains("kind");
+    return properties != parameters.end() && properties->is_object() &&
+           !parameters.contains("kind");
 }
 
 void remove_bound(Json& schema, const Json& bindings) {
     if (!bindings.is_object()) return;
     for (const auto& [bound, value] : bindings.items()) {
         (void)value;
-        if (auto props = schema.find("properties"); props != schema.end() && props->is_object()) props->erase(bound);
+        if (auto props = schema.find("properties"); props != schema.end() && props->is_object())
+            props->erase(bound);
         if (auto req = schema.find("required"); req != schema.end() && req->is_array()) {
             Json kept = Json::array();
             for (const Json& r : *req)
@@ -38,7 +40,8 @@ std::vector<FunctionTool> function_tools(const Json& agent, const std::string& w
     std::vector<FunctionTool> out;
     if (!agent.is_object() || !agent.contains("tools") || agent["tools"].is_null()) return out;
     const Json& tools = agent["tools"];
-    if (!tools.is_array()) throw ValueError(where + ": agent.tools must be a list, got " + tools.dump());
+    if (!tools.is_array())
+        throw ValueError(where + ": agent.tools must be a list, got " + tools.dump());
     for (std::size_t i = 0; i < tools.size(); ++i) {
         const Json& tool = tools[i];
         const std::string at = where + ": agent.tools[" + std::to_string(i) + "]";
@@ -50,7 +53,8 @@ std::vector<FunctionTool> function_tools(const Json& agent, const std::string& w
         if (kind != "function")
             throw ValueError(at + " ('" + f.name + "') is of kind '" + kind +
                              "': resolve it to function tools before it reaches the adapter");
-        if (tool.contains("description") && tool["description"].is_string()) f.description = tool["description"];
+        if (tool.contains("description") && tool["description"].is_string())
+            f.description = tool["description"];
         if (tool.contains("parameters") && !tool["parameters"].is_null()) {
             if (is_json_schema(tool["parameters"])) {
                 Json schema = tool["parameters"];

@@ -9,15 +9,23 @@ WireNode::WireNode(std::string what, const Json& value, std::string path)
 
 std::string_view json_type_name(const Json& value) {
     switch (value.type()) {
-        case Json::value_t::null: return "null";
-        case Json::value_t::object: return "object";
-        case Json::value_t::array: return "array";
-        case Json::value_t::string: return "string";
-        case Json::value_t::boolean: return "boolean";
+        case Json::value_t::null:
+            return "null";
+        case Json::value_t::object:
+            return "object";
+        case Json::value_t::array:
+            return "array";
+        case Json::value_t::string:
+            return "string";
+        case Json::value_t::boolean:
+            return "boolean";
         case Json::value_t::number_integer:
-        case Json::value_t::number_unsigned: return "integer";
-        case Json::value_t::number_float: return "number";
-        default: return "binary";
+        case Json::value_t::number_unsigned:
+            return "integer";
+        case Json::value_t::number_float:
+            return "number";
+        default:
+            return "binary";
     }
 }
 
@@ -119,8 +127,10 @@ Json parse_wire_json(std::string_view text, const std::string& what) {
             }
         }
         std::string reason = e.what();
-        if (auto at = reason.find("syntax error"); at != std::string::npos) reason = reason.substr(at);
-        throw ValueError(what + " is not JSON: " + reason, SourceLocation{"<" + what + ">", line, column});
+        if (auto at = reason.find("syntax error"); at != std::string::npos)
+            reason = reason.substr(at);
+        throw ValueError(what + " is not JSON: " + reason,
+                         SourceLocation{"<" + what + ">", line, column});
     }
 }
 

@@ -5,33 +5,33 @@ namespace cmfpipe::wire {
 
 void dump_spaced(const Json& value, std::string& out) {
     switch (value.type()) {
-    case Json::value_t::object: {
-        out += '{';
-        bool first = true;
-        for (const auto& [key, item] : value.items()) {
-            if (!first) out += ", ";
-            first = false;
-            out += Json(key).dump(-1, ' ', false, Json::error_handler_t::replace);
-            out += ": ";
-            dump_spaced(item, out);
+        case Json::value_t::object: {
+            out += '{';
+            bool first = true;
+            for (const auto& [key, item] : value.items()) {
+                if (!first) out += ", ";
+                first = false;
+                out += Json(key).dump(-1, ' ', false, Json::error_handler_t::replace);
+                out += ": ";
+                dump_spaced(item, out);
+            }
+            out += '}';
+            return;
         }
-        out += '}';
-        return;
-    }
-    case Json::value_t::array: {
-        out += '[';
-        bool first = true;
-        for (const auto& item : value) {
-            if (!first) out += ", ";
-            first = false;
-            dump_spaced(item, out);
+        case Json::value_t::array: {
+            out += '[';
+            bool first = true;
+            for (const auto& item : value) {
+                if (!first) out += ", ";
+                first = false;
+                dump_spaced(item, out);
+            }
+            out += ']';
+            return;
         }
-        out += ']';
-        return;
-    }
-    default:
-        // Scalars: nlohmann's spelling (strings escaped, shortest round-trip numbers).
-        out += value.dump(-1, ' ', false, Json::error_handler_t::replace);
+        default:
+            // Scalars: nlohmann's spelling (strings escaped, shortest round-trip numbers).
+            out += value.dump(-1, ' ', false, Json::error_handler_t::replace);
     }
 }
 

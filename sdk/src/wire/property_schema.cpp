@@ -30,7 +30,8 @@ Json property_array(const Json& properties, const std::string& where) {
     if (properties.is_null()) return Json::array();
     if (properties.is_array()) return properties;
     if (properties.is_object()) {
-        if (auto it = properties.find("properties"); it != properties.end() && it->is_array()) return *it;
+        if (auto it = properties.find("properties"); it != properties.end() && it->is_array())
+            return *it;
         Json out = Json::array();
         for (const auto& [name, value] : properties.items()) {
             Json prop = value.is_object() ? value : Json{{"kind", "string"}, {"default", value}};
@@ -50,14 +51,16 @@ Json object_schema(const Json& properties, bool strict, const std::string& where
     Json schema = {{"type", "object"}, {"properties", Json::object()}};
     Json required = Json::array();
     for (const Json& prop : list) {
-        if (!prop.is_object()) throw ValueError(where + ": a property must be an object, got " + prop.dump());
+        if (!prop.is_object())
+            throw ValueError(where + ": a property must be an object, got " + prop.dump());
         auto name_it = prop.find("name");
         if (name_it == prop.end() || !name_it->is_string()) {
             throw ValueError(where + ": a property has no name: " + prop.dump());
         }
         const std::string& name = name_it->get_ref<const std::string&>();
         bool is_required = prop.value("required", false);
-        schema["properties"][name] = property_schema(prop, strict, strict && !is_required, where + "." + name);
+        schema["properties"][name] =
+            property_schema(prop, strict, strict && !is_required, where + "." + name);
         if (strict || is_required) required.push_back(name);
     }
     if (!required.empty()) schema["required"] = std::move(required);
@@ -66,7 +69,8 @@ Json object_schema(const Json& properties, bool strict, const std::string& where
 }
 
 Json property_schema(const Json& prop, bool strict, bool nullable, const std::string& where) {
-    if (!prop.is_object()) throw ValueError(where + ": a property must be an object, got " + prop.dump());
+    if (!prop.is_object())
+        throw ValueError(where + ": a property must be an object, got " + prop.dump());
     std::string kind = kind_of(prop);
     Json schema = Json::object();
     if (kind == "union") {
@@ -76,11 +80,13 @@ Json property_schema(const Json& prop, bool strict, bool nullable, const std::st
         };
         bool one_of = non_empty("oneOf"), any_of = non_empty("anyOf");
         if (one_of == any_of) {
-            throw ValueError(where + ": a union property needs exactly one non-empty oneOf or anyOf");
+            throw ValueError(where +
+                             ": a union property needs exactly one non-empty oneOf or anyOf");
         }
         const char* key = one_of ? "oneOf" : "anyOf";
         Json branches = Json::array();
-        for (const Json& branch : prop[key]) branches.push_back(property_schema(branch, strict, false, where));
+        for (const Json& branch : prop[key])
+            branches.push_back(property_schema(branch, strict, false, where));
         if (nullable) branches.push_back(Json{{"type", "null"}});
         schema[key] = std::move(branches);
     } else if (const char* type = schema_type(kind)) {
@@ -98,7 +104,8 @@ Json property_schema(const Json& prop, bool strict, bool nullable, const std::st
             }
         }
     }
-    if (auto it = prop.find("description"); it != prop.end() && it->is_string() && !it->get_ref<const std::string&>().empty()) {
+    if (auto it = prop.find("description");
+        it != prop.end() && it->is_string() && !it->get_ref<const std::string&>().empty()) {
         schema["description"] = *it;
     }
     if (auto it = prop.find("enumValues"); it != prop.end() && it->is_array()) {
@@ -123,7 +130,8 @@ bool tool_is_strict(const Json& tool) {
 Json tool_parameters_schema(const Json& tool) {
     std::string name = tool.value("name", std::string("?"));
     Json params = tool.contains("parameters") ? tool["parameters"] : Json();
-    Json schema = properties_to_schema(params, tool_is_strict(tool), "tool " + name + " parameters");
+    Json schema =
+        properties_to_schema(params, tool_is_strict(tool), "tool " + name + " parameters");
     auto bindings = tool.find("bindings");
     if (bindings == tool.end() || !bindings->is_object()) return schema;
     for (const auto& [bound, _] : bindings->items()) {

@@ -15,7 +15,9 @@ std::string_view trim(std::string_view s) {
     return s.substr(b, e - b + 1);
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool starts_with(std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+}
 
 }  // namespace
 
@@ -38,8 +40,8 @@ std::vector<Json> sse_events(std::string_view text, std::string_view source) {
             try {
                 events.push_back(parse_wire_json(data, what));
             } catch (const ValueError& e) {
-                throw ValueError(std::string(source) + ": the event at line " + std::to_string(event_line) + ": " +
-                                 e.message());
+                throw ValueError(std::string(source) + ": the event at line " +
+                                 std::to_string(event_line) + ": " + e.message());
             }
         }
         data.clear();

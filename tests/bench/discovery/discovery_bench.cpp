@@ -21,7 +21,8 @@ template <class F>
 double time_ms(F&& f) {
     auto start = std::chrono::steady_clock::now();
     f();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
 }
 
 }  // namespace
@@ -37,13 +38,15 @@ int main(int argc, char** argv) {
         in_process.push_back(time_ms([&] {
             auto registry = cmfpipe::Registry::discover(options);
             kinds = registry.list().size();
-        }));  // the registry is destroyed inside the timed block: every iteration loads from scratch
+        }));  // the registry is destroyed inside the timed block: every iteration loads from
+              // scratch
     }
     {
         auto registry = cmfpipe::Registry::discover(options);
         std::vector<std::filesystem::path> seen;
         for (const auto& k : registry.list()) {
-            if (std::find(seen.begin(), seen.end(), k.origin.file) == seen.end()) seen.push_back(k.origin.file);
+            if (std::find(seen.begin(), seen.end(), k.origin.file) == seen.end())
+                seen.push_back(k.origin.file);
         }
         files = seen.size();
     }
@@ -59,8 +62,12 @@ int main(int argc, char** argv) {
 
     std::printf("bundled plugins: %zu files, %zu kinds (%s)\n", files, kinds,
                 cmfpipe::Registry::default_plugin_directory().c_str());
-    std::printf("cold discovery in process (load + register + unload), median of %d: %.3f ms (%.3f ms per file)\n",
-                iterations, median(in_process), files ? median(in_process) / static_cast<double>(files) : 0.0);
-    std::printf("`cmfpipe plugins` as a whole process, median of %zu: %.3f ms\n", process.size(), median(process));
+    std::printf(
+        "cold discovery in process (load + register + unload), median of %d: %.3f ms (%.3f ms per "
+        "file)\n",
+        iterations, median(in_process),
+        files ? median(in_process) / static_cast<double>(files) : 0.0);
+    std::printf("`cmfpipe plugins` as a whole process, median of %zu: %.3f ms\n", process.size(),
+                median(process));
     return 0;
 }

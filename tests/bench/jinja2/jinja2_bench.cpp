@@ -70,21 +70,29 @@ struct Result {
 
 int main(int argc, char** argv) {
     fs::path corpus = fs::path(CMFPIPE_CORPUS_DEFAULT) / "chat-templates";
-    if (const char* env = std::getenv("CMFPIPE_CORPUS"); env && *env) corpus = fs::path(env) / "chat-templates";
-    fs::path python_tool = fs::path(CMFPIPE_CORPUS_DEFAULT).parent_path() / "tools" / "jinja-bench-python";
+    if (const char* env = std::getenv("CMFPIPE_CORPUS"); env && *env)
+        corpus = fs::path(env) / "chat-templates";
+    fs::path python_tool =
+        fs::path(CMFPIPE_CORPUS_DEFAULT).parent_path() / "tools" / "jinja-bench-python";
     double min_seconds = 0.2;
     int min_iters = 200;
     bool with_python = true;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::stod(argv[++i]);
-        else if (a == "--min-iters" && i + 1 < argc) min_iters = std::stoi(argv[++i]);
-        else if (a == "--python" && i + 1 < argc) python_tool = argv[++i];
-        else if (a == "--no-python") with_python = false;
+        if (a == "--min-seconds" && i + 1 < argc)
+            min_seconds = std::stod(argv[++i]);
+        else if (a == "--min-iters" && i + 1 < argc)
+            min_iters = std::stoi(argv[++i]);
+        else if (a == "--python" && i + 1 < argc)
+            python_tool = argv[++i];
+        else if (a == "--no-python")
+            with_python = false;
         else if (a == "--help" || a == "-h") {
-            std::cout << "usage: jinja2_bench [CORPUS_DIR] [--min-seconds S] [--min-iters N] [--python TOOL] [--no-python]\n";
+            std::cout << "usage: jinja2_bench [CORPUS_DIR] [--min-seconds S] [--min-iters N] "
+                         "[--python TOOL] [--no-python]\n";
             return 0;
-        } else corpus = a;
+        } else
+            corpus = a;
     }
     if (!fs::exists(corpus / "templates")) {
         std::cerr << "jinja2_bench: no corpus at " << corpus << "\n";
@@ -119,7 +127,8 @@ int main(int argc, char** argv) {
         auto compiled = cmfpipe::jinja2::compile(source, copt);
         for (const auto& c : contexts) {
             Json vars = Json::parse(slurp(corpus / "contexts" / (c + ".json")));
-            Json options{{"profile", "chat-template"}, {"now", "2024-07-26T00:00:00"}, {"template_name", t}};
+            Json options{
+                {"profile", "chat-template"}, {"now", "2024-07-26T00:00:00"}, {"template_name", t}};
             Result& r = results[{t, c}];
             try {
                 renderer->render(source, vars, options);
@@ -127,18 +136,22 @@ int main(int argc, char** argv) {
                 r.error = true;
                 continue;
             }
-            r.ours_engine = time_us([&] {
-                cmfpipe::jinja2::Evaluator ev(settings);
-                auto out = ev.render(compiled, vars);
-                if (out.empty()) std::abort();
-            }, min_seconds, min_iters);
-            r.ours_plugin = time_us([&] { renderer->render(source, vars, options); }, min_seconds, min_iters);
+            r.ours_engine = time_us(
+                [&] {
+                    cmfpipe::jinja2::Evaluator ev(settings);
+                    auto out = ev.render(compiled, vars);
+                    if (out.empty()) std::abort();
+                },
+                min_seconds, min_iters);
+            r.ours_plugin =
+                time_us([&] { renderer->render(source, vars, options); }, min_seconds, min_iters);
         }
     }
 
     if (with_python) {
-        std::string cmd = "'" + python_tool.string() + "' '" + corpus.string() + "' --min-seconds " +
-                          std::to_string(min_seconds) + " --min-iters " + std::to_string(min_iters);
+        std::string cmd = "'" + python_tool.string() + "' '" + corpus.string() +
+                          "' --min-seconds " + std::to_string(min_seconds) + " --min-iters " +
+                          std::to_string(min_iters);
         FILE* pipe = popen(cmd.c_str(), "r");
         if (!pipe) {
             std::cerr << "jinja2_bench: cannot run " << python_tool << "\n";
@@ -148,13 +161,15 @@ int main(int argc, char** argv) {
         while (std::fgets(buf, sizeof buf, pipe)) {
             Json line = Json::parse(buf, nullptr, false);
             if (!line.is_object() || !line.contains("us_per_render")) continue;
-            auto it = results.find({line["template"].get<std::string>(), line["context"].get<std::string>()});
+            auto it = results.find(
+                {line["template"].get<std::string>(), line["context"].get<std::string>()});
             if (it != results.end()) it->second.python = line["us_per_render"].get<double>();
         }
         pclose(pipe);
     }
 
-    std::printf("%-52s %-17s %12s %12s %12s %8s\n", "template", "context", "engine_us", "plugin_us", "python_us", "ratio");
+    std::printf("%-52s %-17s %12s %12s %12s %8s\n", "template", "context", "engine_us", "plugin_us",
+                "python_us", "ratio");
     std::vector<double> ours, ours_plugin, py, ratios;
     for (const auto& [key, r] : results) {
         if (r.error) {
@@ -162,8 +177,8 @@ int main(int argc, char** argv) {
             continue;
         }
         double ratio = r.python > 0 ? r.python / r.ours_engine : 0;
-        std::printf("%-52s %-17s %12.2f %12.2f %12.2f %7.1fx\n", key.first.c_str(), key.second.c_str(), r.ours_engine,
-                    r.ours_plugin, r.python, ratio);
+        std::printf("%-52s %-17s %12.2f %12.2f %12.2f %7.1fx\n", key.first.c_str(),
+                    key.second.c_str(), r.ours_engine, r.ours_plugin, r.python, ratio);
         ours.push_back(r.ours_engine);
         ours_plugin.push_back(r.ours_plugin);
         if (r.python > 0) {
@@ -172,13 +187,17 @@ int main(int argc, char** argv) {
         }
     }
     std::printf("\npairs rendered: %zu\n", ours.size());
-    std::printf("median us/render: engine %.2f, plugin (cache lookup + JSON inputs) %.2f, python %.2f\n", median(ours),
-                median(ours_plugin), median(py));
+    std::printf(
+        "median us/render: engine %.2f, plugin (cache lookup + JSON inputs) %.2f, python %.2f\n",
+        median(ours), median(ours_plugin), median(py));
     if (!py.empty()) {
-        std::printf("overall ratio (median python / median engine): %.1fx\n", median(py) / median(ours));
-        std::printf("overall ratio (median python / median plugin): %.1fx\n", median(py) / median(ours_plugin));
+        std::printf("overall ratio (median python / median engine): %.1fx\n",
+                    median(py) / median(ours));
+        std::printf("overall ratio (median python / median plugin): %.1fx\n",
+                    median(py) / median(ours_plugin));
         std::printf("median of per-pair ratios: %.1fx (min %.1fx, max %.1fx)\n", median(ratios),
-                    *std::min_element(ratios.begin(), ratios.end()), *std::max_element(ratios.begin(), ratios.end()));
+                    *std::min_element(ratios.begin(), ratios.end()),
+                    *std::max_element(ratios.begin(), ratios.end()));
     }
     return 0;
 }

@@ -5,20 +5,23 @@
 namespace {
 
 class Pass final : public cmfpipe::Processor {
-    cmfpipe::ProcessorResult process(const cmfpipe::cmf::Message&, const cmfpipe::ProcessorContext&) const override {
+    cmfpipe::ProcessorResult process(const cmfpipe::cmf::Message&,
+                                     const cmfpipe::ProcessorContext&) const override {
         return cmfpipe::ProcessorResult::allow();
     }
 };
 
 class AppendLabel final : public cmfpipe::Processor {
-    cmfpipe::ProcessorResult process(const cmfpipe::cmf::Message& m, const cmfpipe::ProcessorContext&) const override {
+    cmfpipe::ProcessorResult process(const cmfpipe::cmf::Message& m,
+                                     const cmfpipe::ProcessorContext&) const override {
         return cmfpipe::ProcessorResult::modify(m.with_labels_added({"SEEN"}));
     }
 };
 
 void register_kinds(cmfpipe::Registrar& r) {
     r.add_processor("pass", [](const cmfpipe::Json&) { return std::make_unique<Pass>(); });
-    r.add_processor("append_label", [](const cmfpipe::Json&) { return std::make_unique<AppendLabel>(); });
+    r.add_processor("append_label",
+                    [](const cmfpipe::Json&) { return std::make_unique<AppendLabel>(); });
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ std::vector<cmf::Message> conversation(std::size_t bytes) {
     ext.custom = std::make_shared<const Json>(std::move(custom));
     auto data = std::make_shared<cmf::DataPolicies>();
     for (std::size_t i = 0; i * 100 < bytes / 2; ++i) {
-        data->set("tool_" + std::to_string(i), cmf::DataPolicy{{chunk}, std::nullopt, {}, std::nullopt});
+        data->set("tool_" + std::to_string(i),
+                  cmf::DataPolicy{{chunk}, std::nullopt, {}, std::nullopt});
     }
     auto security = std::make_shared<cmf::SecurityExtension>();
     security->labels = {"INTERNAL"};
@@ -68,7 +69,8 @@ std::vector<cmf::Message> conversation(std::size_t bytes) {
     std::vector<cmf::Message> messages;
     for (std::size_t i = 0; i < message_count; ++i) {
         auto role = i % 2 == 0 ? cmf::Role::user : cmf::Role::assistant;
-        messages.emplace_back(role, cmf::Content{cmf::ContentPart::text("message " + std::to_string(i))},
+        messages.emplace_back(role,
+                              cmf::Content{cmf::ContentPart::text("message " + std::to_string(i))},
                               std::nullopt, shared);
     }
     return messages;
@@ -77,7 +79,8 @@ std::vector<cmf::Message> conversation(std::size_t bytes) {
 // What a copy-everything design hands each processor: every part and every slot copied.
 cmf::Message deep_copy(const cmf::Message& m) {
     cmf::Content content;
-    for (const auto& part : m.content()) content.push_back(std::make_shared<const cmf::ContentPart>(*part));
+    for (const auto& part : m.content())
+        content.push_back(std::make_shared<const cmf::ContentPart>(*part));
     cmf::Extensions ext;
     const auto& e = m.extensions();
     auto copy = [](const auto& slot) {
@@ -102,7 +105,8 @@ cmf::Message deep_copy(const cmf::Message& m) {
     ext.framework = copy(e.framework);
     ext.meta = copy(e.meta);
     ext.custom = copy(e.custom);
-    return cmf::Message(m.role(), std::move(content), m.channel(), std::make_shared<const cmf::Extensions>(ext));
+    return cmf::Message(m.role(), std::move(content), m.channel(),
+                        std::make_shared<const cmf::Extensions>(ext));
 }
 
 double median(std::vector<double> v) {
@@ -111,7 +115,8 @@ double median(std::vector<double> v) {
 }
 
 // ns per message per processor of the real pipeline.
-double measure_pipeline(const pl::Pipeline& pipeline, const std::vector<cmf::Message>& messages, int runs) {
+double measure_pipeline(const pl::Pipeline& pipeline, const std::vector<cmf::Message>& messages,
+                        int runs) {
     std::vector<double> samples;
     for (int r = 0; r < runs; ++r) {
         auto start = Clock::now();
@@ -129,7 +134,8 @@ double measure_pipeline(const pl::Pipeline& pipeline, const std::vector<cmf::Mes
 
 // The same processors, each handed a deep copy of each message (no tier checks, no filtering:
 // only the copying such a design cannot avoid).
-double measure_deep_copy(const cmfpipe::Registry& registry, std::vector<cmf::Message> messages, int runs) {
+double measure_deep_copy(const cmfpipe::Registry& registry, std::vector<cmf::Message> messages,
+                         int runs) {
     std::vector<std::shared_ptr<cmfpipe::Processor>> processors;
     for (std::size_t i = 0; i < processor_count; ++i) {
         processors.push_back(registry.make_processor(i == 5 ? "append_label" : "pass"));
@@ -141,7 +147,8 @@ double measure_deep_copy(const cmfpipe::Registry& registry, std::vector<cmf::Mes
         for (const auto& processor : processors) {
             for (std::size_t i = 0; i < current.size(); ++i) {
                 cmf::Message copy = deep_copy(current[i]);
-                auto out = processor->process(copy, cmfpipe::ProcessorContext{"llm_input", "p", i, current.size(), nullptr});
+                auto out = processor->process(
+                    copy, cmfpipe::ProcessorContext{"llm_input", "p", i, current.size(), nullptr});
                 if (out.modified) current[i] = std::move(*out.modified);
             }
         }
@@ -156,11 +163,13 @@ double measure_deep_copy(const cmfpipe::Registry& registry, std::vector<cmf::Mes
 int main() {
     cmfpipe::Registry registry;
     registry.add_builtin(cmfpipe_builtin_bench());
-    const auto pipeline = pl::Pipeline::build(pl::parse_pipeline_config(pipeline_yaml, "bench.yaml", "."), registry);
+    const auto pipeline =
+        pl::Pipeline::build(pl::parse_pipeline_config(pipeline_yaml, "bench.yaml", "."), registry);
 
-    std::printf("pipeline: %zu messages x %zu processors (10 pass-through, 1 label appender)\n", message_count,
-                processor_count);
-    const std::size_t sizes[] = {std::size_t(1) << 10, std::size_t(100) << 10, std::size_t(1) << 20};
+    std::printf("pipeline: %zu messages x %zu processors (10 pass-through, 1 label appender)\n",
+                message_count, processor_count);
+    const std::size_t sizes[] = {std::size_t(1) << 10, std::size_t(100) << 10,
+                                 std::size_t(1) << 20};
     const char* names[] = {"1 KB", "100 KB", "1 MB"};
     std::vector<std::vector<cmf::Message>> conversations;
     for (auto bytes : sizes) conversations.push_back(conversation(bytes));
@@ -169,10 +178,11 @@ int main() {
     std::vector<std::vector<double>> cow(3);
     for (auto& c : conversations) measure_pipeline(pipeline, c, 2);  // warm-up
     for (int round = 0; round < 21; ++round) {
-        for (std::size_t s = 0; s < 3; ++s) cow[s].push_back(measure_pipeline(pipeline, conversations[s], 1));
+        for (std::size_t s = 0; s < 3; ++s)
+            cow[s].push_back(measure_pipeline(pipeline, conversations[s], 1));
     }
-    std::printf("%-8s %24s %26s %10s\n", "payload", "cow ns/msg/processor", "deep-copy ns/msg/processor",
-                "deep/cow");
+    std::printf("%-8s %24s %26s %10s\n", "payload", "cow ns/msg/processor",
+                "deep-copy ns/msg/processor", "deep/cow");
     double median_cow[3];
     for (std::size_t s = 0; s < 3; ++s) {
         median_cow[s] = median(cow[s]);
@@ -181,9 +191,11 @@ int main() {
         const std::size_t sample = s == 0 ? message_count : s == 1 ? 200 : 20;
         std::vector<cmf::Message> part(conversations[s].begin(), conversations[s].begin() + sample);
         const double deep = measure_deep_copy(registry, std::move(part), 3);
-        std::printf("%-8s %24.1f %26.1f %10.1f\n", names[s], median_cow[s], deep, deep / median_cow[s]);
+        std::printf("%-8s %24.1f %26.1f %10.1f\n", names[s], median_cow[s], deep,
+                    deep / median_cow[s]);
     }
-    std::printf("ratio 1 MB / 1 KB (copy-on-write, median of 21 interleaved runs): %.2f (goal <= 1.5)\n",
-                median_cow[2] / median_cow[0]);
+    std::printf(
+        "ratio 1 MB / 1 KB (copy-on-write, median of 21 interleaved runs): %.2f (goal <= 1.5)\n",
+        median_cow[2] / median_cow[0]);
     return 0;
 }

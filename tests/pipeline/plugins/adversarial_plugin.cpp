@@ -48,7 +48,8 @@ class EditCustom : public cmfpipe::Processor {
     ProcessorResult process(const Message& m, const ProcessorContext& context) const override {
         cmfpipe::Json custom = m.custom() ? *m.custom() : cmfpipe::Json::object();
         custom["edited_by"] = std::string(context.name);
-        return ProcessorResult::modify(m.with_custom(std::make_shared<const cmfpipe::Json>(std::move(custom))));
+        return ProcessorResult::modify(
+            m.with_custom(std::make_shared<const cmfpipe::Json>(std::move(custom))));
     }
 };
 

@@ -5,11 +5,15 @@
 
 namespace {
 class Never final : public cmfpipe::Renderer {
-public:
-    std::string render(std::string_view, const cmfpipe::Json&, const cmfpipe::Json&) const override { return {}; }
+  public:
+    std::string render(std::string_view, const cmfpipe::Json&,
+                       const cmfpipe::Json&) const override {
+        return {};
+    }
 };
 void register_kinds(cmfpipe::Registrar& r) {
-    r.add_renderer("half-registered", [](const cmfpipe::Json&) { return std::make_unique<Never>(); });
+    r.add_renderer("half-registered",
+                   [](const cmfpipe::Json&) { return std::make_unique<Never>(); });
     throw std::runtime_error("this plugin refuses to register");
 }
 }  // namespace

@@ -6,8 +6,9 @@ extern "C" int cmfpipe_test_symbol_that_does_not_exist();
 
 namespace {
 class Broken final : public cmfpipe::Renderer {
-public:
-    std::string render(std::string_view, const cmfpipe::Json&, const cmfpipe::Json&) const override {
+  public:
+    std::string render(std::string_view, const cmfpipe::Json&,
+                       const cmfpipe::Json&) const override {
         return std::to_string(cmfpipe_test_symbol_that_does_not_exist());
     }
 };

@@ -3,8 +3,9 @@
 
 namespace {
 class Same final : public cmfpipe::Renderer {
-public:
-    std::string render(std::string_view t, const cmfpipe::Json&, const cmfpipe::Json&) const override {
+  public:
+    std::string render(std::string_view t, const cmfpipe::Json&,
+                       const cmfpipe::Json&) const override {
         return std::string(t);
     }
 };

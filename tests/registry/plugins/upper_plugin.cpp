@@ -7,24 +7,27 @@
 namespace {
 
 class UpperRenderer final : public cmfpipe::Renderer {
-public:
+  public:
     explicit UpperRenderer(std::string suffix) : suffix_(std::move(suffix)) {}
-    std::string render(std::string_view text, const cmfpipe::Json& inputs, const cmfpipe::Json&) const override {
+    std::string render(std::string_view text, const cmfpipe::Json& inputs,
+                       const cmfpipe::Json&) const override {
         std::string out(text);
         const std::string marker = "{{name}}";
         if (auto at = out.find(marker); at != std::string::npos && inputs.contains("name")) {
             out.replace(at, marker.size(), inputs["name"].get<std::string>());
         }
-        std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
+        std::transform(out.begin(), out.end(), out.begin(),
+                       [](unsigned char c) { return std::toupper(c); });
         return out + suffix_;
     }
 
-private:
+  private:
     std::string suffix_;
 };
 
 class NoopProcessor final : public cmfpipe::Processor {
-    cmfpipe::ProcessorResult process(const cmfpipe::cmf::Message&, const cmfpipe::ProcessorContext&) const override {
+    cmfpipe::ProcessorResult process(const cmfpipe::cmf::Message&,
+                                     const cmfpipe::ProcessorContext&) const override {
         return cmfpipe::ProcessorResult::allow();
     }
 };

@@ -54,7 +54,7 @@ struct DiscoveryOptions {
 };
 
 class Registry {
-public:
+  public:
     Registry();
     ~Registry();
     Registry(Registry&&) noexcept;
@@ -77,10 +77,14 @@ public:
     // Instances keep their plugin's library loaded for as long as they live.
     // Unknown kind: InvokerError naming the type, the kind and the available kinds.
     // A factory that throws: its cmfpipe::Error passes through; anything else becomes PluginError.
-    std::shared_ptr<Renderer> make_renderer(std::string_view kind, const Json& config = Json::object()) const;
-    std::shared_ptr<Parser> make_parser(std::string_view kind, const Json& config = Json::object()) const;
-    std::shared_ptr<Adapter> make_adapter(std::string_view kind, const Json& config = Json::object()) const;
-    std::shared_ptr<Processor> make_processor(std::string_view kind, const Json& config = Json::object()) const;
+    std::shared_ptr<Renderer> make_renderer(std::string_view kind,
+                                            const Json& config = Json::object()) const;
+    std::shared_ptr<Parser> make_parser(std::string_view kind,
+                                        const Json& config = Json::object()) const;
+    std::shared_ptr<Adapter> make_adapter(std::string_view kind,
+                                          const Json& config = Json::object()) const;
+    std::shared_ptr<Processor> make_processor(std::string_view kind,
+                                              const Json& config = Json::object()) const;
 
     bool has(PluginType type, std::string_view kind) const;
     // Kinds of one type, sorted.
@@ -96,7 +100,7 @@ public:
 
     struct Impl;
 
-private:
+  private:
     std::unique_ptr<Impl> impl_;
 };
 

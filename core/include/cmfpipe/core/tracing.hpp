@@ -8,10 +8,10 @@
 // operation go on. There is no global tracer and no thread-local "current span": the caller
 // passes the parent span along (TraceContext), so concurrent requests never mix their traces.
 #include <atomic>
-#include <functional>
 #include <chrono>
-#include <iosfwd>
 #include <filesystem>
+#include <functional>
+#include <iosfwd>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,7 +25,7 @@ namespace cmfpipe::tracing {
 
 // One backend's view of one open span.
 class SpanSink {
-public:
+  public:
     virtual ~SpanSink();
     virtual void emit(std::string_view key, const Json& value) = 0;
     // Called once, when the span ends.
@@ -33,7 +33,7 @@ public:
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend();
     // parent: this backend's sink of the parent span, or nullptr for a root span.
     virtual std::unique_ptr<SpanSink> start(std::string_view name, SpanSink* parent) = 0;
@@ -43,7 +43,7 @@ class Tracer;
 
 // An open span: RAII, ends when destroyed (or at end()). Move-only.
 class Span {
-public:
+  public:
     Span() = default;
     Span(Span&&) noexcept;
     Span& operator=(Span&&) noexcept;
@@ -57,7 +57,7 @@ public:
     void end();
     bool active() const { return !sinks_.empty(); }
 
-private:
+  private:
     friend class Tracer;
     struct Open {
         std::shared_ptr<Backend> backend;
@@ -72,7 +72,7 @@ private:
 };
 
 class Tracer {
-public:
+  public:
     void add(std::string name, std::shared_ptr<Backend> backend);  // replaces one of that name
     void remove(std::string_view name);
     void clear();
@@ -82,7 +82,7 @@ public:
     // How many backend calls threw (and were contained).
     std::size_t failures() const { return failures_.load(); }
 
-private:
+  private:
     friend class Span;
     void record_failure(std::string_view backend_call) const;
 
@@ -114,24 +114,24 @@ Json redact(const Json& value);
 // is appended to the file (thread-safe). Usage numbers under result.usage are summed into
 // __usage and hoisted into every ancestor.
 class JsonLinesBackend : public Backend {
-public:
+  public:
     explicit JsonLinesBackend(std::filesystem::path file);
     std::unique_ptr<SpanSink> start(std::string_view name, SpanSink* parent) override;
     void write_line(const Json& record);
 
-private:
+  private:
     std::filesystem::path file_;
     std::mutex mutex_;
 };
 
 // "[cmfpipe] ▶ name" when a span starts, "[cmfpipe] ◀ name (12ms)" when it ends.
 class ConsoleBackend : public Backend {
-public:
+  public:
     explicit ConsoleBackend(std::ostream& out);
     std::unique_ptr<SpanSink> start(std::string_view name, SpanSink* parent) override;
     void write(const std::string& line);
 
-private:
+  private:
     std::ostream& out_;
     std::mutex mutex_;
 };

@@ -47,7 +47,7 @@ struct Template;  // a compiled template (src/node.hpp)
 class TemplateCache;
 
 class Engine {
-public:
+  public:
     // Compiled templates (and partials) are cached by content; at most `cache_capacity` are kept,
     // least recently used first out. 0 disables caching.
     explicit Engine(std::size_t cache_capacity = 256);
@@ -57,14 +57,16 @@ public:
 
     // Safe to call from many threads at once. Throws ValueError (syntax, strict misses, misused
     // lambdas) and LimitExceeded (partial nesting).
-    std::string render(std::string_view source, const Json& data, const RenderOptions& options = {}) const;
+    std::string render(std::string_view source, const Json& data,
+                       const RenderOptions& options = {}) const;
 
     // Parses `source` (with the default delimiters) or returns the cached tree.
-    std::shared_ptr<const Template> compile(std::string_view source, std::string_view name = "<template>") const;
+    std::shared_ptr<const Template> compile(std::string_view source,
+                                            std::string_view name = "<template>") const;
 
     std::size_t cached_templates() const;
 
-private:
+  private:
     std::unique_ptr<TemplateCache> cache_;
 };
 

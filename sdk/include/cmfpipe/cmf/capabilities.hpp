@@ -42,13 +42,14 @@ Capability parse_capability(std::string_view name, const SourceLocation& where =
 std::string_view capability_names();
 
 class CapabilitySet {
-public:
+  public:
     constexpr CapabilitySet() = default;
     CapabilitySet(std::initializer_list<Capability> capabilities);
     // Every capability.
     static CapabilitySet all();
     // From names (YAML lists); the first unknown name throws ConfigError at `where`.
-    static CapabilitySet parse(const std::vector<std::string>& names, const SourceLocation& where = {});
+    static CapabilitySet parse(const std::vector<std::string>& names,
+                               const SourceLocation& where = {});
 
     // Adds the capability and what it implies.
     CapabilitySet& add(Capability capability);
@@ -63,7 +64,7 @@ public:
 
     bool operator==(const CapabilitySet& other) const { return effective_ == other.effective_; }
 
-private:
+  private:
     static constexpr unsigned bit(Capability c) { return static_cast<unsigned>(c); }
     std::uint32_t declared_ = 0;
     std::uint32_t effective_ = 0;

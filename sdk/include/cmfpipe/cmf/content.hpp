@@ -35,14 +35,14 @@ struct ToolCall {
     std::string tool_call_id{};
     std::string name{};
     Json arguments = Json::object();          // always a JSON object
-    std::optional<std::string> namespace_{};    // "namespace" on the wire
+    std::optional<std::string> namespace_{};  // "namespace" on the wire
     bool operator==(const ToolCall&) const = default;
 };
 
 struct ToolResult {
     std::string tool_call_id{};
     std::string tool_name{};
-    Json content{};                             // any JSON value (null when absent)
+    Json content{};  // any JSON value (null when absent)
     bool is_error = false;
     bool operator==(const ToolResult&) const = default;
 };
@@ -54,11 +54,11 @@ struct Resource {
     std::optional<std::string> name{};
     std::optional<std::string> description{};
     ResourceType resource_type = ResourceType::file;
-    std::optional<std::string> content{};       // text content
-    std::optional<std::string> blob{};          // binary content as its wire string (base64 text)
+    std::optional<std::string> content{};  // text content
+    std::optional<std::string> blob{};     // binary content as its wire string (base64 text)
     std::optional<std::string> mime_type{};
     std::optional<std::int64_t> size_bytes{};
-    Json annotations = Json::object();        // always a JSON object
+    Json annotations = Json::object();  // always a JSON object
     std::optional<std::string> version{};
     bool operator==(const Resource&) const = default;
 };
@@ -78,7 +78,7 @@ struct ResourceReference {
 struct PromptRequest {
     std::string prompt_request_id{};
     std::string name{};
-    Json arguments = Json::object();          // always a JSON object
+    Json arguments = Json::object();  // always a JSON object
     std::optional<std::string> server_id{};
     bool operator==(const PromptRequest&) const = default;
 };
@@ -95,7 +95,7 @@ struct PromptResult {
 
 struct ImageSource {
     MediaSourceType type = MediaSourceType::url;
-    std::string data{};                         // URL or base64
+    std::string data{};  // URL or base64
     std::optional<std::string> media_type{};
     bool operator==(const ImageSource&) const = default;
 };
@@ -125,7 +125,7 @@ struct DocumentSource {
 };
 
 class ContentPart {
-public:
+  public:
     // Alternatives in ContentType order: type() is the index.
     using Value = std::variant<Text, Thinking, ToolCall, ToolResult, Resource, ResourceReference,
                                PromptRequest, PromptResult, ImageSource, VideoSource, AudioSource,
@@ -158,7 +158,7 @@ public:
 
     bool operator==(const ContentPart& other) const { return value_ == other.value_; }
 
-private:
+  private:
     Value value_{};
 };
 

@@ -27,7 +27,7 @@ namespace cmfpipe::cmf {
 // Keys are unique: set() replaces an existing key in place.
 template <class T>
 class OrderedMap {
-public:
+  public:
     using value_type = std::pair<std::string, T>;
     OrderedMap() = default;
     OrderedMap(std::initializer_list<value_type> entries) {
@@ -60,7 +60,7 @@ public:
     auto end() const { return entries_.end(); }
     bool operator==(const OrderedMap&) const = default;
 
-private:
+  private:
     std::vector<value_type> entries_{};
 };
 
@@ -108,13 +108,13 @@ struct SubjectExtension {
     StringSet roles{};
     StringSet permissions{};
     StringSet teams{};
-    Json claims = Json::object();             // always a JSON object
+    Json claims = Json::object();  // always a JSON object
     bool operator==(const SubjectExtension&) const = default;
 };
 
 // §3.6.2: access requirements of one entity (tool name, resource URI, prompt name).
 struct ObjectSecurityProfile {
-    std::string managed_by{};                   // "host" | "tool" | "both"
+    std::string managed_by{};  // "host" | "tool" | "both"
     std::vector<std::string> permissions{};
     std::optional<std::string> trust_domain{};  // "internal" | "external" | "privileged"
     std::vector<std::string> data_scope{};
@@ -123,7 +123,7 @@ struct ObjectSecurityProfile {
 
 struct RetentionPolicy {
     std::optional<std::int64_t> max_age_seconds{};
-    std::string policy{};                       // "session" | "transient" | "persistent" | "none"
+    std::string policy{};  // "session" | "transient" | "persistent" | "none"
     std::optional<std::string> delete_after{};
     bool operator==(const RetentionPolicy&) const = default;
 };
@@ -165,7 +165,7 @@ struct ToolMetadata {
     std::optional<Json> input_schema{};
     std::optional<Json> output_schema{};
     std::optional<std::string> server_id{};
-    std::optional<std::string> namespace_{};    // "namespace" on the wire
+    std::optional<std::string> namespace_{};  // "namespace" on the wire
     Json annotations = Json::object();
     bool operator==(const ToolMetadata&) const = default;
 };
@@ -257,7 +257,7 @@ struct Extensions {
     std::shared_ptr<const LLMExtension> llm{};
     std::shared_ptr<const FrameworkExtension> framework{};
     std::shared_ptr<const MetaExtension> meta{};
-    CustomPtr custom{};                         // a JSON object (mutable tier)
+    CustomPtr custom{};  // a JSON object (mutable tier)
 
     bool empty() const;
     // Slot-by-slot value equality (null equals only null).

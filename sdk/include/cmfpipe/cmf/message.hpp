@@ -50,7 +50,7 @@ using CustomPtr = std::shared_ptr<const Json>;
 inline constexpr std::string_view schema_version = "2.0";
 
 class Message {
-public:
+  public:
     // A user message with no content and no extensions.
     Message();
     // Parts must not be null (std::invalid_argument otherwise); ext may be null (= no extensions).
@@ -119,7 +119,7 @@ public:
     // Structural equality (same role, channel, parts and extensions by value).
     friend bool operator==(const Message& a, const Message& b);
 
-private:
+  private:
     Message(Role role, std::optional<Channel> channel, ContentPtr content, ExtensionsPtr ext);
     Message with_slot_(const Extensions& ext) const;
 

@@ -23,12 +23,12 @@
 namespace cmfpipe::cmf {
 
 struct ViewOptions {
-    bool include_content = true;   // "content" and "arguments" in to_dict
-    bool include_context = true;   // the "extensions" block in to_dict
+    bool include_content = true;  // "content" and "arguments" in to_dict
+    bool include_context = true;  // the "extensions" block in to_dict
 };
 
 class MessageView {
-public:
+  public:
     // `extensions` must already be filtered for the consumer (iter_views does it).
     MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std::string hook = {});
 
@@ -106,7 +106,7 @@ public:
     // {"input": to_dict(options)}
     Json to_opa_input(const ViewOptions& options = {}) const;
 
-private:
+  private:
     template <class T>
     const T* entry_for(const std::shared_ptr<const OrderedMap<T>>& map) const;
 

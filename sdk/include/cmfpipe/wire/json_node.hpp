@@ -18,7 +18,7 @@
 namespace cmfpipe::wire {
 
 class WireNode {
-public:
+  public:
     // what: names the document in error messages ("openai response").
     WireNode(std::string what, const Json& value, std::string path = "$");
 
@@ -54,7 +54,7 @@ public:
     // ValueError "<what>: <path>: <message>".
     [[noreturn]] void fail(const std::string& message) const;
 
-private:
+  private:
     [[noreturn]] void wrong_type(std::string_view expected) const;
 
     std::string what_;

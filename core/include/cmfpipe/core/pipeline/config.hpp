@@ -64,9 +64,9 @@ struct ProcessorConfig {
     OnError on_error = OnError::fail;
     std::vector<std::string> capabilities;  // as written (validated against the closed set)
     Json config = Json::object();
-    std::vector<Condition> conditions;      // empty: every message
-    SourceLocation where;                   // the entry
-    SourceLocation kind_where;              // its `kind` value, for unknown-kind errors
+    std::vector<Condition> conditions;  // empty: every message
+    SourceLocation where;               // the entry
+    SourceLocation kind_where;          // its `kind` value, for unknown-kind errors
 };
 
 struct PipelineConfig {

@@ -37,23 +37,23 @@ std::string_view to_string(Outcome outcome);
 std::string_view to_string(Effect effect);
 
 struct Decision {
-    std::string processor;                 // its name
+    std::string processor;  // its name
     std::string kind;
     std::string hook;
-    std::size_t message = 0;               // index in the conversation
+    std::size_t message = 0;  // index in the conversation
     Mode mode = Mode::enforce;
     Outcome outcome = Outcome::modified;
     Effect effect = Effect::applied;
-    std::optional<Denial> denial;          // outcome denied
-    std::vector<SlotViolation> violations; // outcome violation
-    std::string error_kind;                // outcome error: "PluginError"
-    std::string error_message;             // outcome error: "processor 'x' (kind k) threw: ..."
+    std::optional<Denial> denial;           // outcome denied
+    std::vector<SlotViolation> violations;  // outcome violation
+    std::string error_kind;                 // outcome error: "PluginError"
+    std::string error_message;              // outcome error: "processor 'x' (kind k) threw: ..."
 };
 
 struct PipelineResult {
     std::vector<cmf::Message> messages;
     std::vector<Decision> decisions;
-    bool stopped = false;                  // a decision with effect "stopped" ended the run
+    bool stopped = false;  // a decision with effect "stopped" ended the run
 };
 
 Json to_json(const Decision& decision);
@@ -61,7 +61,7 @@ Json to_json(const Decision& decision);
 Json to_json(const PipelineResult& result);
 
 class Pipeline {
-public:
+  public:
     // Instantiates every processor that is not disabled. An unknown kind or a factory that
     // refuses its config is a ConfigError at the processor's place in the file.
     static Pipeline build(const PipelineConfig& config, const Registry& registry);
@@ -79,7 +79,7 @@ public:
 
     struct Stage;
 
-private:
+  private:
     Pipeline();
     std::vector<std::unique_ptr<Stage>> stages_;
 };

@@ -11,7 +11,8 @@
 namespace cmfpipe::pipeline {
 
 // Extensions only (the pipeline caches this per shared extension record).
-cmf::ExtensionsPtr visible_extensions(const cmf::ExtensionsPtr& ext, const cmf::CapabilitySet& caps);
+cmf::ExtensionsPtr visible_extensions(const cmf::ExtensionsPtr& ext,
+                                      const cmf::CapabilitySet& caps);
 // Extensions and the messages nested in prompt_result parts.
 cmf::Message visible_message(const cmf::Message& message, const cmf::CapabilitySet& caps);
 

@@ -20,13 +20,14 @@ bool is_rich_kind(std::string_view kind);
 // One input or output (or a function tool's parameter): spec §2.7.
 struct Property {
     std::string name;
-    std::string kind = "string";       // string integer float boolean array object thread image file audio
+    std::string kind =
+        "string";  // string integer float boolean array object thread image file audio
     std::optional<std::string> description;
-    std::optional<bool> required;      // absent means false
-    Json default_value;                // "default"; null = no default
-    Json example;                      // documentation only, never used at run time
-    Json enum_values;                  // "enumValues"; null = unconstrained
-    std::optional<bool> strict;        // a strict input may not carry a role boundary (renderSegments)
+    std::optional<bool> required;  // absent means false
+    Json default_value;            // "default"; null = no default
+    Json example;                  // documentation only, never used at run time
+    Json enum_values;              // "enumValues"; null = unconstrained
+    std::optional<bool> strict;    // a strict input may not carry a role boundary (renderSegments)
     Json extra = Json::object();
 
     bool is_required() const { return required.value_or(false); }
@@ -48,17 +49,17 @@ struct Tool {
     std::string name;
     std::string kind;
     std::optional<std::string> description;
-    Json bindings;                        // null = none
+    Json bindings;  // null = none
     Json fields = Json::object();
 };
 
 // spec §2.8. format: the renderer kind; parser: the parser kind.
 struct TemplateConfig {
     std::string format_kind = "jinja2";
-    std::optional<bool> strict;           // format.strict: role markers carry a per-render nonce
-    Json format_options;                  // null = none
+    std::optional<bool> strict;  // format.strict: role markers carry a per-render nonce
+    Json format_options;         // null = none
     std::string parser_kind = "prompty";
-    Json parser_options;                  // null = none
+    Json parser_options;  // null = none
     Json format_extra = Json::object();
     Json parser_extra = Json::object();
 
@@ -71,14 +72,14 @@ struct Agent {
     std::string name;
     std::optional<std::string> display_name;  // "displayName"
     std::optional<std::string> description;
-    Json metadata;                            // null = none
+    Json metadata;  // null = none
     std::optional<Model> model;
     std::optional<std::vector<Property>> inputs;
     std::optional<std::vector<Property>> outputs;
     std::optional<std::vector<Tool>> tools;
-    TemplateConfig template_config;            // "template"
-    std::string instructions;                 // the body: the template text
-    Json extra = Json::object();              // unknown top-level keys
+    TemplateConfig template_config;  // "template"
+    std::string instructions;        // the body: the template text
+    Json extra = Json::object();     // unknown top-level keys
 
     // Where the agent came from, for error messages: the file (empty when loaded from text) and
     // the 1-based line of the body's first character in it.

@@ -11,7 +11,7 @@
 namespace cmfpipe::prompty {
 
 struct Prepared {
-    std::string text;                    // the rendered template
+    std::string text;  // the rendered template
     RequestContext request;
     std::vector<cmf::Message> messages;
 };
@@ -23,6 +23,7 @@ Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& input
 
 // The parse step alone (a `parse` span): parser->parse(text, parser_options(agent), request).
 std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, std::string_view text,
-                                const RequestContext& request, const tracing::TraceContext& trace = {});
+                                const RequestContext& request,
+                                const tracing::TraceContext& trace = {});
 
 }  // namespace cmfpipe::prompty

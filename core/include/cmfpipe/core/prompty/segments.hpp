@@ -20,7 +20,7 @@
 namespace cmfpipe::prompty {
 
 struct RenderSegment {
-    std::string kind;                   // "literal" | "interp"
+    std::string kind;  // "literal" | "interp"
     std::string text;
     std::optional<std::string> source;  // the input's name (interp only)
     bool strict = false;                // the input is strict

@@ -12,7 +12,7 @@ namespace cmfpipe::prompty {
 
 // JSON pointer ("/model/connection/apiKey") -> 1-based position in the file.
 class SourceMap {
-public:
+  public:
     SourceMap() = default;
     explicit SourceMap(std::string file) : file_(std::move(file)) {}
     void record(std::string pointer, int line, int column);
@@ -20,7 +20,7 @@ public:
     SourceLocation at(std::string_view pointer) const;
     const std::string& file() const { return file_; }
 
-private:
+  private:
     std::string file_;
     std::unordered_map<std::string, std::pair<int, int>> positions_;
 };
