@@ -3,7 +3,7 @@
 # Safe to run again; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build ccache python3 libboost-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
+packages=(g++ cmake ninja-build ccache python3 clang-format libboost-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cmfpipe/core/registry.hpp"
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 
 using cmfpipe::Json;
 using cmfpipe::mustache::Engine;

@@ -4,7 +4,7 @@
 
 #include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 
 using cmfpipe::Json;
 using cmfpipe::mustache::Engine;

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 #include "spec_cases.hpp"
 
 using cmfpipe::Json;

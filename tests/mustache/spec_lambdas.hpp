@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 
 namespace cmfpipe::testing {
 

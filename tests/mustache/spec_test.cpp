@@ -7,7 +7,7 @@
 
 #include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 #include "spec_cases.hpp"
 #include "spec_lambdas.hpp"
 

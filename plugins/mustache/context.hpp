@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cmfpipe/json.hpp"
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 #include "node.hpp"
 
 namespace cmfpipe::mustache {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "context.hpp"
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 #include "node.hpp"
 #include "template_cache.hpp"
 

@@ -1,4 +1,4 @@
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 
 #include "context.hpp"
 #include "evaluator.hpp"

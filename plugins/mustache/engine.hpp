@@ -43,7 +43,7 @@ struct RenderOptions {
     int max_depth = 100;
 };
 
-struct Template;  // a compiled template (src/node.hpp)
+struct Template;  // a compiled template (node.hpp)
 class TemplateCache;
 
 class Engine {

@@ -1,7 +1,7 @@
 #pragma once
 // The plugin's JSON options -> the engine's RenderOptions, with type errors reported by name.
 #include "cmfpipe/json.hpp"
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 
 namespace cmfpipe::mustache {
 

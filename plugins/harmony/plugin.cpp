@@ -5,8 +5,8 @@
 // from_wire options: role ("assistant": the prompt opened the assistant's turn, the default;
 // null: the text starts with <|start|>), complete (true: the text is whole even without a stop
 // token, e.g. a server that strips <|return|>), source (the name errors give the text).
-#include "cmfpipe/errors.hpp"
 #include "cmfpipe/plugin.hpp"
+#include "cmfpipe/errors.hpp"
 #include "completion_parser.hpp"
 #include "completion_to_cmf.hpp"
 #include "prompt_renderer.hpp"

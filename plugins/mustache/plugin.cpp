@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cmfpipe/plugin.hpp"
-#include "mustache/engine.hpp"
+#include "engine.hpp"
 #include "options.hpp"
 
 namespace {

@@ -2,8 +2,8 @@
 // tools and thinking (docs/adapters-harmony-chatml.md).
 //   to_wire:   messages -> the prompt text (a JSON string), see prompt_renderer.hpp
 //   from_wire: completion text -> CMF messages, see completion_parser.hpp
-#include "chatml_settings.hpp"
 #include "cmfpipe/plugin.hpp"
+#include "chatml_settings.hpp"
 #include "completion_parser.hpp"
 #include "prompt_renderer.hpp"
 
