@@ -5,6 +5,7 @@
 #include "cmfpipe/cmf/filter.hpp"
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/cmf/uri_pattern.hpp"
+#include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/json_text.hpp"  // Python json.dumps spacing, as the reference scans
 
 namespace cmfpipe::cmf {
@@ -81,7 +82,7 @@ MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std:
       role_(role),
       extensions_(std::move(extensions)),
       hook_(std::move(hook)) {
-    if (!part_) throw std::invalid_argument("cmf::MessageView: part is null");
+    if (!part_) throw ValueError("cmf::MessageView: part is null");
     if (!extensions_) extensions_ = std::make_shared<const Extensions>();
     pre_ = speaker_is_pre(role_);
     action_ = speaker_action(role_);
