@@ -319,11 +319,11 @@ Json MessageView::to_opa_input(const ViewOptions& options) const {
 
 std::vector<MessageView> iter_views(const Message& message, const CapabilitySet& caps,
                                     std::string_view hook) {
-    const ExtensionsPtr ext = filter_extensions(message.extensions_ptr(), caps);
+    const Message shown = filter_message(message, caps);
     std::vector<MessageView> views;
-    views.reserve(message.size());
-    for (const auto& part : message.content())
-        views.emplace_back(part, message.role(), ext, std::string(hook));
+    views.reserve(shown.size());
+    for (const auto& part : shown.content())
+        views.emplace_back(part, shown.role(), shown.extensions_ptr(), std::string(hook));
     return views;
 }
 
