@@ -8,8 +8,7 @@ using namespace pipeline_test;
 namespace {
 
 const cmfpipe::Registry& bundled() {
-    static const cmfpipe::Registry r = registry({}, true);
-    return r;
+    return cmfpipe::testing::bundled_plugins();
 }
 
 pl::PipelineResult run(const std::string& yaml, const Json& document,
