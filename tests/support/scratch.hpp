@@ -9,9 +9,9 @@
 namespace cmfpipe::testing {
 
 struct Scratch {
-    std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                ("cmfpipe-test-" + std::to_string(::getpid()) + "-" +
-                                 std::to_string(next_number()));
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() /
+        ("cmfpipe-test-" + std::to_string(::getpid()) + "-" + std::to_string(next_number()));
     Scratch() { std::filesystem::create_directories(dir); }
     ~Scratch() { std::filesystem::remove_all(dir); }
     Scratch(const Scratch&) = delete;
