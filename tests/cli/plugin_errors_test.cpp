@@ -18,11 +18,23 @@ namespace {
 const std::string thrower_dir = (fs::path(CMFPIPE_TEST_PLUGIN_DIR) / "thrower").string();
 const std::string thrower_file = thrower_dir + "/thrower.so";
 
-std::string plugin_error(const std::string& kind, const std::string& what) {
-    return "cmfpipe: PluginError: plugin 'thrower' (" + thrower_file + ") kind '" + kind +
-           "' threw: " + what + "\n";
-}
 const std::string threw_int = "an exception of type int (not a std::exception)";
+
+// Exit 1, nothing on stdout, and exactly one PluginError line naming the plugin, file and kind.
+void check_plugin_error(const cmfpipe::testing::ProcessResult& result, const std::string& kind,
+                        const std::string& what) {
+    CHECK(result.exit_code == 1);
+    CHECK(result.out.empty());
+    CHECK(result.err == "cmfpipe: PluginError: plugin 'thrower' (" + thrower_file + ") kind '" +
+                            kind + "' threw: " + what + "\n");
+}
+
+// A .prompty whose template is rendered by `format` and parsed by `parser`.
+std::string prompty_naming(const Scratch& scratch, const std::string& format,
+                           const std::string& parser) {
+    return scratch.write("t.prompty", "---\nname: thrower-test\ntemplate:\n  format: " + format +
+                                          "\n  parser: " + parser + "\n---\nsystem:\nHello\n");
+}
 
 }  // namespace
 
@@ -30,18 +42,14 @@ TEST_CASE("render: a renderer that throws an int is a PluginError naming plugin 
     Scratch scratch;
     const auto result = run_cli("render", "--plugin-path", thrower_dir, "--format", "thrower",
                                 "--template", scratch.write("t.txt", "hi"));
-    CHECK(result.exit_code == 1);
-    CHECK(result.out.empty());
-    CHECK(result.err == plugin_error("thrower", threw_int));
+    check_plugin_error(result, "thrower", threw_int);
 }
 
 TEST_CASE("render: a renderer's std::runtime_error names the plugin and kind") {
     Scratch scratch;
     const auto result = run_cli("render", "--plugin-path", thrower_dir, "--format", "kaboom",
                                 "--template", scratch.write("t.txt", "hi"));
-    CHECK(result.exit_code == 1);
-    CHECK(result.out.empty());
-    CHECK(result.err == plugin_error("kaboom", "kaboom"));
+    check_plugin_error(result, "kaboom", "kaboom");
 }
 
 TEST_CASE("render: a renderer's cmfpipe::ValueError passes through unchanged") {
@@ -54,40 +62,28 @@ TEST_CASE("render: a renderer's cmfpipe::ValueError passes through unchanged") {
 
 TEST_CASE("run: a renderer named by the .prompty that throws an int is a PluginError") {
     Scratch scratch;
-    const auto prompty = scratch.write("render.prompty",
-                                       "---\nname: thrown-render\ntemplate:\n  format: thrower\n"
-                                       "  parser: prompty\n---\nsystem:\nHello\n");
-    const auto result = run_cli("run", "--plugin-path", thrower_dir, prompty);
-    CHECK(result.exit_code == 1);
-    CHECK(result.out.empty());
-    CHECK(result.err == plugin_error("thrower", threw_int));
+    const auto result =
+        run_cli("run", "--plugin-path", thrower_dir, prompty_naming(scratch, "thrower", "prompty"));
+    check_plugin_error(result, "thrower", threw_int);
 }
 
 TEST_CASE("run: a parser named by the .prompty that throws an int is a PluginError") {
     Scratch scratch;
-    const auto prompty = scratch.write("parse.prompty",
-                                       "---\nname: thrown-parse\ntemplate:\n  format: mustache\n"
-                                       "  parser: thrower\n---\nsystem:\nHello\n");
-    const auto result = run_cli("run", "--plugin-path", thrower_dir, prompty);
-    CHECK(result.exit_code == 1);
-    CHECK(result.out.empty());
-    CHECK(result.err == plugin_error("thrower", threw_int));
+    const auto result = run_cli("run", "--plugin-path", thrower_dir,
+                                prompty_naming(scratch, "mustache", "thrower"));
+    check_plugin_error(result, "thrower", threw_int);
 }
 
 TEST_CASE("run --to: an adapter whose to_wire throws an int is a PluginError") {
     const std::string examples = std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/";
     const auto result = run_cli("run", "--plugin-path", thrower_dir, examples + "chat.prompty",
                                 "--inputs", examples + "chat.json", "--to", "thrower");
-    CHECK(result.exit_code == 1);
-    CHECK(result.out.empty());
-    CHECK(result.err == plugin_error("thrower", threw_int));
+    check_plugin_error(result, "thrower", threw_int);
 }
 
 TEST_CASE("parse-output --from: an adapter whose from_wire throws an int is a PluginError") {
     Scratch scratch;
     const auto result = run_cli("parse-output", "--plugin-path", thrower_dir, "--from", "thrower",
                                 scratch.write("completion.txt", "hello"));
-    CHECK(result.exit_code == 1);
-    CHECK(result.out.empty());
-    CHECK(result.err == plugin_error("thrower", threw_int));
+    check_plugin_error(result, "thrower", threw_int);
 }
