@@ -1,19 +1,9 @@
-#include <cctype>
 #include <string>
 
+#include "characters.hpp"
 #include "pii_scanner.hpp"
 
 namespace pii {
-namespace {
-
-bool digit(char c) {
-    return c >= '0' && c <= '9';
-}
-bool alnum(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
-
-}  // namespace
 
 bool luhn_valid(std::string_view digits) {
     if (digits.empty()) return false;

@@ -1,13 +1,11 @@
 #include <cctype>
 
+#include "characters.hpp"
 #include "pii_scanner.hpp"
 
 namespace pii {
 namespace {
 
-bool alnum(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
 bool local_char(char c) {
     return alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
 }

@@ -1,17 +1,11 @@
-#include <cctype>
 #include <vector>
 
+#include "characters.hpp"
 #include "pii_scanner.hpp"
 
 namespace pii {
 namespace {
 
-bool digit(char c) {
-    return c >= '0' && c <= '9';
-}
-bool alnum(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
 bool separator(char c) {
     return c == ' ' || c == '-' || c == '.';
 }

@@ -1,6 +1,7 @@
 // Processor kind "pii_redactor": redacts e-mail addresses, phone numbers and card numbers (Luhn
-// checked) in text parts and in the string values of tool-call arguments, and appends a label
-// (default "PII") to security.labels of every message it redacted. Declare append_labels.
+// checked) in text and thinking parts, and in the string values of tool-call arguments and of
+// tool-result content, and appends a label (default "PII") to security.labels of every message
+// it redacted. Declare append_labels.
 //
 //   config: {kinds: [email, phone, card], label: PII}      (both optional; these are the defaults)
 #include <string>
@@ -63,20 +64,9 @@ class PiiRedactor : public cmfpipe::Processor {
         cmf::Message out = message;
         bool changed = false;
         for (std::size_t i = 0; i < message.size(); ++i) {
-            const cmf::PartPtr& part = message.part(i);
-            if (const auto* text = part->get_if<cmf::Text>()) {
-                if (auto redacted = redact(text->text)) {
-                    out = out.with_part(i, cmf::ContentPart::text(std::move(*redacted)));
-                    changed = true;
-                }
-            } else if (const auto* call = part->get_if<cmf::ToolCall>()) {
-                Json arguments = call->arguments;
-                if (redact_strings(arguments)) {
-                    cmf::ToolCall copy = *call;
-                    copy.arguments = std::move(arguments);
-                    out = out.with_part(i, cmf::ContentPart::make(std::move(copy)));
-                    changed = true;
-                }
+            if (cmf::PartPtr redacted = redact_part(*message.part(i))) {
+                out = out.with_part(i, std::move(redacted));
+                changed = true;
             }
         }
         if (!changed) return cmfpipe::ProcessorResult::allow();
@@ -84,6 +74,34 @@ class PiiRedactor : public cmfpipe::Processor {
     }
 
   private:
+    // The redacted copy of a part, or nullptr when it holds nothing to redact. Thinking is sent
+    // back to the model with the conversation, and tool results go to it as input: both leave.
+    cmf::PartPtr redact_part(const cmf::ContentPart& part) const {
+        if (const auto* text = part.get_if<cmf::Text>()) {
+            auto redacted = redact(text->text);
+            return redacted ? cmf::ContentPart::text(std::move(*redacted)) : nullptr;
+        }
+        if (const auto* thinking = part.get_if<cmf::Thinking>()) {
+            auto redacted = redact(thinking->text);
+            return redacted ? cmf::ContentPart::thinking(std::move(*redacted)) : nullptr;
+        }
+        if (const auto* call = part.get_if<cmf::ToolCall>())
+            return redact_member(*call, &cmf::ToolCall::arguments);
+        if (const auto* result = part.get_if<cmf::ToolResult>())
+            return redact_member(*result, &cmf::ToolResult::content);
+        return nullptr;
+    }
+
+    // A part whose JSON member has its string values redacted; nullptr when none changed.
+    template <class Part>
+    cmf::PartPtr redact_member(const Part& part, Json Part::*member) const {
+        Json value = part.*member;
+        if (!redact_strings(value)) return nullptr;
+        Part copy = part;
+        copy.*member = std::move(value);
+        return cmf::ContentPart::make(std::move(copy));
+    }
+
     std::optional<std::string> redact(std::string_view text) const {
         auto matches = pii::find_pii(text, s_.emails, s_.phones, s_.cards);
         if (matches.empty()) return std::nullopt;

@@ -12,11 +12,11 @@
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/files.hpp"
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
 #include "process_result.hpp"
 #include "prompty_messages.hpp"
 #include "support/corpus.hpp"
+#include "support/registry.hpp"
 
 namespace {
 
@@ -27,8 +27,7 @@ struct Counts {
 };
 
 const cmfpipe::Registry& registry() {
-    static const cmfpipe::Registry r = cmfpipe::Registry::discover();
-    return r;
+    return cmfpipe::testing::bundled_plugins();
 }
 
 std::vector<Json> vectors_of(const std::string& operation) {

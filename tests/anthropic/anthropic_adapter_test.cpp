@@ -4,8 +4,8 @@
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/cmf/message.hpp"
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
+#include "support/registry.hpp"
 
 namespace {
 
@@ -13,8 +13,7 @@ using namespace cmfpipe::cmf;
 using cmfpipe::Json;
 
 const cmfpipe::Registry& registry() {
-    static const cmfpipe::Registry r = cmfpipe::Registry::discover();
-    return r;
+    return cmfpipe::testing::bundled_plugins();
 }
 
 std::shared_ptr<cmfpipe::Adapter> adapter() {

@@ -5,9 +5,9 @@
 #include <iterator>
 
 #include "cmfpipe/cmf.hpp"
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
 #include "support/corpus.hpp"
+#include "support/registry.hpp"
 
 using namespace cmfpipe::cmf;
 using cmfpipe::Json;
@@ -15,12 +15,7 @@ using cmfpipe::Json;
 namespace {
 
 std::shared_ptr<cmfpipe::Adapter> chatml() {
-    static cmfpipe::Registry registry = [] {
-        cmfpipe::DiscoveryOptions options;
-        options.use_environment = false;
-        return cmfpipe::Registry::discover(options);
-    }();
-    return registry.make_adapter("chatml");
+    return cmfpipe::testing::bundled_plugins().make_adapter("chatml");
 }
 
 std::string read_file(const std::filesystem::path& path) {

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "cmfpipe/core/files.hpp"
-#include "cmfpipe/core/registry.hpp"
 #include "support/process.hpp"
+#include "support/registry.hpp"
 
 namespace fs = std::filesystem;
 using cmfpipe::testing::run_cli;
@@ -53,9 +53,8 @@ TEST_CASE("cmfpipe render with an unknown format names it and the available rend
     auto result = run_cli("render", "--format", "nope", "--template", "x");
     CHECK(result.exit_code == 1);
     CHECK(result.out.empty());
-    auto registry = cmfpipe::Registry::discover();
     std::string available;
-    for (const auto& k : registry.kinds(cmfpipe::PluginType::renderer))
+    for (const auto& k : cmfpipe::testing::bundled_plugins().kinds(cmfpipe::PluginType::renderer))
         available += (available.empty() ? "" : ", ") + k;
     CHECK(result.err ==
           "cmfpipe: InvokerError: no renderer registered for kind 'nope' (available: " + available +

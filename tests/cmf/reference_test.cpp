@@ -63,6 +63,30 @@ CapabilitySet caps_of(const Json& names) {
     return CapabilitySet::parse(names.get<std::vector<std::string>>());
 }
 
+// Deliberate difference from the reference (cmf/filter.hpp): security.objects and security.data
+// need read_objects / read_data; the reference's filter shows them to everyone. No reference case
+// grants those two, so every filtered case is checked twice: as the reference ran it, expecting
+// exactly the reference's output less objects and data; and with read_objects and read_data
+// added, expecting exactly the reference's output.
+CapabilitySet with_objects_and_data(CapabilitySet caps) {
+    caps.add(Capability::read_objects);
+    caps.add(Capability::read_data);
+    return caps;
+}
+// The reference's filtered extensions as we write them without the two: empty keyed maps.
+Json objects_and_data_emptied(Json extensions) {
+    extensions.at("security")["objects"] = Json::object();
+    extensions.at("security")["data"] = Json::object();
+    return extensions;
+}
+// The reference's view dict without the view's object and data entries.
+Json object_and_data_removed(Json view_dict) {
+    auto& ext = view_dict.at("extensions");
+    REQUIRE(ext.erase("object") == 1);
+    REQUIRE(ext.erase("data") == 1);
+    return view_dict;
+}
+
 Message full_message() {
     Json wire = outputs().at("full_msg_message_json");
     wire["extensions"] = outputs().at("full_msg_extensions_json");
@@ -86,14 +110,20 @@ TEST_CASE("reference: views of the full message, unfiltered and filtered", "[cmf
     REQUIRE(unfiltered.size() == 1);
     CHECK(unfiltered[0].to_opa_input() == outputs().at("full_msg_view_to_opa_input_unfiltered"));
 
-    const auto filtered =
-        iter_views(m, {Capability::read_subject, Capability::read_roles, Capability::read_labels},
-                   "tool_pre_invoke");
-    CHECK(filtered[0].to_dict() ==
-          outputs().at("full_msg_view_to_dict_filtered_caps_read_subject_read_roles_read_labels"));
+    const CapabilitySet caps{Capability::read_subject, Capability::read_roles,
+                             Capability::read_labels};
+    const Json& reference_filtered =
+        outputs().at("full_msg_view_to_dict_filtered_caps_read_subject_read_roles_read_labels");
+    const auto filtered = iter_views(m, caps, "tool_pre_invoke");
+    CHECK(filtered[0].to_dict() == object_and_data_removed(reference_filtered));
+    const auto filtered_granted = iter_views(m, with_objects_and_data(caps), "tool_pre_invoke");
+    CHECK(filtered_granted[0].to_dict() == reference_filtered);
 
+    const Json& reference_none = outputs().at("full_msg_view_to_dict_no_caps");
     const auto none = iter_views(m, CapabilitySet{});
-    CHECK(none[0].to_dict() == outputs().at("full_msg_view_to_dict_no_caps"));
+    CHECK(none[0].to_dict() == object_and_data_removed(reference_none));
+    const auto none_granted = iter_views(m, with_objects_and_data({}));
+    CHECK(none_granted[0].to_dict() == reference_none);
 }
 
 TEST_CASE("reference: the simple assistant message and its views", "[cmf][reference]") {
@@ -140,13 +170,21 @@ TEST_CASE("reference: capability filtering of extensions", "[cmf][reference]") {
     REQUIRE(cases.size() == 10);
     for (const auto& c : cases) {
         INFO(c.at("capabilities").dump());
-        const auto filtered = filter_extensions(input, caps_of(c.at("capabilities")));
-        CHECK(strip_nulls(extensions_to_json(*filtered)) == c.at("filtered"));
+        const CapabilitySet caps = caps_of(c.at("capabilities"));
+        const auto filtered = filter_extensions(input, caps);
+        CHECK(strip_nulls(extensions_to_json(*filtered)) ==
+              objects_and_data_emptied(c.at("filtered")));
+        CHECK(filtered->security->objects == nullptr);
+        CHECK(filtered->security->data == nullptr);
+
+        const auto granted = filter_extensions(input, with_objects_and_data(caps));
+        CHECK(strip_nulls(extensions_to_json(*granted)) == c.at("filtered"));
         // Slots visible whole keep their pointers.
-        CHECK(filtered->request == input->request);
-        CHECK(filtered->custom == input->custom);
-        CHECK(filtered->meta == input->meta);
-        CHECK(filtered->security->objects == input->security->objects);
+        CHECK(granted->request == input->request);
+        CHECK(granted->custom == input->custom);
+        CHECK(granted->meta == input->meta);
+        CHECK(granted->security->objects == input->security->objects);
+        CHECK(granted->security->data == input->security->data);
     }
 }
 

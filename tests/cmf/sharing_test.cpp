@@ -48,7 +48,9 @@ TEST_CASE("with_part allocates the part and the content list only", "[cmf][shari
     CHECK(b.part(0) == a.part(0));
     CHECK(b.part(2) == a.part(2));
     CHECK(b.extensions_ptr() == a.extensions_ptr());
-    CHECK_THROWS_AS(a.with_part(3, ContentPart::text("x")), std::out_of_range);
+    CHECK_THROWS_AS(a.with_part(3, ContentPart::text("x")), ValueError);
+    CHECK_THROWS_WITH(a.with_part(3, ContentPart::text("x")),
+                      "cmf::Message::with_part: no part 3 (3 parts)");
 }
 
 TEST_CASE("with_<slot> allocates the slot and the extensions record only", "[cmf][sharing]") {
@@ -106,5 +108,12 @@ TEST_CASE("value equality looks through pointers", "[cmf][sharing]") {
     CHECK(b.content_ptr() != a.content_ptr());
     CHECK(a == b);
     CHECK_FALSE(a == a.with_labels_added({"X"}));
-    CHECK_THROWS_AS(Message(Role::user, Content{nullptr}), std::invalid_argument);
+    CHECK_THROWS_AS(Message(Role::user, Content{nullptr}), ValueError);
+    CHECK_THROWS_WITH(Message(Role::user, Content{nullptr}),
+                      "cmf::Message: a content part is null");
+    CHECK_THROWS_AS(a.with_custom(std::make_shared<const Json>(Json::array())), ValueError);
+    CHECK_THROWS_WITH(a.with_custom(std::make_shared<const Json>(Json::array())),
+                      "cmf::Message::with_custom: custom must be a JSON object");
+    CHECK_THROWS_AS(MessageView(nullptr, Role::user, nullptr), ValueError);
+    CHECK_THROWS_WITH(MessageView(nullptr, Role::user, nullptr), "cmf::MessageView: part is null");
 }

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cmfpipe/cmf.hpp"
-#include "cmfpipe/core/registry.hpp"
+#include "support/registry.hpp"
 
 namespace harmony_test {
 
@@ -14,12 +14,7 @@ using namespace cmfpipe::cmf;
 using cmfpipe::Json;
 
 inline std::shared_ptr<cmfpipe::Adapter> adapter(const char* kind = "harmony") {
-    static cmfpipe::Registry registry = [] {
-        cmfpipe::DiscoveryOptions options;
-        options.use_environment = false;
-        return cmfpipe::Registry::discover(options);
-    }();
-    return registry.make_adapter(kind);
+    return cmfpipe::testing::bundled_plugins().make_adapter(kind);
 }
 
 inline std::string read_file(const std::string& path) {

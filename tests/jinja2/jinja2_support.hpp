@@ -7,19 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json.hpp"
+#include "support/registry.hpp"
 
 namespace cmfpipe::testing {
 
 inline std::shared_ptr<Renderer> jinja2_renderer(const Json& config = Json::object()) {
-    static Registry registry = [] {
-        DiscoveryOptions options;
-        options.use_environment = false;
-        return Registry::discover(options);
-    }();
-    return registry.make_renderer("jinja2", config);
+    return bundled_plugins().make_renderer("jinja2", config);
 }
 
 inline std::string read_file(const std::filesystem::path& p) {

@@ -4,8 +4,8 @@
 #include <thread>
 #include <vector>
 
-#include "cmfpipe/core/registry.hpp"
 #include "engine.hpp"
+#include "support/registry.hpp"
 
 using cmfpipe::Json;
 using cmfpipe::mustache::Engine;
@@ -71,7 +71,7 @@ TEST_CASE("mustache cache: one compiled tree per distinct text, bounded, least r
 }
 
 TEST_CASE("mustache plugin: one renderer instance rendered from 8 threads at once") {
-    auto registry = cmfpipe::Registry::discover();
+    const auto& registry = cmfpipe::testing::bundled_plugins();
     std::shared_ptr<const cmfpipe::Renderer> renderer = registry.make_renderer("mustache");
     const std::string tmpl = "{{#people}}\n  {{>row}}\n{{/people}}{{^people}}nobody{{/people}}\n";
     Json options = {{"partials", {{"row", "{{name}} ({{age}}){{#admin}} *{{/admin}}\n"}}}};
@@ -105,7 +105,7 @@ TEST_CASE("mustache plugin: one renderer instance rendered from 8 threads at onc
 }
 
 TEST_CASE("mustache plugin options: strict, escape, partials, template_name, others ignored") {
-    auto registry = cmfpipe::Registry::discover();
+    const auto& registry = cmfpipe::testing::bundled_plugins();
     auto renderer = registry.make_renderer("mustache", {{"cache_size", 4}});
     CHECK(renderer->render("{{a}}", {{"a", "<"}}, nullptr) == "&lt;");
     CHECK(renderer->render("{{a}}", {{"a", "<"}}, {{"escape", "none"}, {"profile", "anything"}}) ==

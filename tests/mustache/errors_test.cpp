@@ -2,9 +2,9 @@
 // message that says what is wrong. Never an empty result instead.
 #include <catch2/catch.hpp>
 
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
 #include "engine.hpp"
+#include "support/registry.hpp"
 
 using cmfpipe::Json;
 using cmfpipe::mustache::Engine;
@@ -133,7 +133,7 @@ TEST_CASE("mustache errors: a lambda used where it has no function") {
 }
 
 TEST_CASE("mustache errors: through the plugin, as ValueError with the template_name option") {
-    auto registry = cmfpipe::Registry::discover();
+    const auto& registry = cmfpipe::testing::bundled_plugins();
     auto renderer = registry.make_renderer("mustache");
     Json options = {{"template_name", "greeting.mustache"}};
     CHECK_THROWS_MATCHES(

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <map>
 
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
 #include "engine.hpp"
 #include "spec_cases.hpp"
 #include "spec_lambdas.hpp"
+#include "support/registry.hpp"
 
 using cmfpipe::Json;
 using namespace cmfpipe::testing;
@@ -45,7 +45,7 @@ TEST_CASE(
     "mustache spec: all 194 cases of all 9 files, through the plugin (lambdas through the "
     "engine)") {
     auto files = spec_files();
-    auto registry = cmfpipe::Registry::discover();
+    const auto& registry = cmfpipe::testing::bundled_plugins();
     REQUIRE(registry.has(cmfpipe::PluginType::renderer, "mustache"));
     auto renderer = registry.make_renderer("mustache");
     cmfpipe::mustache::Engine engine;

@@ -4,8 +4,8 @@
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/cmf/message.hpp"
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
+#include "support/registry.hpp"
 
 namespace {
 
@@ -13,8 +13,8 @@ using namespace cmfpipe::cmf;
 using cmfpipe::Json;
 
 std::shared_ptr<cmfpipe::Adapter> adapter() {
-    static const cmfpipe::Registry registry = cmfpipe::Registry::discover();
-    static const std::shared_ptr<cmfpipe::Adapter> a = registry.make_adapter("openai");
+    static const std::shared_ptr<cmfpipe::Adapter> a =
+        cmfpipe::testing::bundled_plugins().make_adapter("openai");
     return a;
 }
 

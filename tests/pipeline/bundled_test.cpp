@@ -8,8 +8,7 @@ using namespace pipeline_test;
 namespace {
 
 const cmfpipe::Registry& bundled() {
-    static const cmfpipe::Registry r = registry({}, true);
-    return r;
+    return cmfpipe::testing::bundled_plugins();
 }
 
 pl::PipelineResult run(const std::string& yaml, const Json& document,
@@ -104,6 +103,50 @@ TEST_CASE("pii_redactor: tool arguments are redacted value by value, and the PII
                 {"card", 4111111111111111},
                 {"boss@corp.com", "key stays"}}));
     CHECK(m.security()->labels == cmf::StringSet{"INTERNAL", "PII"});
+}
+
+TEST_CASE("pii_redactor: thinking parts and tool results are redacted too, value by value") {
+    const Json assistant = {
+        {"role", "assistant"},
+        {"content",
+         Json::array({{{"content_type", "thinking"},
+                       {"text", "the user is ada@example.com, card 4111 1111 1111 1111"}},
+                      {{"content_type", "text"}, {"text", "Looking it up."}}})}};
+    const Json tool = {{"role", "tool"},
+                       {"content", Json::array({{{"content_type", "tool_result"},
+                                                 {"content",
+                                                  {{"tool_call_id", "tc1"},
+                                                   {"tool_name", "lookup"},
+                                                   {"content",
+                                                    {{"phone", "call 555-123-4567"},
+                                                     {"rows", {"bob@corp.com", 4111111111111111}},
+                                                     {"ada@example.com", "key stays"}}},
+                                                   {"is_error", false}}}},
+                                                {{"content_type", "tool_result"},
+                                                 {"content",
+                                                  {{"tool_call_id", "tc2"},
+                                                   {"tool_name", "echo"},
+                                                   {"content", "mail joe.doe@mail.example.com."},
+                                                   {"is_error", false}}}}})}};
+    auto result = run(redactor, {{"messages", Json::array({assistant, tool})}});
+    REQUIRE(result.decisions.size() == 2);
+    CHECK(result.decisions[0].message == 0);
+    CHECK(result.decisions[1].message == 1);
+    const auto& thought = result.messages[0];
+    CHECK(thought.part(0)->get<cmf::Thinking>().text ==
+          "the user is [REDACTED:EMAIL], card [REDACTED:CARD]");
+    CHECK(thought.part(1)->get<cmf::Text>().text == "Looking it up.");
+    CHECK(thought.security()->labels == cmf::StringSet{"PII"});
+    const auto& results = result.messages[1];
+    CHECK(results.part(0)->get<cmf::ToolResult>() ==
+          cmf::ToolResult{"tc1", "lookup",
+                          Json({{"phone", "call [REDACTED:PHONE]"},
+                                {"rows", {"[REDACTED:EMAIL]", 4111111111111111}},
+                                {"ada@example.com", "key stays"}}),
+                          false});
+    CHECK(results.part(1)->get<cmf::ToolResult>() ==
+          cmf::ToolResult{"tc2", "echo", Json("mail [REDACTED:EMAIL]."), false});
+    CHECK(results.security()->labels == cmf::StringSet{"PII"});
 }
 
 TEST_CASE("pii_redactor: nothing found leaves the message and its pointers alone") {

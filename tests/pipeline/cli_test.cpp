@@ -1,29 +1,16 @@
 // cmfpipe process / views / validate-config, run for real.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-#include <fstream>
-
 #include "cmfpipe/core/files.hpp"
 #include "fixture.hpp"
 #include "support/process.hpp"
+#include "support/scratch.hpp"
 
 using namespace pipeline_test;
 using cmfpipe::testing::run_cli;
+using cmfpipe::testing::Scratch;
 
 namespace {
-
-// A scratch directory for one test, removed afterwards.
-struct Scratch {
-    fs::path dir = fs::temp_directory_path() / ("cmfpipe-pipeline-" + std::to_string(::getpid()) +
-                                                "-" + std::to_string(std::rand()));
-    Scratch() { fs::create_directories(dir); }
-    ~Scratch() { fs::remove_all(dir); }
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream(dir / name) << text;
-        return (dir / name).string();
-    }
-};
 
 const Json messages = {
     {"messages",
@@ -62,6 +49,31 @@ TEST_CASE("cmfpipe process with no --config runs config/default.yaml") {
                                             {"mode", "enforce"},
                                             {"outcome", "modified"},
                                             {"effect", "applied"}}}));
+}
+
+TEST_CASE("cmfpipe process with no --config redacts thinking and tool results as well") {
+    const Json thinking = {{"content_type", "thinking"}, {"text", "ada@example.com asked"}};
+    const Json tool_result = {{"content_type", "tool_result"},
+                              {"content",
+                               {{"tool_call_id", "t1"},
+                                {"tool_name", "get_user"},
+                                {"content", {{"phone", "555-123-4567"}, {"id", 7}}},
+                                {"is_error", false}}}};
+    const Json document = {{"messages",
+                            {{{"role", "assistant"}, {"content", {thinking}}},
+                             {{"role", "tool"}, {"content", {tool_result}}}}}};
+    Scratch s;
+    auto result = run_cli("process", s.write("m.json", document.dump()));
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    auto out = cmfpipe::parse_json(result.out, "stdout");
+    CHECK(out["messages"][0]["content"] ==
+          Json::array({{{"content_type", "thinking"}, {"text", "[REDACTED:EMAIL] asked"}}}));
+    CHECK(out["messages"][1]["content"][0]["content"]["content"] ==
+          Json({{"phone", "[REDACTED:PHONE]"}, {"id", 7}}));
+    CHECK(out["messages"][0]["extensions"]["security"]["labels"] == Json({"PII"}));
+    CHECK(out["messages"][1]["extensions"]["security"]["labels"] == Json({"PII"}));
+    CHECK(out["decisions"].size() == 2);
 }
 
 TEST_CASE("cmfpipe process prints every decision and exits 3 when the pipeline was stopped") {

@@ -11,6 +11,7 @@
 #include "cmfpipe/core/pipeline/messages_file.hpp"
 #include "cmfpipe/core/pipeline/pipeline.hpp"
 #include "cmfpipe/core/registry.hpp"
+#include "support/registry.hpp"
 
 namespace pipeline_test {
 
@@ -23,12 +24,7 @@ inline const fs::path adversarial_dir = fs::path(CMFPIPE_TEST_PLUGIN_DIR) / "pip
 
 // Only the directories given (no CMFPIPE_PLUGIN_PATH, no bundled directory unless asked).
 inline cmfpipe::Registry registry(std::vector<fs::path> dirs, bool bundled = false) {
-    cmfpipe::DiscoveryOptions options;
-    options.directories = std::move(dirs);
-    options.use_environment = false;
-    options.use_default_directory = bundled;
-    options.strict = !bundled;  // other bundled plugins' problems are not ours to judge
-    return cmfpipe::Registry::discover(options);
+    return cmfpipe::testing::discover_plugins(std::move(dirs), bundled, !bundled);
 }
 
 inline pl::Pipeline pipeline(const std::string& yaml, const cmfpipe::Registry& reg) {

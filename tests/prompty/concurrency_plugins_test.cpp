@@ -11,14 +11,14 @@
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/core/prompty/prepare.hpp"
-#include "cmfpipe/core/registry.hpp"
+#include "support/registry.hpp"
 
 using namespace cmfpipe;
 
 TEST_CASE(
     "prepare from 8 threads x 300 requests with thread inputs: no nonce or thread crosses "
     "requests") {
-    Registry registry = Registry::discover();
+    const Registry& registry = cmfpipe::testing::bundled_plugins();
     const prompty::Agent agent =
         prompty::load(std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/thread.prompty");
     const prompty::Invokers invokers =

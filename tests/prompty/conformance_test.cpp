@@ -17,9 +17,9 @@
 #include "cmfpipe/core/prompty/prepare.hpp"
 #include "cmfpipe/core/prompty/segments.hpp"
 #include "cmfpipe/core/prompty/validation.hpp"
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
 #include "support/corpus.hpp"
+#include "support/registry.hpp"
 
 using namespace cmfpipe;
 using namespace cmfpipe::prompty;
@@ -109,7 +109,7 @@ EnvironmentLookup env_of(const Json& vars) {
 class Runner {
   public:
     explicit Runner(fs::path corpus)
-        : corpus_(std::move(corpus)), registry_(Registry::discover()) {}
+        : corpus_(std::move(corpus)), registry_(cmfpipe::testing::bundled_plugins()) {}
 
     // "" = passed; otherwise what went wrong.
     std::string run(const std::string& operation, const Json& vector) {
@@ -270,7 +270,7 @@ class Runner {
     }
 
     fs::path corpus_;
-    Registry registry_;
+    const Registry& registry_;
 };
 
 }  // namespace

@@ -174,11 +174,10 @@ TEST_CASE(
     REQUIRE(redacted.exit_code == 0);
     Json body = Json::parse(redacted.out);
     CHECK(body["messages"][1]["content"] == "Mail [REDACTED:EMAIL], card [REDACTED:CARD]");
-    CHECK(
-        redacted.err ==
-        R"(cmfpipe: decision: {"processor":"redact_pii","kind":"pii_redactor","hook":"llm_input","message":1,)"
-        R"("mode":"enforce","outcome":"modified","effect":"applied"})"
-        "\n");
+    CHECK(redacted.err ==
+          R"({"processor":"redact_pii","kind":"pii_redactor","hook":"llm_input","message":1,)"
+          R"("mode":"enforce","outcome":"modified","effect":"applied"})"
+          "\n");
 
     auto untouched = run_cli("run", examples + "chat.prompty", "--inputs", inputs, "--to", "openai",
                              "--no-pipeline");

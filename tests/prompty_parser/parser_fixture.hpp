@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "cmfpipe/cmf/message.hpp"
-#include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/json.hpp"
 #include "cmfpipe/parser.hpp"
 #include "cmfpipe/request.hpp"
+#include "support/registry.hpp"
 
 namespace prompty_parser_test {
 
@@ -18,12 +18,7 @@ using cmfpipe::Json;
 
 // Discovered once (bundled plugin directory only, no environment) and shared by the tests.
 inline std::shared_ptr<cmfpipe::Parser> make_parser(const Json& config = Json::object()) {
-    static const cmfpipe::Registry registry = [] {
-        cmfpipe::DiscoveryOptions options;
-        options.use_environment = false;
-        return cmfpipe::Registry::discover(options);
-    }();
-    return registry.make_parser("prompty", config);
+    return cmfpipe::testing::bundled_plugins().make_parser("prompty", config);
 }
 
 inline const cmfpipe::Parser& parser() {

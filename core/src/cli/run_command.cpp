@@ -24,7 +24,7 @@ void report_decisions(const pipeline::PipelineResult& result, tracing::Span& spa
     Json all = Json::array();
     for (const auto& decision : result.decisions) {
         Json json = pipeline::to_json(decision);
-        std::cerr << "cmfpipe: decision: " << json.dump() << "\n";
+        std::cerr << json.dump() << "\n";
         all.push_back(std::move(json));
     }
     span.emit("decisions", all);

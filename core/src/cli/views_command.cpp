@@ -5,7 +5,6 @@
 #include "cmfpipe/cmf/capabilities.hpp"
 #include "cmfpipe/cmf/view.hpp"
 #include "cmfpipe/core/pipeline/messages_file.hpp"
-#include "cmfpipe/core/pipeline/visibility.hpp"
 #include "command.hpp"
 
 namespace cmfpipe::cli {
@@ -44,8 +43,7 @@ int run_views(const Arguments& args) {
     }
     Json out = Json::array();
     for (const auto& message : pipeline::load_messages_file(args.positionals()[0])) {
-        for (const auto& view :
-             cmf::iter_views(pipeline::visible_message(message, caps), caps, hook)) {
+        for (const auto& view : cmf::iter_views(message, caps, hook)) {
             out.push_back(view.to_opa_input());
         }
     }

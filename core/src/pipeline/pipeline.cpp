@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "cmfpipe/core/pipeline/visibility.hpp"
+#include "cmfpipe/cmf/filter.hpp"
 #include "cmfpipe/errors.hpp"
 #include "conditions.hpp"
 
@@ -48,7 +48,7 @@ Answer call(const Pipeline::Stage& stage, const cmf::Message& given,
     }
 }
 
-// Only prompt results nest messages in content (see visibility.hpp).
+// Only prompt results nest messages in content (see cmf/filter.hpp).
 bool has_prompt_result(const cmf::Message& m) {
     for (const auto& part : m.content()) {
         if (part->type() == cmf::ContentType::prompt_result) return true;
@@ -127,11 +127,11 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
             if (!conditions_match(stage.config.conditions, current[i])) continue;
             if (current[i].extensions_ptr() != last_source) {
                 last_source = current[i].extensions_ptr();
-                last_filtered = visible_extensions(last_source, stage.capabilities);
+                last_filtered = cmf::filter_extensions(last_source, stage.capabilities);
             }
             cmf::Message given = current[i].with_extensions(last_filtered);
             if (has_prompt_result(current[i]))
-                given = visible_message(current[i], stage.capabilities);
+                given = cmf::filter_message(current[i], stage.capabilities);
             const ProcessorContext context{hook, stage.config.name, i, current.size(),
                                            &stage.capabilities};
             Answer answer = call(stage, given, context);

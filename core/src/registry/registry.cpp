@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <type_traits>
 
+#include "plugin_guard.hpp"
 #include "registry_impl.hpp"
 
 namespace cmfpipe {
@@ -155,14 +157,23 @@ std::shared_ptr<Interface> make(const Registry::Impl& impl, const Registry& regi
         throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
                           "' of plugin '" + entry.origin.name +
                           "' failed to construct: " + e.what());
+    } catch (...) {
+        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
+                          "' of plugin '" + entry.origin.name +
+                          "' failed to construct: it threw a non-standard exception");
     }
     if (!made) {
         throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
                           "' of plugin '" + entry.origin.name + "' returned no object");
     }
     // The deleter owns a reference to the library: the object's code stays mapped while it lives.
-    return std::shared_ptr<Interface>(
+    std::shared_ptr<Interface> object(
         made.release(), [library = entry.library](Interface* object) { delete object; });
+    if constexpr (std::is_same_v<Interface, Processor>) {
+        return object;  // the pipeline names the configured processor when it throws
+    } else {
+        return guard_plugin_object(std::move(object), describe_plugin_kind(entry.origin, kind));
+    }
 }
 
 }  // namespace

@@ -1,5 +1,11 @@
-// Capability filtering of extensions (see cmf/filter.hpp for the rules).
+// Capability filtering of messages (see cmf/filter.hpp for the rules).
 #include "cmfpipe/cmf/filter.hpp"
+
+#include <optional>
+#include <vector>
+
+#include "cmfpipe/cmf/content.hpp"
+#include "cmfpipe/cmf/extensions.hpp"
 
 namespace cmfpipe::cmf {
 namespace {
@@ -26,15 +32,46 @@ std::shared_ptr<const SecurityExtension> filter_security(
     const std::shared_ptr<const SecurityExtension>& security, const CapabilitySet& caps) {
     if (!security) return nullptr;
     auto subject = filter_subject(security->subject, caps);
+    auto objects = caps.has(Capability::read_objects) ? security->objects : nullptr;
+    auto data = caps.has(Capability::read_data) ? security->data : nullptr;
     const bool labels = caps.has(Capability::read_labels);
-    if (labels && subject == security->subject) return security;  // everything visible: share it
+    if (labels && subject == security->subject && objects == security->objects &&
+        data == security->data)
+        return security;  // everything visible: share it
     SecurityExtension out;
     if (labels) out.labels = security->labels;
     out.classification = security->classification;
     out.subject = std::move(subject);
-    out.objects = security->objects;
-    out.data = security->data;
+    out.objects = std::move(objects);
+    out.data = std::move(data);
     return std::make_shared<const SecurityExtension>(std::move(out));
+}
+
+// Nested messages carry extensions of their own. nullopt when every one is visible as it is,
+// so nothing is copied when nothing nested has anything to hide.
+std::optional<std::vector<Message>> filter_messages(const std::vector<Message>& messages,
+                                                    const CapabilitySet& caps) {
+    std::optional<std::vector<Message>> out;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        Message shown = filter_message(messages[i], caps);
+        if (!out && shown.extensions_ptr() == messages[i].extensions_ptr() &&
+            shown.content_ptr() == messages[i].content_ptr())
+            continue;
+        if (!out) out.emplace(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(i));
+        out->push_back(std::move(shown));
+    }
+    return out;
+}
+
+std::shared_ptr<const AgentExtension> filter_agent(
+    const std::shared_ptr<const AgentExtension>& agent, const CapabilitySet& caps) {
+    if (!agent || !caps.has(Capability::read_agent)) return nullptr;
+    if (!agent->conversation || !agent->conversation->history) return agent;
+    auto history = filter_messages(*agent->conversation->history, caps);
+    if (!history) return agent;
+    auto out = std::make_shared<AgentExtension>(*agent);
+    out->conversation->history = std::move(history);
+    return out;
 }
 
 }  // namespace
@@ -42,7 +79,7 @@ std::shared_ptr<const SecurityExtension> filter_security(
 ExtensionsPtr filter_extensions(const ExtensionsPtr& ext, const CapabilitySet& caps) {
     if (!ext || ext->empty()) return ext;
     Extensions out = *ext;  // copies pointers; then hide what is not granted
-    if (!caps.has(Capability::read_agent)) out.agent = nullptr;
+    out.agent = filter_agent(ext->agent, caps);
     if (!caps.has(Capability::read_headers)) out.http = nullptr;
     if (!caps.has(Capability::read_delegation)) out.delegation = nullptr;
     out.security = filter_security(ext->security, caps);
@@ -55,7 +92,17 @@ ExtensionsPtr filter_extensions(const ExtensionsPtr& ext, const CapabilitySet& c
 Message filter_message(const Message& message, const CapabilitySet& caps) {
     const ExtensionsPtr& ext = message.extensions_ptr();
     ExtensionsPtr filtered = filter_extensions(ext, caps);
-    return filtered == ext ? message : message.with_extensions(std::move(filtered));
+    Message shown = filtered == ext ? message : message.with_extensions(std::move(filtered));
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        const auto* result = message.part(i)->get_if<PromptResult>();
+        if (!result) continue;
+        if (auto messages = filter_messages(result->messages, caps)) {
+            PromptResult copy = *result;
+            copy.messages = std::move(*messages);
+            shown = shown.with_part(i, ContentPart::make(std::move(copy)));
+        }
+    }
+    return shown;
 }
 
 }  // namespace cmfpipe::cmf

@@ -2,7 +2,7 @@
 // function builds a new Message around the shared pointers of this one, replacing exactly one.
 #include "cmfpipe/cmf/message.hpp"
 
-#include <stdexcept>
+#include "cmfpipe/errors.hpp"
 
 namespace cmfpipe::cmf {
 namespace {
@@ -19,7 +19,7 @@ const ExtensionsPtr& empty_extensions() {
 
 ContentPtr share_content(Content content) {
     for (const auto& part : content)
-        if (!part) throw std::invalid_argument("cmf::Message: a content part is null");
+        if (!part) throw ValueError("cmf::Message: a content part is null");
     if (content.empty()) return empty_content();
     return std::make_shared<const Content>(std::move(content));
 }
@@ -109,8 +109,8 @@ Message Message::with_content(Content content) const {
 
 Message Message::with_part(std::size_t index, PartPtr part) const {
     if (index >= content_->size())
-        throw std::out_of_range("cmf::Message::with_part: no part " + std::to_string(index) + " (" +
-                                std::to_string(content_->size()) + " parts)");
+        throw ValueError("cmf::Message::with_part: no part " + std::to_string(index) + " (" +
+                         std::to_string(content_->size()) + " parts)");
     Content parts = *content_;  // copies pointers only
     parts[index] = std::move(part);
     return with_content(std::move(parts));
@@ -154,7 +154,7 @@ CMFPIPE_CMF_WITH_SLOT(meta, MetaExtension)
 
 Message Message::with_custom(CustomPtr slot) const {
     if (slot && !slot->is_object())
-        throw std::invalid_argument("cmf::Message::with_custom: custom must be a JSON object");
+        throw ValueError("cmf::Message::with_custom: custom must be a JSON object");
     Extensions ext = *extensions_;
     ext.custom = std::move(slot);
     return with_slot_(ext);

@@ -5,6 +5,7 @@
 #include "cmfpipe/cmf/filter.hpp"
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/cmf/uri_pattern.hpp"
+#include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/json_text.hpp"  // Python json.dumps spacing, as the reference scans
 
 namespace cmfpipe::cmf {
@@ -81,7 +82,7 @@ MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std:
       role_(role),
       extensions_(std::move(extensions)),
       hook_(std::move(hook)) {
-    if (!part_) throw std::invalid_argument("cmf::MessageView: part is null");
+    if (!part_) throw ValueError("cmf::MessageView: part is null");
     if (!extensions_) extensions_ = std::make_shared<const Extensions>();
     pre_ = speaker_is_pre(role_);
     action_ = speaker_action(role_);
@@ -318,11 +319,11 @@ Json MessageView::to_opa_input(const ViewOptions& options) const {
 
 std::vector<MessageView> iter_views(const Message& message, const CapabilitySet& caps,
                                     std::string_view hook) {
-    const ExtensionsPtr ext = filter_extensions(message.extensions_ptr(), caps);
+    const Message shown = filter_message(message, caps);
     std::vector<MessageView> views;
-    views.reserve(message.size());
-    for (const auto& part : message.content())
-        views.emplace_back(part, message.role(), ext, std::string(hook));
+    views.reserve(shown.size());
+    for (const auto& part : shown.content())
+        views.emplace_back(part, shown.role(), shown.extensions_ptr(), std::string(hook));
     return views;
 }
 

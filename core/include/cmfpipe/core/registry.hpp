@@ -77,6 +77,9 @@ class Registry {
     // Instances keep their plugin's library loaded for as long as they live.
     // Unknown kind: InvokerError naming the type, the kind and the available kinds.
     // A factory that throws: its cmfpipe::Error passes through; anything else becomes PluginError.
+    // The same holds for every call on a renderer, parser or adapter made here: a cmfpipe::Error
+    // passes through, anything else (even `throw 42`) becomes a PluginError
+    // "plugin 'NAME' (FILE) kind 'KIND' threw: ...".
     std::shared_ptr<Renderer> make_renderer(std::string_view kind,
                                             const Json& config = Json::object()) const;
     std::shared_ptr<Parser> make_parser(std::string_view kind,

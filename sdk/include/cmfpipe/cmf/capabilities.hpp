@@ -27,7 +27,7 @@ enum class Capability : std::uint8_t {
     read_headers,      // http.headers
     write_headers,     // change http.headers (guarded)
     read_agent,        // agent
-    read_objects,      // security.objects (visible to all in the reference; see docs/cmf.md)
+    read_objects,      // security.objects (the reference shows it to all; see cmf/filter.hpp)
     read_data,         // security.data (likewise)
     read_delegation,   // delegation
     write_custom,      // custom (readable by all)

@@ -1,21 +1,28 @@
 #pragma once
-// What a holder of a capability set may see of a message's extensions (reference ExtensionFilter,
-// checked against python_reference_tiers_filter_validation.json):
-//   always, same pointer: request, mcp, completion, provenance, llm, framework, meta, custom
+// What a holder of a capability set may see of a message: the one filter for processors, views
+// and `cmfpipe views --capabilities`. An extension that was not granted is absent:
+//   always, same pointer: request, mcp, completion, provenance, llm, framework, meta, custom,
+//     security.classification
 //   agent: read_agent       http: read_headers (write_headers implies it; headers not stripped)
 //   delegation: read_delegation
-//   security (when present): classification, objects and data always; labels only with
-//     read_labels (else empty); subject only with read_subject, and in it roles / permissions /
-//     teams / claims only with their own capability (else empty).
-// Slots and sub-objects that are visible whole keep their pointers, so "unchanged" stays a
-// pointer comparison against the filtered message.
+//   security (when present): labels only with read_labels (else empty); subject only with
+//     read_subject, and in it roles / permissions / teams / claims only with their own
+//     capability (else empty); objects only with read_objects, data only with read_data.
+// This is stricter than the reference ExtensionFilter
+// (python_reference_tiers_filter_validation.json), which shows objects and data to everyone;
+// tests/cmf/reference_test.cpp states that difference case by case.
+// Messages nested in a message (the messages of a prompt_result part, the agent's conversation
+// history) are filtered the same way. Slots, sub-objects and parts that are visible whole keep
+// their pointers, so "unchanged" stays a pointer comparison against the filtered message.
 #include "cmfpipe/cmf/capabilities.hpp"
 #include "cmfpipe/cmf/message.hpp"
 
 namespace cmfpipe::cmf {
 
+// Extensions only, the agent's history included (the pipeline caches this per shared record).
 ExtensionsPtr filter_extensions(const ExtensionsPtr& ext, const CapabilitySet& caps);
-// The message with filtered extensions; content, role and channel shared.
+// The message with filtered extensions and filtered prompt_result messages; role, channel and
+// the other parts shared. The message itself (same pointers) when nothing is hidden.
 Message filter_message(const Message& message, const CapabilitySet& caps);
 
 }  // namespace cmfpipe::cmf

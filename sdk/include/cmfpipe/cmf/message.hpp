@@ -53,7 +53,7 @@ class Message {
   public:
     // A user message with no content and no extensions.
     Message();
-    // Parts must not be null (std::invalid_argument otherwise); ext may be null (= no extensions).
+    // Parts must not be null (ValueError otherwise); ext may be null (= no extensions).
     explicit Message(Role role, Content content = {}, std::optional<Channel> channel = std::nullopt,
                      ExtensionsPtr ext = nullptr);
     // The common case: one text part.
@@ -95,7 +95,7 @@ class Message {
     Message with_role(Role role) const;
     Message with_channel(std::optional<Channel> channel) const;
     Message with_content(Content content) const;
-    // Replace part `index` (std::out_of_range if there is none); the other parts stay shared.
+    // Replace part `index` (ValueError if there is none); the other parts stay shared.
     Message with_part(std::size_t index, PartPtr part) const;
     Message with_appended_part(PartPtr part) const;
     Message with_extensions(ExtensionsPtr ext) const;

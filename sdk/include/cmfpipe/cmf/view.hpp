@@ -124,8 +124,8 @@ class MessageView {
     Json properties_ = Json::object();
 };
 
-// One view per part of `message`, in order, seeing the extensions filtered for `caps`
-// (CapabilitySet::all() for an unfiltered view).
+// One view per part of `message`, in order, seeing the message filtered for `caps` (cmf/filter.hpp:
+// extensions and nested messages; CapabilitySet::all() for an unfiltered view).
 std::vector<MessageView> iter_views(const Message& message, const CapabilitySet& caps,
                                     std::string_view hook = {});
 

@@ -1,0 +1,116 @@
+// Host-side guards around plugin objects (see plugin_guard.hpp).
+#include "plugin_guard.hpp"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <exception>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "cmfpipe/cmf/message.hpp"
+#include "cmfpipe/errors.hpp"
+
+namespace cmfpipe {
+namespace {
+
+// The C++ type of the exception being handled ("int"), for an exception that is not a
+// std::exception and so has no message of its own.
+std::string current_exception_type() {
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    if (!type) return "unknown";
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(type->name(), nullptr, nullptr, &status);
+    std::string name = status == 0 && demangled ? demangled : type->name();
+    std::free(demangled);
+    return name;
+}
+
+// Calls into the plugin; whatever it throws leaves as a cmfpipe::Error.
+template <class Call>
+decltype(auto) guarded(const std::string& who, Call&& call) {
+    try {
+        return call();
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw PluginError(who + " threw: " + e.what());
+    } catch (...) {
+        throw PluginError(who + " threw: an exception of type " + current_exception_type() +
+                          " (not a std::exception)");
+    }
+}
+
+// Owns the plugin's object; subclasses forward each virtual through call().
+template <class Interface>
+class Guarded : public Interface {
+  public:
+    Guarded(std::shared_ptr<Interface> plugin, std::string who)
+        : plugin_(std::move(plugin)), who_(std::move(who)) {}
+
+  protected:
+    template <class Call>
+    decltype(auto) call(Call&& forward) const {
+        return guarded(who_, [&] { return forward(*plugin_); });
+    }
+
+  private:
+    std::shared_ptr<Interface> plugin_;
+    std::string who_;
+};
+
+class GuardedRenderer final : public Guarded<Renderer> {
+  public:
+    using Guarded::Guarded;
+    std::string render(std::string_view template_text, const Json& inputs,
+                       const Json& options) const override {
+        return call([&](const Renderer& r) { return r.render(template_text, inputs, options); });
+    }
+};
+
+class GuardedParser final : public Guarded<Parser> {
+  public:
+    using Guarded::Guarded;
+    std::string prepare_template(std::string_view template_text, const Json& options,
+                                 RequestContext& request) const override {
+        return call(
+            [&](const Parser& p) { return p.prepare_template(template_text, options, request); });
+    }
+    std::vector<cmf::Message> parse(std::string_view text, const Json& options,
+                                    const RequestContext& request) const override {
+        return call([&](const Parser& p) { return p.parse(text, options, request); });
+    }
+};
+
+class GuardedAdapter final : public Guarded<Adapter> {
+  public:
+    using Guarded::Guarded;
+    Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
+                 const Json& options) const override {
+        return call([&](const Adapter& a) { return a.to_wire(messages, agent, options); });
+    }
+    std::vector<cmf::Message> from_wire(std::string_view completion,
+                                        const Json& options) const override {
+        return call([&](const Adapter& a) { return a.from_wire(completion, options); });
+    }
+};
+
+}  // namespace
+
+std::string describe_plugin_kind(const PluginOrigin& origin, std::string_view kind) {
+    const std::string file = origin.file.empty() ? "built-in" : origin.file.string();
+    return "plugin '" + origin.name + "' (" + file + ") kind '" + std::string(kind) + "'";
+}
+
+std::shared_ptr<Renderer> guard_plugin_object(std::shared_ptr<Renderer> renderer, std::string who) {
+    return std::make_shared<GuardedRenderer>(std::move(renderer), std::move(who));
+}
+std::shared_ptr<Parser> guard_plugin_object(std::shared_ptr<Parser> parser, std::string who) {
+    return std::make_shared<GuardedParser>(std::move(parser), std::move(who));
+}
+std::shared_ptr<Adapter> guard_plugin_object(std::shared_ptr<Adapter> adapter, std::string who) {
+    return std::make_shared<GuardedAdapter>(std::move(adapter), std::move(who));
+}
+
+}  // namespace cmfpipe
