@@ -41,9 +41,10 @@ const std::vector<Row> table = {
     {R"({"a": 1} {"b": 2})",
      "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
      "column 10: syntax error while parsing value - unexpected '{'; expected end of input"},
-    {"", "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
-         "column 1: syntax error while parsing value - unexpected end of input; expected '[', "
-         "'{', or a literal"},
+    {"",
+     "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
+     "column 1: syntax error while parsing value - unexpected end of input; expected '[', "
+     "'{', or a literal"},
     {"[1,2]", "arguments are JSON but not an object: array"},
     {R"("x")", "arguments are JSON but not an object: string"},
     {"42", "arguments are JSON but not an object: number"},
@@ -62,11 +63,10 @@ Json expected(const Row& row) {
     }
     return {{"content", Json::array()},
             {"custom",
-             {{"invalid_tool_arguments",
-               Json::array({{{"tool_call_id", "call_1"},
-                             {"name", "f"},
-                             {"raw", row.raw},
-                             {"error", row.error}}})}}}};
+             {{"invalid_tool_arguments", Json::array({{{"tool_call_id", "call_1"},
+                                                       {"name", "f"},
+                                                       {"raw", row.raw},
+                                                       {"error", row.error}}})}}}};
 }
 
 Json outcome(const std::vector<Message>& messages) {
@@ -132,11 +132,11 @@ const std::vector<Wire> wires = {
     // A response's input is a JSON value: the raw text rides as a JSON string holding it.
     {"anthropic response", "anthropic",
      [](const std::string& raw) {
-         return Json{{"type", "message"},
-                     {"role", "assistant"},
-                     {"content",
-                      {{{"type", "tool_use"}, {"id", "call_1"}, {"name", "f"}, {"input", raw}}}},
-                     {"stop_reason", "tool_use"}}
+         return Json{
+             {"type", "message"},
+             {"role", "assistant"},
+             {"content", {{{"type", "tool_use"}, {"id", "call_1"}, {"name", "f"}, {"input", raw}}}},
+             {"stop_reason", "tool_use"}}
              .dump();
      }},
     // A stream's input is input_json_delta text; a block with no delta keeps its start input, so
@@ -149,7 +149,8 @@ const std::vector<Wire> wires = {
                        {"input", raw.empty() ? Json("") : Json::object()}};
          std::vector<Json> events = {
              {{"type", "message_start"},
-              {"message", {{"type", "message"}, {"role", "assistant"}, {"content", Json::array()}}}},
+              {"message",
+               {{"type", "message"}, {"role", "assistant"}, {"content", Json::array()}}}},
              {{"type", "content_block_start"}, {"index", 0}, {"content_block", start}}};
          const std::size_t half = raw.size() / 2;
          for (const std::string& piece : {raw.substr(0, half), raw.substr(half)}) {
@@ -159,13 +160,13 @@ const std::vector<Wire> wires = {
                                {"delta", {{"type", "input_json_delta"}, {"partial_json", piece}}}});
          }
          events.push_back({{"type", "content_block_stop"}, {"index", 0}});
-         events.push_back(
-             {{"type", "message_delta"}, {"delta", {{"stop_reason", "tool_use"}}}});
+         events.push_back({{"type", "message_delta"}, {"delta", {{"stop_reason", "tool_use"}}}});
          events.push_back({{"type", "message_stop"}});
          return sse(events);
      }},
     // "arguments" may be a JSON string holding the arguments text.
-    {"chatml", "chatml",
+    {"chatml",
+     "chatml",
      [](const std::string& raw) {
          return "<tool_call>\n{\"name\": \"f\", \"arguments\": " + Json(raw).dump() +
                 "}\n</tool_call>";
@@ -210,8 +211,7 @@ TEST_CASE("tool arguments given as a JSON value that is not an object give the s
         CHECK(outcome(adapter("anthropic")->from_wire(response, Json::object())) == expected(row));
         const std::string chatml =
             "<tool_call>\n{\"name\": \"f\", \"arguments\": " + row.raw + "}\n</tool_call>";
-        CHECK(outcome(adapter("chatml")->from_wire(chatml, {{"complete", true}})) ==
-              expected(row));
+        CHECK(outcome(adapter("chatml")->from_wire(chatml, {{"complete", true}})) == expected(row));
     }
 }
 

@@ -8,6 +8,7 @@
 #include "cmfpipe/core/registry.hpp"
 #include "cmfpipe/errors.hpp"
 #include "support/corpus.hpp"
+#include "support/parser_case.hpp"
 #include "support/prefix_walk.hpp"
 
 using namespace cmfpipe::cmf;
@@ -278,23 +279,8 @@ TEST_CASE("chatml parses the ChatML/Hermes/Qwen outputs of llama.cpp's parser te
         INFO("input: " << input);
         Json options = {{"complete", c["opts"].value("is_partial", "") != "true"}};
         if (c["opts"].value("enable_thinking", "") == "true") options["enable_thinking"] = true;
-        std::string content, reasoning;
-        Json calls = Json::array();
-        for (const auto& m : parse(input, options))
-            for (const auto& p : m.content()) {
-                if (const auto* t = p->get_if<Thinking>()) reasoning += t->text;
-                if (const auto* t = p->get_if<Text>()) content += t->text;
-                if (const auto* tc = p->get_if<ToolCall>())
-                    calls.push_back({{"name", tc->name}, {"arguments", tc->arguments}});
-            }
-        Json expected_calls = Json::array();
-        for (const auto& tc : c["expect"]["tool_calls"])
-            expected_calls.push_back(
-                {{"name", tc["name"]},
-                 {"arguments", Json::parse(tc["arguments"].get<std::string>())}});
-        CHECK(content == c["expect"].value("content", ""));
-        CHECK(reasoning == c["expect"].value("reasoning_content", ""));
-        CHECK(calls == expected_calls);
+        CHECK(cmfpipe::testing::parsed_summary(parse(input, options)) ==
+              cmfpipe::testing::expected_summary(c["expect"]));
         ++checked;
     }
     CHECK(checked == 6);
