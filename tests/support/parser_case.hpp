@@ -31,8 +31,8 @@ inline Json parsed_summary(const std::vector<cmf::Message>& messages,
 inline Json expected_summary(const Json& expect) {
     Json calls = Json::array();
     for (const auto& tc : expect.value("tool_calls", Json::array()))
-        calls.push_back({{"name", tc["name"]},
-                         {"arguments", Json::parse(tc["arguments"].get<std::string>())}});
+        calls.push_back(
+            {{"name", tc["name"]}, {"arguments", Json::parse(tc["arguments"].get<std::string>())}});
     return {{"content", expect.value("content", "")},
             {"reasoning_content", expect.value("reasoning_content", "")},
             {"tool_calls", calls}};
