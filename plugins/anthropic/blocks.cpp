@@ -4,6 +4,7 @@
 
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::anthropic {
 namespace {
@@ -112,12 +113,16 @@ void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
     } else if (type == "redacted_thinking") {
         custom["redacted_thinking"].push_back(block.at("data").string());
     } else if (type == "tool_use") {
-        WireNode input = block.at("input");
-        if (!input.is_object())
-            input.fail("expected an object, got " +
-                       std::string(wire::json_type_name(input.json())));
-        parts.push_back(ContentPart::make(cmf::ToolCall{
-            block.at("id").string(), block.at("name").string(), input.json(), std::nullopt}));
+        cmf::ToolCall call{block.at("id").string(), block.at("name").string(), Json::object(),
+                           std::nullopt};
+        if (!block.json().contains("input")) block.at("input");  // the usual "missing" error
+        wire::ToolArguments arguments = wire::tool_arguments_from_value(block.json()["input"]);
+        if (arguments.error) {
+            wire::flag_invalid_tool_arguments(custom, call, arguments);
+        } else {
+            call.arguments = std::move(arguments.object);
+            parts.push_back(ContentPart::make(std::move(call)));
+        }
     } else if (type == "tool_result") {
         cmf::ToolResult result;
         result.tool_call_id = block.at("tool_use_id").string();

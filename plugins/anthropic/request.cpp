@@ -5,6 +5,7 @@
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/property_schema.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::anthropic {
 namespace {
@@ -85,6 +86,13 @@ Json messages_request(const std::vector<cmf::Message>& messages, const Json& age
             if (part.type() == cmf::ContentType::thinking)
                 signature = thinking_signature(message, thinking_index++);
             blocks.push_back(part_to_block(part, place_of(m, i, part), signature));
+        }
+        // Calls whose input was not an object go back with their raw text as the input.
+        for (const Json& flagged : wire::invalid_tool_arguments(message)) {
+            blocks.push_back(Json{{"type", "tool_use"},
+                                  {"id", flagged.value("tool_call_id", "")},
+                                  {"name", flagged.value("name", "")},
+                                  {"input", flagged.value("raw", "")}});
         }
         const bool is_tool = message.role() == cmf::Role::tool;
         if (is_tool && last_was_tool) {

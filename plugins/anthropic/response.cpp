@@ -3,6 +3,7 @@
 // the CompletionExtension; the message id becomes provenance.message_id.
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/structured_output.hpp"
 
 namespace cmfpipe::anthropic {
 namespace {
@@ -13,14 +14,6 @@ std::optional<cmf::StopReason> stop_reason_of(std::string_view reason) {
     if (reason == "stop_sequence") return cmf::StopReason::stop_sequence;
     if (reason == "tool_use") return cmf::StopReason::call;
     return std::nullopt;  // pause_turn, refusal, ...: kept in custom["provider_stop_reason"]
-}
-
-bool wants_structured_output(const Json& options) {
-    if (!options.is_object()) return false;
-    if (auto it = options.find("structured"); it != options.end() && it->is_boolean())
-        return it->get<bool>();
-    auto it = options.find("outputs");
-    return it != options.end() && (it->is_array() || it->is_object()) && !it->empty();
 }
 
 }  // namespace
@@ -35,25 +28,14 @@ std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& 
     }
     Json custom = Json::object();
     cmf::Content parts;
-    std::string text;
-    bool has_calls = false;
     for (const wire::WireNode& block : body.at("content").elements()) {
         block_to_parts(block, parts, custom);
     }
     for (const cmf::PartPtr& p : parts) {
-        if (const auto* t = p->get_if<cmf::Text>()) text += t->text;
-        if (p->type() == cmf::ContentType::tool_call) has_calls = true;
         if (p->type() == cmf::ContentType::tool_result)
             body.at("content").fail("a response cannot hold tool_result blocks");
     }
-    if (wants_structured_output(options) && !has_calls && !text.empty()) {
-        Json parsed = Json::parse(text, nullptr, false);
-        if (parsed.is_discarded()) {
-            custom["structured_output_error"] = "the text is not valid JSON; kept as text";
-        } else {
-            custom["structured_output"] = std::move(parsed);
-        }
-    }
+    wire::add_structured_output(custom, parts, options);
 
     auto completion = std::make_shared<cmf::CompletionExtension>();
     if (auto reason = body.find("stop_reason")) {

@@ -2,7 +2,8 @@
 // Server-Sent Events text ("event: ..." / "data: {...}") or a JSON array of event objects.
 // message_start gives the message, content_block_start/delta/stop build its blocks (text_delta,
 // thinking_delta, signature_delta, input_json_delta), message_delta gives stop reason and usage,
-// an error event is a ValueError.
+// an error event is a ValueError. Streamed tool input that is not a JSON object is not an error
+// here: it is kept raw and flagged (cmfpipe/wire/tool_arguments.hpp).
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/sse.hpp"
@@ -58,11 +59,12 @@ Json accumulate_events(const std::vector<Json>& events) {
             auto index = static_cast<std::size_t>(index_node.integer());
             if (index >= content.size()) index_node.fail("no block started at this index");
             if (!partial_json[index].empty()) {
+                // An object is the input; any other text stays raw (a JSON string) for the
+                // response reader, which flags it by the tool-arguments policy.
                 Json input = Json::parse(partial_json[index], nullptr, false);
-                if (input.is_discarded())
-                    index_node.fail("the tool input streamed for this block is not valid JSON: " +
-                                    partial_json[index]);
-                content[index]["input"] = std::move(input);
+                content[index]["input"] = !input.is_discarded() && input.is_object()
+                                              ? std::move(input)
+                                              : Json(partial_json[index]);
             }
         } else if (type == "message_delta") {
             if (auto delta = event.find("delta")) {

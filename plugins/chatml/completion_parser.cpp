@@ -5,6 +5,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/text_position.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 #include "tag_scanner.hpp"
 
 namespace cmfpipe::chatml {
@@ -68,11 +69,12 @@ class Parser {
         text_touches_tag_ = false;
         seen_any_tag_ = false;
         errors_ = Json::array();
+        flagged_ = Json::object();
         state_ = State::body;
     }
 
     void feed(const Piece& p) {
-        if (p.kind == Piece::Kind::partial_tag) {
+        if (p.kind == Piece::Kind::partial_marker) {
             if (state_ == State::call || state_ == State::response) {
                 block_ += p.text;  // still inside the block: part of its unfinished body
             }
@@ -102,7 +104,7 @@ class Parser {
     }
 
     void between(const Piece& p) {
-        if (p.kind == Piece::Kind::tag && p.tag == Tag::im_start) {
+        if (p.kind == Piece::Kind::marker && p.marker == Tag::im_start) {
             state_ = State::role_line;
             role_text_.clear();
             return;
@@ -137,7 +139,7 @@ class Parser {
             return;
         }
         const bool assistant = role_ == "assistant";
-        switch (p.tag) {
+        switch (p.marker) {
             case Tag::im_end:
             case Tag::end_of_text:
                 end_turn(true);
@@ -182,7 +184,7 @@ class Parser {
     }
 
     void think(const Piece& p) {
-        if (p.kind == Piece::Kind::tag && p.tag == Tag::think_close) {
+        if (p.kind == Piece::Kind::marker && p.marker == Tag::think_close) {
             parts_.push_back(ContentPart::thinking(std::string(trim(text_))));
             text_.clear();
             text_touches_tag_ = true;
@@ -190,7 +192,8 @@ class Parser {
             state_ = State::body;
             return;
         }
-        if (p.kind == Piece::Kind::tag && (p.tag == Tag::im_end || p.tag == Tag::end_of_text)) {
+        if (p.kind == Piece::Kind::marker &&
+            (p.marker == Tag::im_end || p.marker == Tag::end_of_text)) {
             parts_.push_back(ContentPart::thinking(std::string(trim(text_))));
             text_.clear();
             end_turn(true);
@@ -200,7 +203,7 @@ class Parser {
     }
 
     void call(const Piece& p) {
-        if (p.kind == Piece::Kind::tag && p.tag == Tag::call_close) {
+        if (p.kind == Piece::Kind::marker && p.marker == Tag::call_close) {
             finish_call(p.offset + p.text.size());
             state_ = State::body;
             return;
@@ -209,7 +212,7 @@ class Parser {
     }
 
     void response(const Piece& p) {
-        if (p.kind == Piece::Kind::tag && p.tag == Tag::response_close) {
+        if (p.kind == Piece::Kind::marker && p.marker == Tag::response_close) {
             add_result(std::string(strip_one_newline(block_)));
             block_.clear();
             text_touches_tag_ = true;
@@ -235,20 +238,21 @@ class Parser {
         } else if (!body.is_object() || !body.contains("name") || !body["name"].is_string()) {
             error = "a tool call must be a JSON object with a string \"name\"";
         } else {
-            Json arguments = body.value("arguments", Json::object());
-            if (arguments.is_string())
-                arguments = Json::parse(arguments.get<std::string>(), nullptr, false);
-            if (arguments.is_discarded() || !arguments.is_object()) {
-                error = "the \"arguments\" of a tool call must be a JSON object";
+            // A named call: its arguments follow the one tool-arguments policy (an object, or
+            // no part and the raw text flagged in custom.invalid_tool_arguments).
+            cmf::ToolCall call{"call_" + std::to_string(++calls_), body["name"].get<std::string>(),
+                               Json::object(), std::nullopt};
+            open_calls_.push_back({call.tool_call_id, call.name});
+            wire::ToolArguments arguments =
+                wire::tool_arguments_from_value(body.value("arguments", Json::object()));
+            if (arguments.error) {
+                wire::flag_invalid_tool_arguments(flagged_, call, arguments);
             } else {
-                std::string id = "call_" + std::to_string(++calls_);
-                std::string name = body["name"].get<std::string>();
-                open_calls_.push_back({id, name});
-                parts_.push_back(
-                    ContentPart::make(cmf::ToolCall{id, name, std::move(arguments), std::nullopt}));
-                block_.clear();
-                return;
+                call.arguments = std::move(arguments.object);
+                parts_.push_back(ContentPart::make(std::move(call)));
             }
+            block_.clear();
+            return;
         }
         auto where = wire::location_of(input_, error_at, settings_.source);
         errors_.push_back(Json{{"message", error}, {"line", where.line}, {"column", where.column}});
@@ -302,6 +306,8 @@ class Parser {
             if (!pending.empty()) custom["pending"] = pending;
         }
         if (!errors_.empty()) custom["parse_errors"] = errors_;
+        if (!flagged_.empty()) custom.update(flagged_);
+        flagged_ = Json::object();
         auto ext = std::make_shared<cmf::Extensions>();
         if (role == cmf::Role::assistant) {
             auto completion = std::make_shared<cmf::CompletionExtension>();
@@ -364,6 +370,7 @@ class Parser {
     std::size_t block_offset_ = 0;
     std::string pending_tail_;
     Json errors_ = Json::array();
+    Json flagged_ = Json::object();  // custom.invalid_tool_arguments of the current turn
     int calls_ = 0;
     std::deque<std::pair<std::string, std::string>> open_calls_;
     std::vector<cmf::Message> messages_;

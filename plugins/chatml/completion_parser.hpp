@@ -18,9 +18,11 @@
 // them, raw_format "chatml"}.
 // Cut anywhere, the text parses as far as it goes: the last message gets custom.incomplete, and
 // an unfinished tool call or half a tag is kept in custom.pending (an unfinished think block
-// already is a thinking part). A finished <tool_call> whose body is not {"name": string,
-// "arguments": object} is kept as a text part with its tags and reported in custom.parse_errors
-// [{message, line, column}]. Text outside a turn in a whole-turn text (it is no longer a prefix
+// already is a thinking part). A finished <tool_call> whose body is not a JSON object with a
+// string "name" is kept as a text part with its tags and reported in custom.parse_errors
+// [{message, line, column}]; a named call whose "arguments" are not a JSON object follows the one
+// tool-arguments policy (cmfpipe/wire/tool_arguments.hpp): no part, its raw text in
+// custom.invalid_tool_arguments. Text outside a turn in a whole-turn text (it is no longer a prefix
 // of ChatML) is a ValueError with its line and column.
 #include <string_view>
 #include <vector>

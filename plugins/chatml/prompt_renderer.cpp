@@ -4,6 +4,7 @@
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/function_tools.hpp"
 #include "cmfpipe/wire/json_text.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::chatml {
 namespace {
@@ -60,10 +61,14 @@ std::string result_text(const Json& content) {
     return content.is_string() ? content.get<std::string>() : wire::dump_spaced(content);
 }
 
-std::string call_text(const cmf::ToolCall& call) {
-    std::string name = call.namespace_ ? *call.namespace_ + "." + call.name : call.name;
+std::string call_text(const std::string& name, const Json& arguments) {
     return "<tool_call>\n{\"name\": " + Json(name).dump() +
-           ", \"arguments\": " + wire::dump_spaced(call.arguments) + "}\n</tool_call>";
+           ", \"arguments\": " + wire::dump_spaced(arguments) + "}\n</tool_call>";
+}
+
+std::string call_text(const cmf::ToolCall& call) {
+    return call_text(call.namespace_ ? *call.namespace_ + "." + call.name : call.name,
+                     call.arguments);
 }
 
 std::string assistant_body(std::size_t index, const cmf::Message& m) {
@@ -83,6 +88,15 @@ std::string assistant_body(std::size_t index, const cmf::Message& m) {
         } else {
             cannot_carry(index, m, *part);
         }
+    }
+    // Calls whose arguments were not an object: their raw text as a JSON string, which the
+    // parser reads back to the same flag.
+    for (const Json& flagged : wire::invalid_tool_arguments(m)) {
+        if (after_text_or_call) body += "\n";
+        std::string name = flagged.value("name", "");
+        if (flagged.contains("namespace")) name = flagged.value("namespace", "") + "." + name;
+        body += call_text(name, Json(flagged.value("raw", "")));
+        after_text_or_call = true;
     }
     return body;
 }

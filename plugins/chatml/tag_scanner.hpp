@@ -1,15 +1,18 @@
 #pragma once
-// Splits ChatML text into text runs and the tags the chatml adapter acts on:
+// The tags the chatml adapter acts on, as a table for the sdk's marker scanner:
 //   <|im_start|> <|im_end|> <|endoftext|> <think> </think> <tool_call> </tool_call>
 //   <tool_response> </tool_response>
-// A tag cut off by the end of the input ("<tool_ca") is a partial tag, so a streamed prefix
+// A tag cut off by the end of the input ("<tool_ca") is a partial marker, so a streamed prefix
 // is never taken for text that a later chunk would turn into markup.
+#include <array>
 #include <cstddef>
-#include <optional>
 #include <string_view>
+
+#include "cmfpipe/wire/marker_scanner.hpp"
 
 namespace cmfpipe::chatml {
 
+// In the order of tag_spellings.
 enum class Tag {
     im_start,
     im_end,
@@ -22,24 +25,19 @@ enum class Tag {
     response_close
 };
 
-std::string_view spelling(Tag tag);
+inline constexpr std::array<std::string_view, 9> tag_spellings = {
+    "<|im_start|>", "<|im_end|>",   "<|endoftext|>",   "<think>",         "</think>",
+    "<tool_call>",  "</tool_call>", "<tool_response>", "</tool_response>"};
 
-struct Piece {
-    enum class Kind { text, tag, partial_tag };
-    Kind kind = Kind::text;
-    Tag tag = Tag::im_start;  // for Kind::tag
-    std::string_view text;    // the exact input characters
-    std::size_t offset = 0;
-};
+constexpr std::string_view spelling(Tag tag) {
+    return tag_spellings[static_cast<std::size_t>(tag)];
+}
 
-class TagScanner {
+using Piece = wire::MarkerPiece<Tag>;
+
+class TagScanner : public wire::MarkerScanner<Tag> {
   public:
-    explicit TagScanner(std::string_view input) : input_(input) {}
-    std::optional<Piece> next();
-
-  private:
-    std::string_view input_;
-    std::size_t pos_ = 0;
+    explicit TagScanner(std::string_view input) : MarkerScanner(input, tag_spellings) {}
 };
 
 }  // namespace cmfpipe::chatml

@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "cmfpipe/wire/text_position.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::harmony {
 namespace {
@@ -50,13 +50,11 @@ std::optional<cmf::StopReason> stop_reason(const std::optional<Marker>& stop) {
 
 class Mapper {
   public:
-    Mapper(std::string_view input, const std::string& source) : input_(input), source_(source) {}
-
     cmf::Message map(const RawMessage& r) {
         const Header& h = r.header;
         Json harmony = Json::object();
         std::string pending;
-        Json errors = Json::array();
+        Json flagged = Json::object();  // custom.invalid_tool_arguments, when a call has them
         cmf::Content parts;
 
         auto channel = h.channel ? cmf::enum_from_string<cmf::Channel>(*h.channel) : std::nullopt;
@@ -70,7 +68,7 @@ class Mapper {
             parts.push_back(ContentPart::make(
                 cmf::ToolResult{answer(author), tool_name_of(author), Json(r.content), false}));
         } else if (role == cmf::Role::assistant && addressed_to_tool(h.recipient)) {
-            map_call(r, harmony, pending, errors, parts);
+            map_call(r, harmony, pending, flagged, parts);
         } else {
             if (h.recipient) harmony["recipient"] = *h.recipient;
             if (h.content_type) harmony["content_type"] = *h.content_type;
@@ -82,13 +80,13 @@ class Mapper {
             }
         }
 
-        // custom in a fixed order: harmony, incomplete, pending, parse_errors.
+        // custom in a fixed order: harmony, incomplete, pending, invalid_tool_arguments.
         Json custom = Json::object();
         if (!harmony.empty()) custom["harmony"] = std::move(harmony);
         if (r.incomplete) custom["incomplete"] = true;
         pending += r.pending;
         if (!pending.empty()) custom["pending"] = std::move(pending);
-        if (!errors.empty()) custom["parse_errors"] = std::move(errors);
+        custom.update(flagged);
 
         auto ext = std::make_shared<cmf::Extensions>();
         if (role == cmf::Role::assistant) {
@@ -103,7 +101,7 @@ class Mapper {
     }
 
   private:
-    void map_call(const RawMessage& r, Json& harmony, std::string& pending, Json& errors,
+    void map_call(const RawMessage& r, Json& harmony, std::string& pending, Json& flagged,
                   cmf::Content& parts) {
         const Header& h = r.header;
         const std::string& recipient = *h.recipient;
@@ -114,13 +112,19 @@ class Mapper {
                                        ? h.content_type->find("json") != std::string::npos
                                        : recipient.rfind("functions.", 0) == 0;
 
-        Json arguments = Json::parse(r.content, nullptr, false);
-        if (!arguments.is_discarded() && arguments.is_object()) {
+        wire::ToolArguments arguments = wire::tool_arguments_from_text(r.content);
+        if (!arguments.error || (json_declared && !r.incomplete)) {
+            // A call; arguments that are not an object follow the one policy: no part, the raw
+            // text flagged in custom.invalid_tool_arguments.
             Split s = split_recipient(recipient);
-            const std::string id = "call_" + std::to_string(++calls_);
-            open_calls_[recipient].push_back(id);
-            parts.push_back(
-                ContentPart::make(cmf::ToolCall{id, s.name, std::move(arguments), s.ns}));
+            cmf::ToolCall call{"call_" + std::to_string(++calls_), s.name, Json::object(), s.ns};
+            open_calls_[recipient].push_back(call.tool_call_id);
+            if (arguments.error) {
+                wire::flag_invalid_tool_arguments(flagged, call, arguments);
+            } else {
+                call.arguments = std::move(arguments.object);
+                parts.push_back(ContentPart::make(std::move(call)));
+            }
             return;
         }
         harmony["recipient"] = recipient;
@@ -128,28 +132,7 @@ class Mapper {
             pending = r.content;
             return;
         }
-        if (json_declared) {  // a finished call whose arguments are not a JSON object: flag it
-            auto [message, offset] = argument_error(r.content);
-            Json error = {{"message", message}};
-            auto where = wire::location_of(input_, r.content_offset + offset, source_);
-            error["line"] = where.line;
-            error["column"] = where.column;
-            errors.push_back(std::move(error));
-        }
         parts.push_back(ContentPart::text(r.content));  // code for python, a browser query, ...
-    }
-
-    // Why `content` is not a JSON object, and the byte of the content where that shows.
-    static std::pair<std::string, std::size_t> argument_error(const std::string& content) {
-        try {
-            Json parsed = Json::parse(content);
-            return {"the arguments of a tool call must be a JSON object, got " +
-                        std::string(parsed.type_name()),
-                    0};
-        } catch (const Json::parse_error& e) {
-            return {std::string("the arguments of a tool call are not valid JSON: ") + e.what(),
-                    e.byte > 0 ? e.byte - 1 : 0};
-        }
     }
 
     // The id of the latest unanswered call to `author`, which this result answers.
@@ -161,17 +144,14 @@ class Mapper {
         return id;
     }
 
-    std::string_view input_;
-    const std::string& source_;
     int calls_ = 0;
     std::map<std::string, std::vector<std::string>> open_calls_;
 };
 
 }  // namespace
 
-std::vector<cmf::Message> to_cmf(const std::vector<RawMessage>& raw, std::string_view input,
-                                 const std::string& source_name) {
-    Mapper mapper(input, source_name);
+std::vector<cmf::Message> to_cmf(const std::vector<RawMessage>& raw) {
+    Mapper mapper;
     std::vector<cmf::Message> out;
     out.reserve(raw.size());
     for (const auto& r : raw) out.push_back(mapper.map(r));

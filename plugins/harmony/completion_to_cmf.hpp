@@ -14,8 +14,9 @@
 //   custom.incomplete  true: the text was cut inside this message (always the last one)
 //   custom.pending     raw text at the cut not mapped yet (half a header or marker, the
 //                      unfinished arguments of a call)
-//   custom.parse_errors [{message, line, column}]: a complete call whose arguments are not a
-//                      JSON object; its raw text is kept as a text part instead of a tool_call
+//   custom.invalid_tool_arguments [{tool_call_id, name, raw, error[, namespace]}]: a finished
+//                      call (JSON declared) whose arguments are not a JSON object: no part, the
+//                      raw text kept here (the policy of cmfpipe/wire/tool_arguments.hpp)
 #include <string_view>
 #include <vector>
 
@@ -24,7 +25,6 @@
 
 namespace cmfpipe::harmony {
 
-std::vector<cmf::Message> to_cmf(const std::vector<RawMessage>& raw, std::string_view input,
-                                 const std::string& source_name);
+std::vector<cmf::Message> to_cmf(const std::vector<RawMessage>& raw);
 
 }  // namespace cmfpipe::harmony

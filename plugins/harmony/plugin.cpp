@@ -49,7 +49,7 @@ class HarmonyAdapter final : public Adapter {
     std::vector<cmf::Message> from_wire(std::string_view completion,
                                         const Json& options) const override {
         const ParseSettings settings = parse_settings(options);
-        return to_cmf(parse_completion(completion, settings), completion, settings.source_name);
+        return to_cmf(parse_completion(completion, settings));
     }
 };
 

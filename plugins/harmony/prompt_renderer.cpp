@@ -5,6 +5,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/json_text.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 #include "conversation_settings.hpp"
 #include "special_tokens.hpp"
 #include "tools_section.hpp"
@@ -92,6 +93,20 @@ Turn tool_result_turn(const cmf::ToolResult& r, const cmf::Message& m, const Hea
     return t;
 }
 
+// An assistant call to `recipient` with `arguments` (JSON text, or the raw text of a flagged call).
+Turn call_turn(std::string recipient, const cmf::Message& m, const HeaderHints& hints,
+               std::string arguments) {
+    Turn t;
+    t.author = "assistant";
+    t.from_assistant = true;
+    t.recipient = std::move(recipient);
+    t.channel = m.channel() == Channel::analysis ? "analysis" : "commentary";
+    t.content_type =
+        hints.content_type ? *hints.content_type : std::optional<std::string>("<|constrain|>json");
+    t.content = std::move(arguments);
+    return t;
+}
+
 void assistant_turns(std::size_t index, const cmf::Message& m, std::vector<Turn>& out) {
     const HeaderHints hints = hints_of(m);
     for (const auto& part : m.content()) {
@@ -113,15 +128,18 @@ void assistant_turns(std::size_t index, const cmf::Message& m, std::vector<Turn>
                 t.content_type = "<|constrain|>json";
             t.content = text->text;
         } else if (const auto* call = part->get_if<cmf::ToolCall>()) {
-            t.recipient = call->namespace_.value_or("functions") + "." + call->name;
-            t.channel = m.channel() == Channel::analysis ? "analysis" : "commentary";
-            t.content_type = hints.content_type ? *hints.content_type
-                                                : std::optional<std::string>("<|constrain|>json");
-            t.content = wire::dump_spaced(call->arguments);
+            t = call_turn(call->namespace_.value_or("functions") + "." + call->name, m, hints,
+                          wire::dump_spaced(call->arguments));
         } else {
             cannot_carry(index, m, *part);
         }
         out.push_back(std::move(t));
+    }
+    // Calls whose arguments were not a JSON object: written back as they came.
+    for (const Json& flagged : wire::invalid_tool_arguments(m)) {
+        out.push_back(
+            call_turn(flagged.value("namespace", "functions") + "." + flagged.value("name", ""), m,
+                      hints, flagged.value("raw", "")));
     }
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/structured_output.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -95,12 +96,7 @@ void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom)
         cmf::ToolCall tool_call;
         tool_call.tool_call_id = call.string_or("id", "");
         tool_call.name = function.at("name").string();
-        std::string raw;
-        if (auto args = function.find("arguments")) raw = args->string();
-        ParsedArguments parsed = parse_tool_arguments(raw);
-        tool_call.arguments = std::move(parsed.object);
-        if (parsed.error) flag_invalid_arguments(custom, tool_call, raw, *parsed.error);
-        parts.push_back(ContentPart::make(std::move(tool_call)));
+        add_tool_call(parts, custom, std::move(tool_call), function.optional_string("arguments"));
     }
 }
 
@@ -132,13 +128,7 @@ cmf::Message finish(cmf::Role role, cmf::Content parts, Json custom) {
 std::optional<cmf::TokenUsage> read_usage(const WireNode& body) {
     auto usage = body.find("usage");
     if (!usage) return std::nullopt;
-    usage->object();
-    cmf::TokenUsage tokens;
-    tokens.input_tokens = usage->optional_integer("prompt_tokens").value_or(0);
-    tokens.output_tokens = usage->optional_integer("completion_tokens").value_or(0);
-    tokens.total_tokens = usage->optional_integer("total_tokens")
-                              .value_or(tokens.input_tokens + tokens.output_tokens);
-    return tokens;
+    return read_token_usage(*usage, "prompt_tokens", "completion_tokens");
 }
 
 }  // namespace
@@ -153,7 +143,6 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
     info.raw_format = "openai";
     std::vector<WireNode> choices = body.at("choices").elements();
     if (choices.empty()) body.at("choices").fail("no choices");
-    const bool structured = wants_structured_output(options);
     std::vector<cmf::Message> out;
     out.reserve(choices.size());
     for (const WireNode& choice : choices) {
@@ -165,14 +154,7 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
         }
         Json custom = Json::object();
         cmf::Content parts = read_assistant_parts(message, custom);
-        bool has_calls = false;
-        std::string text;
-        for (const PartPtr& p : parts) {
-            if (p->type() == cmf::ContentType::tool_call) has_calls = true;
-            if (const auto* t = p->get_if<cmf::Text>()) text += t->text;
-        }
-        if (structured && !has_calls && !custom.contains("refusal"))
-            add_structured_output(custom, text);
+        wire::add_structured_output(custom, parts, options);
         CompletionInfo choice_info = info;
         choice_info.finish_reason = choice.optional_string("finish_reason");
         out.push_back(with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)),

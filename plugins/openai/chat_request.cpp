@@ -1,6 +1,7 @@
 // CMF messages + agent -> an OpenAI Chat Completions request body (Prompty spec §7.1).
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/property_schema.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -12,15 +13,8 @@ using cmf::ContentPart;
 Json content_block(const ContentPart& part, const std::string& place) {
     if (const auto* text = part.get_if<cmf::Text>())
         return Json{{"type", "text"}, {"text", text->text}};
-    if (const auto* image = part.get_if<cmf::ImageSource>()) {
-        std::string url = image->data;
-        if (image->type == cmf::MediaSourceType::base64) {
-            if (!image->media_type)
-                throw ValueError("openai: " + place + ": a base64 image needs a media_type");
-            url = make_data_url(*image->media_type, image->data);
-        }
-        return Json{{"type", "image_url"}, {"image_url", {{"url", url}}}};
-    }
+    if (const auto* image = part.get_if<cmf::ImageSource>())
+        return Json{{"type", "image_url"}, {"image_url", {{"url", image_url(*image, place)}}}};
     if (const auto* audio = part.get_if<cmf::AudioSource>()) {
         std::string data = audio->data;
         std::optional<std::string> media_type = audio->media_type;
@@ -37,28 +31,14 @@ Json content_block(const ContentPart& part, const std::string& place) {
         return Json{{"type", "input_audio"},
                     {"input_audio", {{"data", data}, {"format", audio_format(*media_type)}}}};
     }
-    if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
-        Json file = Json::object();
-        if (doc->title) file["filename"] = *doc->title;
-        if (doc->type == cmf::MediaSourceType::base64) {
-            if (!doc->media_type)
-                throw ValueError("openai: " + place + ": a base64 document needs a media_type");
-            file["file_data"] = make_data_url(*doc->media_type, doc->data);
-        } else if (doc->data.rfind("file-", 0) == 0) {
-            file["file_id"] = doc->data;  // an uploaded file's id
-        } else {
-            file["url"] = doc->data;
-        }
-        return Json{{"type", "file"}, {"file", std::move(file)}};
-    }
+    if (const auto* doc = part.get_if<cmf::DocumentSource>())
+        return Json{{"type", "file"}, {"file", file_fields(*doc, place, "url")}};
     throw ValueError("openai: " + place + ": Chat Completions has no form for this part");
 }
 
-Json tool_call_json(const cmf::Message& message, const cmf::ToolCall& call) {
+Json tool_call_json(const std::string& id, const std::string& name, const std::string& arguments) {
     return Json{
-        {"id", call.tool_call_id},
-        {"type", "function"},
-        {"function", {{"name", call.name}, {"arguments", tool_arguments_text(message, call)}}}};
+        {"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
 }
 
 // A tool result's content: text as is, any other JSON value as its JSON text.
@@ -107,7 +87,9 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
                     throw ValueError("openai: " + part_place(index, i, part) +
                                      ": only assistant messages carry tool calls");
                 }
-                tool_calls.push_back(tool_call_json(message, part.get<cmf::ToolCall>()));
+                tool_calls.push_back(tool_call_json(part.get<cmf::ToolCall>().tool_call_id,
+                                                    part.get<cmf::ToolCall>().name,
+                                                    part.get<cmf::ToolCall>().arguments.dump()));
                 break;
             case cmf::ContentType::tool_result:
                 throw ValueError("openai: " + part_place(index, i, part) +
@@ -116,6 +98,10 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
                 blocks.push_back(content_block(part, part_place(index, i, part)));
         }
     }
+    // Calls whose arguments were not an object go back with their raw text.
+    for (const Json& flagged : wire::invalid_tool_arguments(message))
+        tool_calls.push_back(tool_call_json(flagged.value("tool_call_id", ""),
+                                            flagged.value("name", ""), flagged.value("raw", "")));
     Json wire = {{"role", role}};
     if (blocks.size() == 1 && blocks[0]["type"] == "text") {
         wire["content"] = blocks[0]["text"];  // spec §7.1.1: a single text part is a plain string
@@ -156,10 +142,7 @@ Json chat_tools(const Json& agent) {
 Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent,
                   const Json& options) {
     Json body = Json::object();
-    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
-            body["model"] = *id;
-    }
+    if (Json id = model_id(agent); !id.is_null()) body["model"] = std::move(id);
     Json wire_messages = Json::array();
     for (std::size_t i = 0; i < messages.size(); ++i)
         append_wire_messages(wire_messages, messages[i], i);

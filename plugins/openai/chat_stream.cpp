@@ -15,6 +15,7 @@ using wire::WireNode;
 
 struct ToolCallSoFar {
     std::string id, name, arguments;
+    bool has_arguments = false;  // no fragment carried arguments: the call has none
 };
 
 struct ChoiceSoFar {
@@ -46,7 +47,10 @@ void append_delta(const WireNode& delta, ChoiceSoFar& so_far) {
             if (auto id = call.find("id")) tc.id = id->string();
             if (auto function = call.find("function")) {
                 if (auto name = function->find("name")) tc.name += name->string();
-                if (auto args = function->find("arguments")) tc.arguments += args->string();
+                if (auto args = function->find("arguments")) {
+                    tc.arguments += args->string();
+                    tc.has_arguments = true;
+                }
             }
         }
     }
@@ -87,10 +91,10 @@ Json accumulate_chunks(const std::vector<Json>& chunks) {
         if (!so_far.tool_calls.empty()) {
             Json calls = Json::array();
             for (const auto& [_, tc] : so_far.tool_calls) {
+                Json function = {{"name", tc.name}};
+                if (tc.has_arguments) function["arguments"] = tc.arguments;
                 calls.push_back(
-                    Json{{"id", tc.id},
-                         {"type", "function"},
-                         {"function", {{"name", tc.name}, {"arguments", tc.arguments}}}});
+                    Json{{"id", tc.id}, {"type", "function"}, {"function", std::move(function)}});
             }
             message["tool_calls"] = std::move(calls);
         }

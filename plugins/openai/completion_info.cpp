@@ -49,22 +49,15 @@ cmf::Message with_completion_info(cmf::Message message, const CompletionInfo& in
     return out;
 }
 
-bool wants_structured_output(const Json& options) {
-    if (!options.is_object()) return false;
-    if (auto it = options.find("structured"); it != options.end() && it->is_boolean())
-        return it->get<bool>();
-    auto it = options.find("outputs");
-    return it != options.end() && ((it->is_array() || it->is_object()) && !it->empty());
-}
-
-void add_structured_output(Json& custom, const std::string& text) {
-    if (text.empty()) return;
-    Json parsed = Json::parse(text, nullptr, false);
-    if (parsed.is_discarded()) {
-        custom["structured_output_error"] = "the text is not valid JSON; kept as text";
-    } else {
-        custom["structured_output"] = std::move(parsed);
-    }
+cmf::TokenUsage read_token_usage(const wire::WireNode& usage, std::string_view input_key,
+                                 std::string_view output_key) {
+    usage.object();
+    cmf::TokenUsage tokens;
+    tokens.input_tokens = usage.optional_integer(input_key).value_or(0);
+    tokens.output_tokens = usage.optional_integer(output_key).value_or(0);
+    tokens.total_tokens =
+        usage.optional_integer("total_tokens").value_or(tokens.input_tokens + tokens.output_tokens);
+    return tokens;
 }
 
 }  // namespace cmfpipe::openai

@@ -1,5 +1,6 @@
 // Media in OpenAI form: data URLs ("data:image/png;base64,...") and input_audio formats.
 #include "cmfpipe/cmf/message.hpp"
+#include "cmfpipe/errors.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -34,6 +35,29 @@ std::string audio_format(std::string_view media_type) {
 std::string audio_media_type(std::string_view format) {
     if (format == "mp3") return "audio/mpeg";
     return "audio/" + std::string(format);
+}
+
+std::string image_url(const cmf::ImageSource& image, const std::string& place) {
+    if (image.type != cmf::MediaSourceType::base64) return image.data;
+    if (!image.media_type)
+        throw ValueError("openai: " + place + ": a base64 image needs a media_type");
+    return make_data_url(*image.media_type, image.data);
+}
+
+Json file_fields(const cmf::DocumentSource& doc, const std::string& place,
+                 std::string_view url_key) {
+    Json file = Json::object();
+    if (doc.title) file["filename"] = *doc.title;
+    if (doc.type == cmf::MediaSourceType::base64) {
+        if (!doc.media_type)
+            throw ValueError("openai: " + place + ": a base64 document needs a media_type");
+        file["file_data"] = make_data_url(*doc.media_type, doc.data);
+    } else if (doc.data.rfind("file-", 0) == 0) {
+        file["file_id"] = doc.data;  // an uploaded file's id
+    } else {
+        file[std::string(url_key)] = doc.data;
+    }
+    return file;
 }
 
 std::string part_place(std::size_t message, std::size_t part, const cmf::ContentPart& p) {

@@ -9,17 +9,6 @@
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
-namespace {
-
-Json model_id(const Json& agent) {
-    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
-            return *id;
-    }
-    return nullptr;
-}
-
-}  // namespace
 
 Json embedding_request(const std::vector<cmf::Message>& messages, const Json& agent) {
     Json texts = Json::array();

@@ -17,6 +17,8 @@ enum class Api { chat, responses, embedding, image };
 Api api_of(const Json& agent, const Json& options);
 
 // ---- options.cpp: ModelOptions (Prompty names) -> request parameters, per API.
+// agent.model.id, or null.
+Json model_id(const Json& agent);
 void add_model_options(Json& body, const Json& agent, Api api);
 
 // ---- media.cpp: data URLs and audio formats.
@@ -28,21 +30,20 @@ std::optional<DataUrl> parse_data_url(std::string_view url);
 std::string make_data_url(std::string_view media_type, std::string_view base64);
 std::string audio_format(std::string_view media_type);  // audio/mpeg -> mp3
 std::string audio_media_type(std::string_view format);  // mp3 -> audio/mpeg
+// An image as the URL OpenAI takes (base64 data as a data: URL; ValueError without media_type).
+std::string image_url(const cmf::ImageSource& image, const std::string& place);
+// A document's file fields: filename, then file_data (a data: URL) | file_id ("file-...") |
+// `url_key` (chat: "url", responses: "file_url").
+Json file_fields(const cmf::DocumentSource& doc, const std::string& place,
+                 std::string_view url_key);
 // "message 2 part 1 (video)": where a part is, for error messages.
 std::string part_place(std::size_t message, std::size_t part, const cmf::ContentPart& p);
 
-// ---- tool_arguments.cpp: arguments strings <-> objects. Unparseable arguments are kept (raw) and
-// flagged in the message's custom slot under "invalid_tool_arguments", never lost or faked.
-struct ParsedArguments {
-    Json object = Json::object();
-    std::optional<std::string> error;  // set when `raw` is not a JSON object
-};
-ParsedArguments parse_tool_arguments(std::string_view raw);
-// The arguments string to send for a tool call: its raw text when the message flags it invalid.
-std::string tool_arguments_text(const cmf::Message& message, const cmf::ToolCall& call);
-// Appends {tool_call_id, name, raw, error} to custom["invalid_tool_arguments"].
-void flag_invalid_arguments(Json& custom, const cmf::ToolCall& call, std::string_view raw,
-                            const std::string& error);
+// ---- tool_arguments.cpp: arguments strings <-> objects, by the one policy of
+// cmfpipe/wire/tool_arguments.hpp (not an object: no part, flagged with the raw text in custom).
+// Adds a tool_call part, or the flag; `raw` is nullopt when the wire had no arguments at all.
+void add_tool_call(cmf::Content& parts, Json& custom, cmf::ToolCall call,
+                   const std::optional<std::string>& raw);
 
 // ---- completion_info.cpp: the extensions of a returned assistant message.
 struct CompletionInfo {
@@ -57,10 +58,9 @@ struct CompletionInfo {
 // and the custom slot (when `custom` is non-empty; an unmapped finish reason is kept there).
 cmf::Message with_completion_info(cmf::Message message, const CompletionInfo& info, Json custom);
 std::string iso_timestamp(std::int64_t unix_seconds);
-// options.outputs non-empty or options.structured == true: parse the text as JSON into
-// custom["structured_output"] (a parse failure leaves custom["structured_output_error"]).
-bool wants_structured_output(const Json& options);
-void add_structured_output(Json& custom, const std::string& text);
+// A usage object's token counts under this API's names; total_tokens when given, else the sum.
+cmf::TokenUsage read_token_usage(const wire::WireNode& usage, std::string_view input_key,
+                                 std::string_view output_key);
 
 // ---- chat_request.cpp / responses_request.cpp / media_apis.cpp: CMF -> request bodies.
 Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent,

@@ -96,4 +96,12 @@ void add_model_options(Json& body, const Json& agent, Api api) {
     }
 }
 
+Json model_id(const Json& agent) {
+    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
+        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
+            return *id;
+    }
+    return nullptr;
+}
+
 }  // namespace cmfpipe::openai

@@ -3,6 +3,7 @@
 // summaries give thinking. Items of other types (built-in tool calls) are kept verbatim in
 // custom["provider_items"], never dropped.
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/structured_output.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -20,7 +21,6 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
     Json custom = Json::object();
     cmf::Content parts;
     bool has_text = false, has_calls = false;
-    std::string text;
     for (const WireNode& item : body.at("output").elements()) {
         item.object();
         const std::string& type = item.at("type").string();
@@ -30,7 +30,6 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
                 const std::string& block_type = block.at("type").string();
                 if (block_type == "output_text") {
                     parts.push_back(ContentPart::text(block.at("text").string()));
-                    text += block.at("text").string();
                     has_text = true;
                 } else if (block_type == "refusal") {
                     parts.push_back(ContentPart::text(block.at("refusal").string()));
@@ -44,11 +43,7 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
             cmf::ToolCall call;
             call.tool_call_id = item.at("call_id").string();
             call.name = item.at("name").string();
-            std::string raw = item.string_or("arguments", "");
-            ParsedArguments parsed = parse_tool_arguments(raw);
-            call.arguments = std::move(parsed.object);
-            if (parsed.error) flag_invalid_arguments(custom, call, raw, *parsed.error);
-            parts.push_back(ContentPart::make(std::move(call)));
+            add_tool_call(parts, custom, std::move(call), item.optional_string("arguments"));
             has_calls = true;
         } else if (type == "reasoning") {
             if (auto summary = item.find("summary")) {
@@ -64,11 +59,9 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
         if (auto output_text = body.find("output_text");
             output_text && !output_text->string().empty()) {
             parts.push_back(ContentPart::text(output_text->string()));
-            text = output_text->string();
         }
     }
-    if (wants_structured_output(options) && !has_calls && !custom.contains("refusal"))
-        add_structured_output(custom, text);
+    wire::add_structured_output(custom, parts, options);
 
     CompletionInfo info;
     info.id = body.optional_string("id");
@@ -84,15 +77,8 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
     } else {
         info.finish_reason = has_calls && status == "completed" ? "tool_calls" : status;
     }
-    if (auto usage = body.find("usage")) {
-        usage->object();
-        cmf::TokenUsage tokens;
-        tokens.input_tokens = usage->optional_integer("input_tokens").value_or(0);
-        tokens.output_tokens = usage->optional_integer("output_tokens").value_or(0);
-        tokens.total_tokens = usage->optional_integer("total_tokens")
-                                  .value_or(tokens.input_tokens + tokens.output_tokens);
-        info.usage = tokens;
-    }
+    if (auto usage = body.find("usage"))
+        info.usage = read_token_usage(*usage, "input_tokens", "output_tokens");
     return {with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)), info,
                                  std::move(custom))};
 }

@@ -4,6 +4,7 @@
 // outputs become text.format (a strict json_schema).
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/property_schema.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -15,30 +16,20 @@ Json input_block(const ContentPart& part, bool assistant, const std::string& pla
     if (const auto* text = part.get_if<cmf::Text>()) {
         return Json{{"type", assistant ? "output_text" : "input_text"}, {"text", text->text}};
     }
-    if (const auto* image = part.get_if<cmf::ImageSource>()) {
-        std::string url = image->data;
-        if (image->type == cmf::MediaSourceType::base64) {
-            if (!image->media_type)
-                throw ValueError("openai: " + place + ": a base64 image needs a media_type");
-            url = make_data_url(*image->media_type, image->data);
-        }
-        return Json{{"type", "input_image"}, {"image_url", url}};
-    }
+    if (const auto* image = part.get_if<cmf::ImageSource>())
+        return Json{{"type", "input_image"}, {"image_url", image_url(*image, place)}};
     if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
         Json block = {{"type", "input_file"}};
-        if (doc->title) block["filename"] = *doc->title;
-        if (doc->type == cmf::MediaSourceType::base64) {
-            if (!doc->media_type)
-                throw ValueError("openai: " + place + ": a base64 document needs a media_type");
-            block["file_data"] = make_data_url(*doc->media_type, doc->data);
-        } else if (doc->data.rfind("file-", 0) == 0) {
-            block["file_id"] = doc->data;
-        } else {
-            block["file_url"] = doc->data;
-        }
+        block.update(file_fields(*doc, place, "file_url"));
         return block;
     }
     throw ValueError("openai: " + place + ": the Responses API has no input form for this part");
+}
+
+Json function_call_item(const std::string& id, const std::string& name,
+                        const std::string& arguments) {
+    return Json{
+        {"type", "function_call"}, {"call_id", id}, {"name", name}, {"arguments", arguments}};
 }
 
 Json flat_tools(const Json& agent) {
@@ -58,10 +49,7 @@ Json flat_tools(const Json& agent) {
 Json responses_request(const std::vector<cmf::Message>& messages, const Json& agent,
                        const Json& options) {
     Json body = Json::object();
-    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
-            body["model"] = *id;
-    }
+    if (Json id = model_id(agent); !id.is_null()) body["model"] = std::move(id);
     std::string instructions;
     bool has_instructions = false;
     Json input = Json::array();
@@ -87,10 +75,8 @@ Json responses_request(const std::vector<cmf::Message>& messages, const Json& ag
             const ContentPart& part = *message.part(i);
             std::string place = part_place(m, i, part);
             if (const auto* call = part.get_if<cmf::ToolCall>()) {
-                after.push_back(Json{{"type", "function_call"},
-                                     {"call_id", call->tool_call_id},
-                                     {"name", call->name},
-                                     {"arguments", tool_arguments_text(message, *call)}});
+                after.push_back(
+                    function_call_item(call->tool_call_id, call->name, call->arguments.dump()));
             } else if (const auto* result = part.get_if<cmf::ToolResult>()) {
                 after.push_back(
                     Json{{"type", "function_call_output"},
@@ -104,6 +90,11 @@ Json responses_request(const std::vector<cmf::Message>& messages, const Json& ag
             } else {
                 blocks.push_back(input_block(part, assistant, place));
             }
+        }
+        for (const Json& flagged : wire::invalid_tool_arguments(message)) {
+            after.push_back(function_call_item(flagged.value("tool_call_id", ""),
+                                               flagged.value("name", ""),
+                                               flagged.value("raw", "")));
         }
         if (!blocks.empty()) {
             Json item = {{"role", std::string(cmf::to_string(message.role()))}};

@@ -1,45 +1,23 @@
 // Tool-call arguments travel as JSON text on the OpenAI wire and as an object in CMF. Text that is
-// not a JSON object is never replaced by a silent {}: the part gets {} and the message's custom
-// slot records the raw text and the parse error, and the request builder sends the raw text back.
+// not a JSON object follows the one policy of cmfpipe/wire/tool_arguments.hpp: no part, never a
+// silent {}, the raw text flagged in custom["invalid_tool_arguments"] (and sent back by to_wire).
+#include "cmfpipe/wire/tool_arguments.hpp"
+
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
 
-ParsedArguments parse_tool_arguments(std::string_view raw) {
-    ParsedArguments out;
-    auto first = raw.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos) return out;  // no arguments at all: an empty object
-    Json parsed = Json::parse(raw.begin(), raw.end(), nullptr, false);
-    if (parsed.is_discarded()) {
-        out.error = "arguments are not valid JSON";
-    } else if (!parsed.is_object()) {
-        out.error = "arguments are JSON but not an object";
-    } else {
-        out.object = std::move(parsed);
-    }
-    return out;
-}
-
-void flag_invalid_arguments(Json& custom, const cmf::ToolCall& call, std::string_view raw,
-                            const std::string& error) {
-    custom["invalid_tool_arguments"].push_back(Json{
-        {"tool_call_id", call.tool_call_id}, {"name", call.name}, {"raw", raw}, {"error", error}});
-}
-
-std::string tool_arguments_text(const cmf::Message& message, const cmf::ToolCall& call) {
-    // Only while the part still holds the {} placeholder: arguments set since then win.
-    if (const auto& custom = message.custom(); custom && call.arguments.empty()) {
-        auto list = custom->find("invalid_tool_arguments");
-        if (list != custom->end() && list->is_array()) {
-            for (const Json& entry : *list) {
-                if (entry.is_object() && entry.value("tool_call_id", "") == call.tool_call_id &&
-                    entry.contains("raw") && entry["raw"].is_string()) {
-                    return entry["raw"].get<std::string>();
-                }
-            }
+void add_tool_call(cmf::Content& parts, Json& custom, cmf::ToolCall call,
+                   const std::optional<std::string>& raw) {
+    if (raw) {  // no "arguments" member at all: a call without arguments
+        wire::ToolArguments arguments = wire::tool_arguments_from_text(*raw);
+        if (arguments.error) {
+            wire::flag_invalid_tool_arguments(custom, call, arguments);
+            return;
         }
+        call.arguments = std::move(arguments.object);
     }
-    return call.arguments.dump();
+    parts.push_back(cmf::ContentPart::make(std::move(call)));
 }
 
 }  // namespace cmfpipe::openai

@@ -2,21 +2,9 @@
 
 #include <stdexcept>
 
+#include "cmfpipe/wire/tool_arguments.hpp"
+
 namespace cmfpipe::testing {
-namespace {
-
-// The arguments text the adapter would send back: the raw text when flagged unparseable.
-std::string arguments_text(const cmf::Message& m, const cmf::ToolCall& call) {
-    if (const auto& custom = m.custom(); custom && custom->contains("invalid_tool_arguments")) {
-        for (const Json& e : (*custom)["invalid_tool_arguments"]) {
-            if (e.value("tool_call_id", "") == call.tool_call_id)
-                return e["raw"].get<std::string>();
-        }
-    }
-    return call.arguments.dump();
-}
-
-}  // namespace
 
 Json process_result(const std::vector<cmf::Message>& messages) {
     if (messages.size() != 1)
@@ -29,13 +17,17 @@ Json process_result(const std::vector<cmf::Message>& messages) {
         if (const auto* call = p->get_if<cmf::ToolCall>()) {
             calls.push_back(Json{{"id", call->tool_call_id},
                                  {"name", call->name},
-                                 {"arguments", arguments_text(m, *call)}});
+                                 {"arguments", call->arguments.dump()}});
         } else if (const auto* image = p->get_if<cmf::ImageSource>()) {
             images.push_back(image->data);
         } else if (const auto* t = p->get_if<cmf::Text>()) {
             text += t->text;
         }
     }
+    // Calls whose arguments were not an object: flagged with their raw text, no part.
+    for (const Json& e : wire::invalid_tool_arguments(m))
+        calls.push_back(
+            Json{{"id", e["tool_call_id"]}, {"name", e["name"]}, {"arguments", e["raw"]}});
     if (!calls.empty()) return calls;
     if (const auto& custom = m.custom()) {
         if (custom->contains("structured_output")) return (*custom)["structured_output"];

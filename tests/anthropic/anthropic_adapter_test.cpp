@@ -6,6 +6,7 @@
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/errors.hpp"
 #include "support/registry.hpp"
+#include "support/round_trip.hpp"
 
 namespace {
 
@@ -57,16 +58,7 @@ std::vector<Message> conversation() {
 }  // namespace
 
 TEST_CASE("anthropic round trip CMF to Messages API and back keeps every part") {
-    const auto original = conversation();
-    Json body = adapter()->to_wire(original, agent, Json::object());
-    auto back = adapter()->from_wire(body.dump(), Json::object());
-    INFO(body.dump(2));
-    INFO(messages_to_json(back).dump());
-    REQUIRE(back.size() == original.size());
-    for (std::size_t i = 0; i < original.size(); ++i) {
-        INFO("message " << i);
-        CHECK(back[i] == original[i]);
-    }
+    cmfpipe::testing::check_round_trip(*adapter(), conversation(), agent);
 }
 
 TEST_CASE(
@@ -179,6 +171,29 @@ TEST_CASE("anthropic streamed events as SSE text") {
                                                     std::nullopt});
 }
 
+TEST_CASE("anthropic tool input that is not an object is kept raw and flagged, in a stream too") {
+    // Once a ValueError (response) or a hard failure (stream): now the one tool-arguments rule.
+    const std::string flag =
+        R"({"invalid_tool_arguments":[{"tool_call_id":"t","name":"f","raw":"[1]",)"
+        R"("error":"arguments are JSON but not an object: array"}]})";
+    auto response = adapter()->from_wire(
+        R"({"type":"message","content":[{"type":"tool_use","id":"t","name":"f","input":[1]}]})",
+        Json::object());
+    REQUIRE(response.size() == 1);
+    CHECK(response[0].content().empty());
+    CHECK(response[0].custom()->dump() == flag);
+    auto stream = adapter()->from_wire(
+        R"([{"type":"message_start","message":{"role":"assistant","content":[]}},)"
+        R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}},)"
+        R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"[1"}},)"
+        R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"]"}},)"
+        R"({"type":"content_block_stop","index":0}])",
+        Json::object());
+    REQUIRE(stream.size() == 1);
+    CHECK(stream[0].content().empty());
+    CHECK(stream[0].custom()->dump() == flag);
+}
+
 TEST_CASE("anthropic malformed responses are ValueErrors naming the JSON path") {
     CHECK(error_of("[1,") ==
           "<anthropic response>:1:4: anthropic response is not JSON: syntax error while parsing "
@@ -186,10 +201,8 @@ TEST_CASE("anthropic malformed responses are ValueErrors naming the JSON path") 
           "expected '[', '{', or a literal");
     CHECK(error_of(R"({"type":"message","role":"assistant"})") ==
           "anthropic response: $.content: missing (required)");
-    CHECK(
-        error_of(
-            R"({"type":"message","content":[{"type":"tool_use","id":"t","name":"f","input":"{}"}]})") ==
-        "anthropic response: $.content[0].input: expected an object, got string");
+    CHECK(error_of(R"({"type":"message","content":[{"type":"tool_use","id":"t","name":"f"}]})") ==
+          "anthropic response: $.content[0].input: missing (required)");
     CHECK(error_of(R"({"type":"message","content":[{"type":"text","text":5}]})") ==
           "anthropic response: $.content[0].text: expected a string, got integer");
     CHECK(error_of(

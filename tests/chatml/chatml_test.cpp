@@ -7,6 +7,8 @@
 #include "cmfpipe/cmf.hpp"
 #include "cmfpipe/errors.hpp"
 #include "support/corpus.hpp"
+#include "support/parser_case.hpp"
+#include "support/prefix_walk.hpp"
 #include "support/registry.hpp"
 
 using namespace cmfpipe::cmf;
@@ -42,6 +44,10 @@ Json essentials(const std::vector<Message>& messages) {
         out.push_back({{"role", to_string(m.role())}, {"content", parts}});
     }
     return out;
+}
+
+Json essential(const Message& m) {
+    return essentials({m})[0];
 }
 
 bool incomplete(const Message& m) {
@@ -162,13 +168,10 @@ TEST_CASE("chatml parses thinking, text and tool calls of a completion", "[chatm
 TEST_CASE("chatml every prefix of a completion parses, the cut message flagged incomplete",
           "[chatml][prefix]") {
     const Json full = essentials(parse(think_and_call));
-    for (std::size_t n = 0; n < think_and_call.size(); ++n) {
-        const std::string prefix = think_and_call.substr(0, n);
-        INFO("prefix of " << n << " bytes: " << prefix);
-        std::vector<Message> messages;
-        REQUIRE_NOTHROW(messages = parse(prefix));
+    // No prefix reaches the <|im_end|>: each is one message, flagged incomplete.
+    cmfpipe::testing::PrefixWalk walk{[](const std::string& t) { return parse(t); }, essential, {}};
+    walk.more = [&](const std::string&, const std::vector<Message>& messages) {
         REQUIRE(messages.size() == 1);
-        CHECK(incomplete(messages[0]));
         // What was parsed is the start of the whole result: finished parts equal, the last one a
         // prefix.
         const Json got = essentials(messages)[0]["content"];
@@ -183,7 +186,8 @@ TEST_CASE("chatml every prefix of a completion parses, the cut message flagged i
             else
                 CHECK(last == whole);
         }
-    }
+    };
+    cmfpipe::testing::walk_prefixes(think_and_call, walk);
 }
 
 TEST_CASE("chatml keeps an unfinished tool call in custom.pending", "[chatml][prefix]") {
@@ -270,23 +274,8 @@ TEST_CASE("chatml parses the ChatML/Hermes/Qwen outputs of llama.cpp's parser te
         INFO("input: " << input);
         Json options = {{"complete", c["opts"].value("is_partial", "") != "true"}};
         if (c["opts"].value("enable_thinking", "") == "true") options["enable_thinking"] = true;
-        std::string content, reasoning;
-        Json calls = Json::array();
-        for (const auto& m : parse(input, options))
-            for (const auto& p : m.content()) {
-                if (const auto* t = p->get_if<Thinking>()) reasoning += t->text;
-                if (const auto* t = p->get_if<Text>()) content += t->text;
-                if (const auto* tc = p->get_if<ToolCall>())
-                    calls.push_back({{"name", tc->name}, {"arguments", tc->arguments}});
-            }
-        Json expected_calls = Json::array();
-        for (const auto& tc : c["expect"]["tool_calls"])
-            expected_calls.push_back(
-                {{"name", tc["name"]},
-                 {"arguments", Json::parse(tc["arguments"].get<std::string>())}});
-        CHECK(content == c["expect"].value("content", ""));
-        CHECK(reasoning == c["expect"].value("reasoning_content", ""));
-        CHECK(calls == expected_calls);
+        CHECK(cmfpipe::testing::parsed_summary(parse(input, options)) ==
+              cmfpipe::testing::expected_summary(c["expect"]));
         ++checked;
     }
     CHECK(checked == 6);
@@ -304,17 +293,7 @@ TEST_CASE("chatml every prefix of a whole conversation parses without an error",
                 {ContentPart::make(ToolResult{"call_1", "get_weather", "sunny", false})}),
         Message::text(Role::assistant, "Sunny.")};
     const std::string text = render(convo, {{"add_generation_prompt", false}});
-    const Json full = essentials(parse(text));
-    for (std::size_t n = 0; n < text.size(); ++n) {
-        const std::string prefix = text.substr(0, n);
-        INFO("prefix of " << n << " bytes: " << prefix);
-        std::vector<Message> messages;
-        REQUIRE_NOTHROW(messages = parse(prefix));
-        REQUIRE_FALSE(messages.empty());
-        const bool at_boundary = prefix.ends_with("<|im_end|>") || prefix.ends_with("<|im_end|>\n");
-        CHECK(incomplete(messages.back()) == !at_boundary);
-        const std::size_t finished = at_boundary ? messages.size() : messages.size() - 1;
-        for (std::size_t i = 0; i < finished && n > 12; ++i)
-            CHECK(essentials({messages[i]})[0] == full[i]);
-    }
+    cmfpipe::testing::walk_prefixes(
+        text,
+        {[](const std::string& t) { return parse(t); }, essential, {"<|im_end|>", "<|im_end|>\n"}});
 }

@@ -5,6 +5,8 @@
 #include "adapter_access.hpp"
 #include "cmfpipe/errors.hpp"
 #include "support/corpus.hpp"
+#include "support/parser_case.hpp"
+#include "support/prefix_walk.hpp"
 
 using namespace harmony_test;
 
@@ -13,6 +15,12 @@ namespace {
 std::vector<Message> parse(std::string_view text, const Json& options = Json::object()) {
     return adapter()->from_wire(text, options);
 }
+
+Json essential(const Message& m) {
+    return essentials({m})[0];
+}
+
+const std::vector<std::string> harmony_stops = {"<|end|>", "<|call|>"};
 
 std::string corpus_text(const std::string& name) {
     std::string text = read_file((cmfpipe::testing::require_corpus("harmony") / name).string());
@@ -83,32 +91,19 @@ TEST_CASE("harmony parses a whole exchange: analysis, call, result, final", "[ha
 
 TEST_CASE("harmony every prefix of a completion parses, the cut message flagged incomplete",
           "[harmony][prefix]") {
-    const auto full = parse(weather_completion);
-    const Json full_essentials = essentials(full);
-    for (std::size_t n = 0; n < weather_completion.size(); ++n) {
-        const std::string prefix = weather_completion.substr(0, n);
-        INFO("prefix of " << n << " bytes: " << prefix);
-        std::vector<Message> messages;
-        REQUIRE_NOTHROW(messages = parse(prefix));
-        REQUIRE_FALSE(messages.empty());
-        const bool at_boundary =
-            n > 0 && (prefix.ends_with("<|end|>") || prefix.ends_with("<|call|>"));
-        CHECK(incomplete(messages.back()) == !at_boundary);
-        // Every message before the cut is exactly what the whole text gives.
-        const std::size_t finished = at_boundary ? messages.size() : messages.size() - 1;
-        REQUIRE(finished <= full.size());
-        for (std::size_t i = 0; i < finished; ++i)
-            CHECK(essentials({messages[i]}) == essentials({full[i]}));
-        // Nothing of the text is lost: content parsed so far plus what is pending is a prefix of
-        // the message.
-        if (!at_boundary && !messages.back().content().empty()) {
-            const auto& part = *messages.back().part(0);
-            if (const auto* t = part.text_if()) {
+    const Json full_essentials = essentials(parse(weather_completion));
+    cmfpipe::testing::PrefixWalk walk{[](const std::string& t) { return parse(t); }, essential,
+                                      harmony_stops};
+    // Nothing of the text is lost: the content parsed so far is a prefix of the message's.
+    walk.more = [&](const std::string&, const std::vector<Message>& messages) {
+        if (incomplete(messages.back()) && !messages.back().content().empty()) {
+            if (const auto* t = messages.back().part(0)->text_if()) {
                 const Json& whole = full_essentials[messages.size() - 1]["content"][0];
                 CHECK(whole["text"].get<std::string>().rfind(*t, 0) == 0);
             }
         }
-    }
+    };
+    cmfpipe::testing::walk_prefixes(weather_completion, walk);
 }
 
 TEST_CASE("harmony keeps an unfinished call's arguments and half a marker in custom.pending",
@@ -128,21 +123,17 @@ TEST_CASE("harmony keeps an unfinished call's arguments and half a marker in cus
           Json::parse(R"({"incomplete": true, "pending": "assistant<|chan"})"));
 }
 
-TEST_CASE("harmony flags a finished call whose arguments are not JSON, keeping its text",
+TEST_CASE("harmony flags a finished call whose arguments are not JSON, keeping its raw text",
           "[harmony][malformed]") {
     const std::string text =
         "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1,}<|call|>";
     auto messages = parse(text);
     REQUIRE(messages.size() == 1);
     CHECK(essentials(messages) == Json::parse(R"([{"role": "assistant", "channel": "commentary",
-        "content": [{"content_type": "text", "text": "{\"a\": 1,}"}]}])"));
-    const Json& custom = *custom_of(messages[0]);
-    CHECK(custom["harmony"] == Json::parse(R"({"recipient": "functions.f"})"));
-    REQUIRE(custom["parse_errors"].size() == 1);
-    CHECK(custom["parse_errors"][0]["line"] == 1);
-    CHECK(custom["parse_errors"][0]["column"] == 74);  // the "}" after the trailing comma
-    CHECK(custom["parse_errors"][0]["message"].get<std::string>().rfind(
-              "the arguments of a tool call are not valid JSON: ", 0) == 0);
+        "content": []}])"));
+    CHECK(*custom_of(messages[0]) == Json::parse(R"({"invalid_tool_arguments": [{
+        "tool_call_id": "call_1", "name": "f", "raw": "{\"a\": 1,}",
+        "error": "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, column 9: syntax error while parsing object key - unexpected '}'; expected string literal"}]})"));
     // Written back, the call comes out as it came in.
     Json wire = adapter()->to_wire(messages, Json::object(),
                                    {{"system_message", false}, {"add_generation_prompt", false}});
@@ -182,27 +173,14 @@ TEST_CASE("harmony parses the gpt-oss outputs of llama.cpp's parser tests",
         const std::string input = c["input"];
         INFO("input: " << input);
         auto messages = parse(input, {{"complete", !partial}});
-        std::string content, reasoning;
-        Json calls = Json::array();
-        for (const auto& m : messages) {
+        // Text to another recipient (python code, a browser query) is not the answer's content.
+        auto shows_text = [](const Message& m) {
             const Json* custom = custom_of(m);
-            const bool to_other_recipient =
-                custom && custom->contains("harmony") && (*custom)["harmony"].contains("recipient");
-            for (const auto& p : m.content()) {
-                if (const auto* t = p->get_if<Thinking>()) reasoning += t->text;
-                if (const auto* t = p->get_if<Text>(); t && !to_other_recipient) content += t->text;
-                if (const auto* tc = p->get_if<ToolCall>())
-                    calls.push_back({{"name", tc->name}, {"arguments", tc->arguments}});
-            }
-        }
-        Json expected_calls = Json::array();
-        for (const auto& tc : c["expect"]["tool_calls"])
-            expected_calls.push_back(
-                {{"name", tc["name"]},
-                 {"arguments", Json::parse(tc["arguments"].get<std::string>())}});
-        CHECK(content == c["expect"].value("content", ""));
-        CHECK(reasoning == c["expect"].value("reasoning_content", ""));
-        CHECK(calls == expected_calls);
+            return !(custom && custom->contains("harmony") &&
+                     (*custom)["harmony"].contains("recipient"));
+        };
+        CHECK(cmfpipe::testing::parsed_summary(messages, shows_text) ==
+              cmfpipe::testing::expected_summary(c["expect"]));
         ++checked;
     }
     CHECK(checked == 15);
@@ -218,17 +196,7 @@ TEST_CASE("harmony every prefix of a whole rendered conversation parses without 
         {"system_message", false}, {"add_generation_prompt", false}, {"auto_drop_analysis", false}};
     const std::string full_text =
         adapter()->to_wire(convo, Json::object(), options).get<std::string>();
-    const Json full = essentials(parse(full_text, {{"role", nullptr}}));
-    CHECK(full == essentials(convo));
-    for (std::size_t n = 1; n < full_text.size(); ++n) {
-        const std::string prefix = full_text.substr(0, n);
-        INFO("prefix of " << n << " bytes: " << prefix);
-        std::vector<Message> messages;
-        REQUIRE_NOTHROW(messages = parse(prefix, {{"role", nullptr}}));
-        REQUIRE_FALSE(messages.empty());
-        const bool at_boundary = prefix.ends_with("<|end|>") || prefix.ends_with("<|call|>");
-        CHECK(incomplete(messages.back()) == !at_boundary);
-        const std::size_t finished = at_boundary ? messages.size() : messages.size() - 1;
-        for (std::size_t i = 0; i < finished; ++i) CHECK(essentials({messages[i]})[0] == full[i]);
-    }
+    const auto parse_turns = [](const std::string& t) { return parse(t, {{"role", nullptr}}); };
+    CHECK(essentials(parse_turns(full_text)) == essentials(convo));
+    cmfpipe::testing::walk_prefixes(full_text, {parse_turns, essential, harmony_stops, 1});
 }
