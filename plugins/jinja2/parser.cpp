@@ -112,26 +112,17 @@ class Parser {
         return it->second;
     }
 
-    struct DepthGuard {
-        Parser& p;
-        explicit DepthGuard(Parser& parser) : p(parser) {
-            if (++p.depth_ > p.opt_.max_nesting_depth) {
-                Failure f =
-                    Failure::limit_exceeded("template nesting deeper than " +
-                                            std::to_string(p.opt_.max_nesting_depth) + " levels");
-                f.line = p.cur().line;
-                f.column = p.cur().column;
-                throw f;
-            }
-        }
-        ~DepthGuard() { --p.depth_; }
-    };
+    // One level deeper into nested tags, located at the token that opens it.
+    DepthGuard nesting_level() {
+        return DepthGuard(depth_, opt_.max_nesting_depth, "template nesting", " levels", cur().line,
+                          cur().column);
+    }
 
     // ----- statements -----
 
     // Parses until a block tag whose name is in `ends`; leaves the cursor on that name.
     Body body(const std::vector<const char*>& ends) {
-        DepthGuard guard(*this);
+        DepthGuard guard = nesting_level();
         if (!ends.empty()) end_stack_.push_back(ends);
         struct Pop {
             Parser& p;
@@ -578,7 +569,7 @@ class Parser {
     }
 
     ExprPtr expression(bool with_condexpr) {
-        DepthGuard guard(*this);
+        DepthGuard guard = nesting_level();
         if (!with_condexpr) return or_expr();
         ExprPtr e = or_expr();
         while (is_name("if")) {
@@ -625,7 +616,7 @@ class Parser {
 
     ExprPtr not_expr() {
         if (is_name("not")) {
-            DepthGuard guard(*this);
+            DepthGuard guard = nesting_level();
             auto u = at<UnaryExpr>(cur());
             advance();
             u->op = UnaryOp::Not;
@@ -717,7 +708,7 @@ class Parser {
     }
 
     ExprPtr unary(bool with_filter) {
-        DepthGuard guard(*this);
+        DepthGuard guard = nesting_level();
         ExprPtr node;
         if (is_op("-") || is_op("+")) {
             auto u = at<UnaryExpr>(cur());
