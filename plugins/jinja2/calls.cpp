@@ -110,9 +110,9 @@ Value Evaluator::call_macro(
         else if (p.default_value)
             f.vars.emplace_back(p.slot, eval(*p.default_value));
         else
-            f.vars.emplace_back(p.slot, Value::undefined(UndefinedReason::Plain,
-                                                         "parameter " + repr_string(p.name) +
-                                                             " was not provided"));
+            f.vars.emplace_back(
+                p.slot, Value::undefined(UndefinedReason::Plain,
+                                         "parameter " + repr_string(p.name) + " was not provided"));
     }
     if (m.uses_varargs) {
         auto rest = make_list({}, List::Flavor::Tuple);

@@ -180,8 +180,8 @@ Value Evaluator::eval_compare(const CompareExpr& e) {
                     } catch (Failure& fail) {
                         if (fail.type == "TypeError")
                             fail.text = std::string("'") + sym +
-                                           "' not supported between instances of '" +
-                                           type_name(left) + "' and '" + type_name(right) + "'";
+                                        "' not supported between instances of '" + type_name(left) +
+                                        "' and '" + type_name(right) + "'";
                         throw;
                     }
                 };
