@@ -32,7 +32,8 @@ inline bool flag(const Args& a, std::size_t i, std::string_view name, bool def =
     return v ? truthy(*v) : def;
 }
 
-inline std::int64_t int_param(const Args& a, std::size_t i, std::string_view name, std::int64_t def) {
+inline std::int64_t int_param(const Args& a, std::size_t i, std::string_view name,
+                              std::int64_t def) {
     const Value* v = arg(a, i, name);
     if (!v || v->is_none()) return def;
     if (v->is_int() || v->is_bool()) return v->as_int();
@@ -70,7 +71,7 @@ inline std::vector<Value> attribute_parts(const Value& attribute) {
 }
 
 inline Value get_path(Evaluator& ev, Value item, const std::vector<Value>& parts,
-               const Value* def = nullptr) {
+                      const Value* def = nullptr) {
     for (const auto& p : parts) {
         item = ev.getitem(item, p);
         if (def && !def->is_none() && item.is_undefined()) item = *def;

@@ -1,8 +1,8 @@
 // Builtin string filters: case, trimming, escaping, replacing, padding, wrapping, formatting.
 #include <cstdio>
 
-#include "methods.hpp"
 #include "filter_args.hpp"
+#include "methods.hpp"
 
 namespace cmfpipe::jinja2 {
 namespace {
@@ -274,7 +274,6 @@ Value f_filesizeformat(Evaluator&, const Value& s, Args& a) {
     }
     return Value::string(buf);
 }
-
 
 Value f_xmlattr(Evaluator& ev, const Value& v, Args& a) {
     bool autospace = flag(a, 0, "autospace", true);
