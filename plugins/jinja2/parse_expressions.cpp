@@ -466,9 +466,8 @@ ExprPtr Parser::test(ExprPtr subject) {
     CallArgs args;
     if (is_op("(")) {
         args = call_args();
-    } else if ((cur().type == Tok::Name || cur().type == Tok::String ||
-                cur().type == Tok::Int || cur().type == Tok::Float || is_op("[") ||
-                is_op("{")) &&
+    } else if ((cur().type == Tok::Name || cur().type == Tok::String || cur().type == Tok::Int ||
+                cur().type == Tok::Float || is_op("[") || is_op("{")) &&
                !(cur().type == Tok::Name &&
                  (cur().text == "else" || cur().text == "or" || cur().text == "and" ||
                   cur().text == "if" || cur().text == "is" || cur().text == "in" ||

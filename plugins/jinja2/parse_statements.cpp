@@ -376,8 +376,7 @@ StmtPtr Parser::block_stmt() {
     advance();  // endblock
     if (cur().type == Tok::Name) advance();
     expect_block_end();
-    if (tpl_.blocks.count(s->name))
-        fail("block '" + s->name + "' defined twice", *toks_.begin());
+    if (tpl_.blocks.count(s->name)) fail("block '" + s->name + "' defined twice", *toks_.begin());
     tpl_.blocks[s->name] = s.get();
     return s;
 }

@@ -10,10 +10,7 @@
 namespace cmfpipe::jinja2 {
 
 Value Value::string(std::string s) {
-    Value v;
-    v.kind_ = Kind::String;
-    v.ptr_ = std::make_shared<const std::string>(std::move(s));
-    return v;
+    return shared(Kind::String, std::make_shared<const std::string>(std::move(s)));
 }
 
 Value Value::undefined(UndefinedReason reason, std::string name, std::string obj_type) {
@@ -233,6 +230,11 @@ bool less(const Value& a, const Value& b) {
     }
     throw Failure("TypeError", "'<' not supported between instances of '" + type_name(a) +
                                    "' and '" + type_name(b) + "'");
+}
+
+std::int64_t index_value(const Value& v) {
+    if (v.is_int() || v.is_bool()) return v.as_int();
+    throw Failure("TypeError", "'" + type_name(v) + "' object cannot be interpreted as an integer");
 }
 
 std::string type_name(const Value& v) {
