@@ -20,27 +20,21 @@ struct Builtin final : Callable {
     std::string name() const override { return id; }
 };
 
-std::int64_t int_arg(const Value& v, const char* what) {
-    if (v.is_int() || v.is_bool()) return v.as_int();
-    throw Failure("TypeError", "'" + type_name(v) + "' object cannot be interpreted as an integer" +
-                                   std::string(what[0] ? "" : ""));
-}
-
 Value range_fn(Evaluator& ev, Args& a) {
     if (!a.keyword.empty()) throw Failure("TypeError", "range() takes no keyword arguments");
     std::int64_t start = 0, stop = 0, step = 1;
     switch (a.positional.size()) {
         case 1:
-            stop = int_arg(a.positional[0], "");
+            stop = index_value(a.positional[0]);
             break;
         case 2:
-            start = int_arg(a.positional[0], "");
-            stop = int_arg(a.positional[1], "");
+            start = index_value(a.positional[0]);
+            stop = index_value(a.positional[1]);
             break;
         case 3:
-            start = int_arg(a.positional[0], "");
-            stop = int_arg(a.positional[1], "");
-            step = int_arg(a.positional[2], "");
+            start = index_value(a.positional[0]);
+            stop = index_value(a.positional[1]);
+            step = index_value(a.positional[2]);
             break;
         default:
             throw Failure("TypeError", "range expected at most 3 arguments, got " +

@@ -99,6 +99,41 @@ class Evaluator {
     Value call_recursive_loop(const ForStmt& node, Frame* parent, const Value& iterable, int depth);
 
   private:
+    // Puts back where the evaluator writes and which frame and module it sees, however the scope
+    // is left (normally or by a Failure).
+    class Restore {
+      public:
+        explicit Restore(Evaluator& ev)
+            : ev_(ev), out_(ev.out_), frame_(ev.frame_), module_(ev.module_) {}
+        ~Restore() {
+            ev_.out_ = out_;
+            ev_.frame_ = frame_;
+            ev_.module_ = module_;
+        }
+        Restore(const Restore&) = delete;
+        Restore& operator=(const Restore&) = delete;
+
+      private:
+        Evaluator& ev_;
+        std::string* out_;
+        Frame* frame_;
+        Module* module_;
+    };
+    // One more level of template recursion (macro call, include, import, recursive loop).
+    DepthGuard recursion_level(const char* unit = "") {
+        return DepthGuard(depth_, settings_.limits.max_recursion_depth, "recursion", unit);
+    }
+    // Runs fn; a Failure escaping it that has no location yet gets the location of `at`.
+    template <class Fn>
+    static auto located(const Node& at, Fn&& fn) -> decltype(fn()) {
+        try {
+            return fn();
+        } catch (Failure& f) {
+            f.locate(at.line, at.column);
+            throw;
+        }
+    }
+
     [[noreturn]] void fail_iterations();
     [[noreturn]] void fail_string(std::size_t bytes);
     [[noreturn]] void fail_list(std::size_t items);
@@ -119,6 +154,8 @@ class Evaluator {
     void exec_include(const IncludeStmt& s);
     void exec_import(const Stmt& s);
     void exec_block(const BlockStmt& s);
+    void render_extended(std::shared_ptr<const Template> tpl, std::string& out);
+    void add_blocks(const Template& tpl);
 
     Value eval(const Expr& e);
     Value eval_name(const NameExpr& e);
@@ -135,7 +172,7 @@ class Evaluator {
     void bind(int slot, Value v);
     std::string capture(const Body& body);
     Value macro_value(const MacroStmt& m);
-    std::shared_ptr<const Template> load(const Value& name, const Node& at);
+    std::shared_ptr<const Template> load(const Value& name);
     std::unique_ptr<Module> make_module(std::shared_ptr<const Template> tpl, bool with_context);
 
     const RenderSettings& settings_;
@@ -150,7 +187,6 @@ class Evaluator {
     int depth_ = 0;
     // Template inheritance: block name -> overriding chain (most derived first).
     std::vector<std::pair<std::string, std::vector<const BlockStmt*>>> block_chain_;
-    friend struct BlockSuper;
 };
 
 // JSON input -> engine values (shared structure, built once per render).

@@ -39,9 +39,7 @@ class Encoder {
                     out_ += "[]";
                     return;
                 }
-                if (level > kMaxValueDepth)
-                    throw Failure::limit_exceeded("value nested deeper than " +
-                                                  std::to_string(kMaxValueDepth) + " levels");
+                check_depth(level, kMaxValueDepth, "value nested", " levels");
                 out_ += '[';
                 for (std::size_t i = 0; i < items.size(); ++i) {
                     if (i) out_ += s_.item_separator;
@@ -58,9 +56,7 @@ class Encoder {
                     out_ += "{}";
                     return;
                 }
-                if (level > kMaxValueDepth)
-                    throw Failure::limit_exceeded("value nested deeper than " +
-                                                  std::to_string(kMaxValueDepth) + " levels");
+                check_depth(level, kMaxValueDepth, "value nested", " levels");
                 std::vector<const std::pair<Value, Value>*> order;
                 order.reserve(items.size());
                 for (const auto& kv : items) order.push_back(&kv);

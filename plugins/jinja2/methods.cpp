@@ -50,11 +50,7 @@ const std::string& str_arg(const Args& a, std::size_t i, const char* method) {
 
 std::int64_t int_arg(const Args& a, std::size_t i, std::int64_t def) {
     if (i >= a.positional.size() || a.positional[i].is_none()) return def;
-    const Value& v = a.positional[i];
-    if (!v.is_int() && !v.is_bool())
-        throw Failure("TypeError",
-                      "'" + type_name(v) + "' object cannot be interpreted as an integer");
-    return v.as_int();
+    return index_value(a.positional[i]);
 }
 
 // strip family: chars=None strips whitespace.

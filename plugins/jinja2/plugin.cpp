@@ -4,7 +4,6 @@
 //   template_name  name used in error messages
 //   templates      {name: source} for include / import / extends (never the filesystem)
 //   limits         sandbox limit overrides (see limits.hpp)
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 
@@ -76,11 +75,10 @@ class JinjaRenderer final : public Renderer {
         RenderSettings settings;
         settings.limits = default_limits_;
         if (auto it = opts.find("limits"); it != opts.end()) {
-            Limits over = Limits::from_json(*it);
+            Limits::from_json(*it);  // rejects a bad override with its own message, before merging
             Json merged = default_limits_.to_json();
             for (const auto& [k, v] : it->items())
                 merged[k == "max_loop_iterations" ? "max_iterations" : k] = v;
-            (void)over;
             settings.limits = Limits::from_json(merged);
         }
         settings.now = parse_now(opts.contains("now") ? opts["now"] : Json());

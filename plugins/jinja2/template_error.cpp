@@ -16,7 +16,7 @@ void raise_as_cmfpipe_error(const Failure& f, const std::string& template_name,
         name = f.where->name;
         source = f.where->source;
     }
-    std::string message = f.type + ": " + f.message;
+    std::string message = f.type + ": " + f.text;
     if (f.line > 0) {
         std::size_t start = 0;
         for (int line = 1; line < f.line && start != std::string_view::npos; ++line) {

@@ -10,10 +10,7 @@
 namespace cmfpipe::jinja2 {
 
 Value Value::string(std::string s) {
-    Value v;
-    v.kind_ = Kind::String;
-    v.ptr_ = std::make_shared<const std::string>(std::move(s));
-    return v;
+    return shared(Kind::String, std::make_shared<const std::string>(std::move(s)));
 }
 
 Value Value::undefined(UndefinedReason reason, std::string name, std::string obj_type) {
@@ -64,16 +61,11 @@ void release(Range& range, Get get) {
     g_pending = nullptr;
 }
 
-struct DepthGuard {
-    int& d;
-    explicit DepthGuard(int& depth) : d(depth) {
-        if (++d > kMaxValueDepth)
-            throw Failure::limit_exceeded("value nested deeper than " +
-                                          std::to_string(kMaxValueDepth) + " levels");
-    }
-    ~DepthGuard() { --d; }
-};
 thread_local int g_depth = 0;
+// One level deeper into a nested value (comparison, hashing, repr recurse through containers).
+struct ValueDepth : DepthGuard {
+    ValueDepth() : DepthGuard(g_depth, kMaxValueDepth, "value nested", " levels") {}
+};
 }  // namespace
 
 List::~List() {
@@ -174,7 +166,7 @@ bool truthy(const Value& v) {
 
 bool equals(const Value& a, const Value& b) {
     if (a.kind() == Kind::List || a.kind() == Kind::Dict) {
-        DepthGuard guard(g_depth);
+        ValueDepth guard;
         return equals_impl(a, b);
     }
     return equals_impl(a, b);
@@ -221,7 +213,7 @@ bool equals_impl(const Value& a, const Value& b) {
 }
 
 bool less(const Value& a, const Value& b) {
-    DepthGuard guard(g_depth);
+    ValueDepth guard;
     if (a.is_number() && b.is_number()) {
         if (a.is_float() || b.is_float()) return a.as_float() < b.as_float();
         return a.as_int() < b.as_int();
@@ -238,6 +230,11 @@ bool less(const Value& a, const Value& b) {
     }
     throw Failure("TypeError", "'<' not supported between instances of '" + type_name(a) +
                                    "' and '" + type_name(b) + "'");
+}
+
+std::int64_t index_value(const Value& v) {
+    if (v.is_int() || v.is_bool()) return v.as_int();
+    throw Failure("TypeError", "'" + type_name(v) + "' object cannot be interpreted as an integer");
 }
 
 std::string type_name(const Value& v) {
@@ -443,7 +440,7 @@ std::string repr_string(std::string_view s) {
 }
 
 void append_repr(std::string& out, const Value& v) {
-    DepthGuard guard(g_depth);
+    ValueDepth guard;
     switch (v.kind()) {
         case Kind::String:
             append_repr_string(out, v.str());

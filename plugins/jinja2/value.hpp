@@ -84,45 +84,17 @@ class Value {
     }
     bool is_markup() const { return kind_ == Kind::String && aux_ == 1; }
     static Value string(std::shared_ptr<const std::string> s) {
-        Value v;
-        v.kind_ = Kind::String;
-        v.ptr_ = std::move(s);
-        return v;
+        return shared(Kind::String, std::move(s));
     }
-    static Value list(std::shared_ptr<List> l) {
-        Value v;
-        v.kind_ = Kind::List;
-        v.ptr_ = std::move(l);
-        return v;
-    }
-    static Value dict(std::shared_ptr<Dict> d) {
-        Value v;
-        v.kind_ = Kind::Dict;
-        v.ptr_ = std::move(d);
-        return v;
-    }
+    static Value list(std::shared_ptr<List> l) { return shared(Kind::List, std::move(l)); }
+    static Value dict(std::shared_ptr<Dict> d) { return shared(Kind::Dict, std::move(d)); }
     static Value callable(std::shared_ptr<Callable> c) {
-        Value v;
-        v.kind_ = Kind::Callable;
-        v.ptr_ = std::move(c);
-        return v;
+        return shared(Kind::Callable, std::move(c));
     }
-    static Value ns(std::shared_ptr<Namespace> n) {
-        Value v;
-        v.kind_ = Kind::Namespace;
-        v.ptr_ = std::move(n);
-        return v;
-    }
-    static Value loop(std::shared_ptr<LoopState> l) {
-        Value v;
-        v.kind_ = Kind::Loop;
-        v.ptr_ = std::move(l);
-        return v;
-    }
+    static Value ns(std::shared_ptr<Namespace> n) { return shared(Kind::Namespace, std::move(n)); }
+    static Value loop(std::shared_ptr<LoopState> l) { return shared(Kind::Loop, std::move(l)); }
     static Value undefined(std::shared_ptr<const UndefinedInfo> info) {
-        Value v;
-        v.ptr_ = std::move(info);
-        return v;
+        return shared(Kind::Undefined, std::move(info));
     }
     static Value undefined(UndefinedReason reason, std::string name, std::string obj_type = {});
     // Undefined produced at an AST site (a Name, GetAttr or GetItem node), with the kind of the
@@ -181,6 +153,15 @@ class Value {
     const void* identity() const { return ptr_.get(); }
 
   private:
+    // A value of kind k that shares p (a string, container, callable, loop state or undefined
+    // info): copying the value copies the pointer, never the data.
+    static Value shared(Kind k, std::shared_ptr<const void> p) {
+        Value v;
+        v.kind_ = k;
+        v.ptr_ = std::move(p);
+        return v;
+    }
+
     Kind kind_;
     std::uint8_t aux_ = 0;
     union {
@@ -257,6 +238,8 @@ bool equals_impl(const Value& a, const Value& b);  // equals without the depth g
 bool less(const Value& a, const Value& b);
 // The Python type name ("str", "int", "dict", "NoneType", "Undefined", ...).
 std::string type_name(const Value& v);
+// Python's operator.index: an int (or bool) as an integer, TypeError for anything else.
+std::int64_t index_value(const Value& v);
 // str(v) appended to out (undefined prints nothing).
 void append_str(std::string& out, const Value& v);
 std::string to_str(const Value& v);

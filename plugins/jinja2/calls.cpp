@@ -1,0 +1,222 @@
+// Calls: macros (definition, arguments, caller), callables, and filters and tests applied by
+// name or from the AST; macro calls are what counts as template recursion.
+#include <optional>
+
+#include "evaluator.hpp"
+#include "filters.hpp"
+#include "methods.hpp"
+#include "tests.hpp"
+
+namespace cmfpipe::jinja2 {
+namespace {
+
+// A macro defined in a template: remembers its module and the local variables visible where it
+// was defined (a snapshot, so a macro outliving its loop frame stays safe).
+struct MacroCallable final : Callable {
+    const MacroStmt* node;
+    Module* module;
+    std::shared_ptr<const std::vector<std::pair<int, Value>>> closure;
+    Value caller;  // for the `caller` of a call block
+    Value call(Evaluator& ev, Args& args) override {
+        return ev.call_macro(*node, module, closure, args, caller);
+    }
+    std::string name() const override { return node->name; }
+};
+
+}  // namespace
+
+void Evaluator::exec_call_block(const CallBlockStmt& s) {
+    Value caller = macro_value(*s.caller);
+    Value callee = eval(*s.call->callee);
+    Args args;
+    eval_args(s.call->args, args);
+    if (callee.is_callable()) {
+        if (auto* m = dynamic_cast<MacroCallable*>(&callee.callable())) {
+            Value r;
+            {
+                DepthGuard level = recursion_level();
+                r = call_macro(*m->node, m->module, m->closure, args, caller);
+            }
+            write_value(r);
+            return;
+        }
+    }
+    args.keyword.emplace_back("caller", caller);
+    write_value(call(callee, args));
+}
+
+Value Evaluator::macro_value(const MacroStmt& m) {
+    auto c = std::make_shared<MacroCallable>();
+    c->node = &m;
+    c->module = module_;
+    auto closure = std::make_shared<std::vector<std::pair<int, Value>>>();
+    std::vector<Frame*> chain;
+    for (Frame* f = frame_; f; f = f->parent) chain.push_back(f);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        for (const auto& v : (*it)->vars) closure->push_back(v);
+    c->closure = std::move(closure);
+    return Value::callable(std::move(c));
+}
+
+Value Evaluator::call_macro(
+    const MacroStmt& m, Module* module,
+    const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure, Args& args,
+    const Value& caller) {
+    Frame outer{nullptr, {}};
+    if (closure && !closure->empty()) outer.vars = *closure;
+    Frame f{&outer, {}};
+    f.vars.reserve(m.params.size() + 1);
+    std::size_t np = m.params.size();
+    if (args.positional.size() > np && !m.uses_varargs)
+        throw Failure("TypeError", "macro '" + m.name + "' takes not more than " +
+                                       std::to_string(np) + " argument(s)");
+    std::vector<const Value*> given(np, nullptr);
+    for (std::size_t i = 0; i < np && i < args.positional.size(); ++i)
+        given[i] = &args.positional[i];
+    auto kwargs = std::make_shared<Dict>();
+    Value caller_value = caller;
+    for (const auto& [k, v] : args.keyword) {
+        bool matched = false;
+        for (std::size_t i = 0; i < np; ++i) {
+            if (m.params[i].name == k) {
+                if (given[i] && i < args.positional.size())
+                    throw Failure(
+                        "TypeError",
+                        "macro '" + m.name + "' got multiple values for argument '" + k + "'");
+                given[i] = &v;
+                matched = true;
+                break;
+            }
+        }
+        if (matched) continue;
+        if (k == "caller" && m.uses_caller) {
+            caller_value = v;
+            continue;
+        }
+        if (!m.uses_kwargs)
+            throw Failure("TypeError",
+                          "macro '" + m.name + "' takes no keyword argument '" + k + "'");
+        kwargs->items.emplace_back(Value::string(k), v);
+    }
+    std::string buffer;
+    Restore restore(*this);
+    module_ = module;
+    frame_ = &f;
+    out_ = &buffer;
+    for (std::size_t i = 0; i < np; ++i) {
+        const Param& p = m.params[i];
+        if (given[i])
+            f.vars.emplace_back(p.slot, *given[i]);
+        else if (p.default_value)
+            f.vars.emplace_back(p.slot, eval(*p.default_value));
+        else
+            f.vars.emplace_back(
+                p.slot, Value::undefined(UndefinedReason::Plain,
+                                         "parameter " + repr_string(p.name) + " was not provided"));
+    }
+    if (m.uses_varargs) {
+        auto rest = make_list({}, List::Flavor::Tuple);
+        for (std::size_t i = np; i < args.positional.size(); ++i)
+            rest->items.push_back(args.positional[i]);
+        f.vars.emplace_back(m.varargs_slot, Value::list(rest));
+    }
+    if (m.uses_kwargs) f.vars.emplace_back(m.kwargs_slot, Value::dict(kwargs));
+    if (m.uses_caller) f.vars.emplace_back(m.caller_slot, caller_value);
+    exec_body(m.body);
+    return Value::string(std::move(buffer));
+}
+
+void Evaluator::eval_args(const CallArgs& in, Args& out) {
+    out.positional.reserve(in.positional.size());
+    for (const auto& a : in.positional) out.positional.push_back(eval(*a));
+    if (in.star_args) {
+        auto extra = iterate(eval(*in.star_args));
+        for (const auto& v : extra->items) out.positional.push_back(v);
+    }
+    for (const auto& [k, v] : in.keyword) out.keyword.emplace_back(k, eval(*v));
+    if (in.star_kwargs) {
+        Value d = eval(*in.star_kwargs);
+        if (!d.is_dict()) throw Failure("TypeError", "argument after ** must be a mapping");
+        for (const auto& [k, v] : d.dict().items) out.keyword.emplace_back(to_str(k), v);
+    }
+}
+
+Value Evaluator::eval_call(const CallExpr& e) {
+    // obj.method(...) without materialising a bound method
+    if (e.callee->kind == ExprKind::GetAttr) {
+        const auto& g = static_cast<const GetAttrExpr&>(*e.callee);
+        Value obj = eval(*g.object);
+        MethodKind mk = (obj.is_string() || obj.is_dict() || obj.is_list())
+                            ? method_kind(obj, g.attr, profile_)
+                            : MethodKind::None;
+        if (mk == MethodKind::Safe) {
+            Args args;
+            eval_args(e.args, args);
+            return call_method(*this, obj, g.attr, args);
+        }
+        Value callee = getattr(obj, g.attr, &g);
+        Args args;
+        eval_args(e.args, args);
+        return call(callee, args);
+    }
+    Value callee = eval(*e.callee);
+    Args args;
+    eval_args(e.args, args);
+    if (callee.is_undefined() && e.callee->kind == ExprKind::Name) raise_undefined(callee);
+    return call(callee, args);
+}
+
+Value Evaluator::call(const Value& callee, Args& args) {
+    if (callee.is_undefined()) raise_undefined(callee);
+    if (callee.kind() == Kind::Loop) {
+        auto& state = callee.loop();
+        if (!state.recurse)
+            throw Failure(
+                "TypeError",
+                "Tried to call non recursive loop.  Maybe you forgot the 'recursive' modifier.");
+        return state.recurse->call(*this, args);
+    }
+    if (!callee.is_callable())
+        throw Failure("TypeError", "'" + type_name(callee) + "' object is not callable");
+    std::optional<DepthGuard> level;  // only macro calls count as recursion
+    if (dynamic_cast<MacroCallable*>(&callee.callable()))
+        level.emplace(depth_, settings_.limits.max_recursion_depth, "recursion", " calls");
+    return callee.callable().call(*this, args);
+}
+
+Value Evaluator::eval_filter(const FilterExpr& e, const Value* body_subject) {
+    Value subject = e.subject ? eval(*e.subject) : (body_subject ? *body_subject : Value());
+    Args args;
+    eval_args(e.args, args);
+    return located(e, [&] { return e.fn(*this, subject, args); });
+}
+
+// A chain parsed with a null innermost subject ({% filter %}, {% set x | f %}).
+Value Evaluator::apply_filter_chain(const Expr& chain, Value subject) {
+    if (chain.kind == ExprKind::UnknownFilter) {
+        const auto& u = static_cast<const UnknownFilterExpr&>(chain);
+        throw Failure("TemplateRuntimeError", "No filter named '" + u.name + "' found.", chain.line,
+                      chain.column);
+    }
+    const auto& f = static_cast<const FilterExpr&>(chain);
+    if (f.subject) subject = apply_filter_chain(*f.subject, std::move(subject));
+    Args args;
+    eval_args(f.args, args);
+    return located(chain, [&] { return f.fn(*this, subject, args); });
+}
+
+Value Evaluator::apply_filter(std::string_view name, const Value& subject, Args& args) {
+    FilterFn fn = find_filter(name, profile_);
+    if (!fn)
+        throw Failure("TemplateRuntimeError", "No filter named '" + std::string(name) + "' found.");
+    return fn(*this, subject, args);
+}
+
+bool Evaluator::apply_test(std::string_view name, const Value& subject, Args& args) {
+    TestFn fn = find_test(name);
+    if (!fn)
+        throw Failure("TemplateRuntimeError", "No test named '" + std::string(name) + "' found.");
+    return fn(*this, subject, args);
+}
+
+}  // namespace cmfpipe::jinja2
