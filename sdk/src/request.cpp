@@ -95,8 +95,7 @@ Json normalize_thread(const Json& value, std::string_view input_name) {
     }
     if (!messages->is_array()) {
         throw ValueError("thread input '" + std::string(input_name) +
-                         "' must be a list of messages, not " +
-                         std::string(messages->type_name()));
+                         "' must be a list of messages, not " + std::string(messages->type_name()));
     }
     Json out = Json::array();
     for (std::size_t i = 0; i < messages->size(); ++i)

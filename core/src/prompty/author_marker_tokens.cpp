@@ -86,7 +86,8 @@ std::string restore_author_markers(std::string_view rendered,
         const std::size_t digits = open + open_mark.size();
         std::size_t end = digits;
         while (end < rendered.size() && rendered[end] >= '0' && rendered[end] <= '9') ++end;
-        if (end == digits || end - digits > 9 || rendered.compare(end, close_mark.size(), close_mark) != 0)
+        if (end == digits || end - digits > 9 ||
+            rendered.compare(end, close_mark.size(), close_mark) != 0)
             changed_token(renderer_kind);
         const std::size_t index = std::stoul(std::string(rendered.substr(digits, end - digits)));
         if (index >= markers.size()) changed_token(renderer_kind);
