@@ -16,7 +16,7 @@ inline constexpr std::size_t placeholder_random_bytes = 4;
 // Bytes of the strict-mode role-marker nonce (the reference parser's token_hex(8)).
 inline constexpr std::size_t marker_nonce_bytes = 8;
 
-// rich_input_token with fresh random hex: "__PROMPTY_THREAD_<8 hex>_<name>__".
+// The sdk's rich_input_token (request.hpp) with 2 * placeholder_random_bytes fresh hex digits.
 std::string make_placeholder(std::string_view input_name);
 
 }  // namespace cmfpipe::prompty
