@@ -5,8 +5,14 @@
 //   ${name:-fallback}  the fallback text when the input is missing or null
 //   $$                 a literal "$"
 //
+// Option "upper": true upper-cases the whole result (ASCII letters), the kind of renderer that
+// rewrites every byte of the text it is given. It still works in strict mode: the host hands it
+// tokens in place of the author's role markers and puts the markers back afterwards (see
+// cmfpipe/renderer.hpp); tokens hold no letters, so upper-casing leaves them intact.
+//
 // A missing input without a fallback, or an unterminated "${", is a ValueError that says
 // where (template name, line, column), never a silent empty string.
+#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -44,6 +50,9 @@ class DollarRenderer final : public cmfpipe::Renderer {
                     ++column;
                 out += text[i++];
             }
+        }
+        if (options.value("upper", false)) {
+            for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         }
         return out;
     }

@@ -1,7 +1,5 @@
 #include "author_markers.hpp"
 
-#include <random>
-
 #include "attributes.hpp"
 #include "role_marker.hpp"
 
@@ -32,17 +30,6 @@ std::string mark_author_markers(std::string_view template_text, std::string_view
         }
         if (!last) out.push_back('\n');
         begin = end + 1;
-    }
-    return out;
-}
-
-std::string make_marker_nonce() {
-    std::random_device device;  // /dev/urandom (getrandom) with libstdc++ on Linux
-    std::string out;
-    constexpr char digits[] = "0123456789abcdef";
-    for (int i = 0; i < 4; ++i) {
-        const auto word = device();  // 32 random bits
-        for (int shift = 28; shift >= 0; shift -= 4) out.push_back(digits[(word >> shift) & 0xF]);
     }
     return out;
 }

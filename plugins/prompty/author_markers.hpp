@@ -12,7 +12,4 @@ namespace cmfpipe::prompty_parser {
 // follows the colon are kept.
 std::string mark_author_markers(std::string_view template_text, std::string_view nonce);
 
-// 16 bytes from the system's cryptographic source (std::random_device), as 32 hex digits.
-std::string make_marker_nonce();
-
 }  // namespace cmfpipe::prompty_parser

@@ -13,6 +13,7 @@
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/plugin.hpp"
 #include "rich_expansion.hpp"
+#include "role_marker.hpp"
 #include "segments.hpp"
 
 namespace cmfpipe::prompty_parser {
@@ -32,14 +33,22 @@ bool bool_option(const Json& options, const Json& config, const char* key, bool 
     return fallback;
 }
 
+// Bytes of the marker nonce prepare_template draws when the host has not drawn one.
+constexpr std::size_t own_marker_nonce_bytes = 16;
+
 class PromptyParser final : public Parser {
   public:
     explicit PromptyParser(Json config) : config_(std::move(config)) {}
 
+    bool matches_role_marker(std::string_view line, MarkerFit fit) const override {
+        return fit == MarkerFit::whole_line ? match_role_marker(line).has_value()
+                                            : opens_with_role_marker(line);
+    }
+
     std::string prepare_template(std::string_view template_text, const Json& options,
                                  RequestContext& request) const override {
         if (!bool_option(options, config_, "strict", true)) return std::string(template_text);
-        if (request.marker_nonce.empty()) request.marker_nonce = make_marker_nonce();
+        if (request.marker_nonce.empty()) request.marker_nonce = random_hex(own_marker_nonce_bytes);
         return mark_author_markers(template_text, request.marker_nonce);
     }
 

@@ -3,7 +3,6 @@
 #include <string>
 #include <string_view>
 
-#include "cmfpipe/errors.hpp"
 #include "media_value.hpp"
 #include "metadata.hpp"
 #include "role_marker.hpp"
@@ -11,8 +10,6 @@
 
 namespace cmfpipe::prompty_parser {
 namespace {
-
-constexpr std::string_view token_prefix = "__PROMPTY_THREAD_";
 
 // The rich input whose token starts at `at`, if any.
 const std::pair<const std::string, RichInput>* token_at(std::string_view text, std::size_t at,
@@ -62,23 +59,26 @@ void expand_one(const Segment& segment, const RequestContext& request,
     SegmentBuilder builder(segment, out);
     bool replaced_any = false;
     std::size_t piece_begin = 0;
-    for (std::size_t at = text.find(token_prefix); at != std::string_view::npos;
-         at = text.find(token_prefix, at + 1)) {
+    for (std::size_t at = text.find(rich_input_token_prefix); at != std::string_view::npos;
+         at = text.find(rich_input_token_prefix, at + 1)) {
         const auto* entry = token_at(text, at, request);
         if (entry == nullptr) continue;
         const std::string& token = entry->first;
         const RichInput& input = entry->second;
-        if (input.kind == "thread") {
-            auto messages = thread_messages(input.value, input.name);
-            if (!messages) continue;  // not a list of messages: the nonce stays literal
-            builder.text_piece(text.substr(piece_begin, at - piece_begin));
-            builder.thread(std::move(*messages));
-        } else if (input.kind == "image" || input.kind == "file" || input.kind == "audio") {
-            builder.text_piece(text.substr(piece_begin, at - piece_begin));
-            builder.part(media_part(input.kind, input.value, input.name));
-        } else {
-            throw ValueError("rich input '" + input.name + "' has kind '" + input.kind +
-                             "'; the prompty parser knows thread, image, file and audio");
+        switch (input.kind) {
+            case RichKind::thread: {
+                auto messages = thread_messages(input.value, input.name);
+                if (!messages) continue;  // not a list of messages: the nonce stays literal
+                builder.text_piece(text.substr(piece_begin, at - piece_begin));
+                builder.thread(std::move(*messages));
+                break;
+            }
+            case RichKind::image:
+            case RichKind::file:
+            case RichKind::audio:
+                builder.text_piece(text.substr(piece_begin, at - piece_begin));
+                builder.part(media_part(to_string(input.kind), input.value, input.name));
+                break;
         }
         replaced_any = true;
         piece_begin = at + token.size();

@@ -7,8 +7,8 @@
 //           Any other value (not a list of messages): the nonce stays as literal text.
 //   image / file / audio: an ImageSource / DocumentSource / AudioSource part in the containing
 //           message, between the text parts before and after it (trimmed the same way).
-// A token not in rich_inputs is literal text. Tokens are found from the "__PROMPTY_THREAD_"
-// prefix of §5.3, so the scan is linear in the text.
+// A token not in rich_inputs is literal text. Tokens are found from
+// cmfpipe::rich_input_token_prefix (request.hpp), so the scan is linear in the text.
 #include <vector>
 
 #include "cmfpipe/cmf/message.hpp"

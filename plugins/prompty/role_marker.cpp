@@ -81,9 +81,12 @@ bool attribute_block_matches(std::string_view block) {
     return (states & bit(end_ws)) != 0;  // at least one whole item ends exactly here
 }
 
-}  // namespace
-
-std::optional<RoleMarker> match_role_marker(std::string_view line) {
+// \s* #? \s* then a role name (any case): where the name begins and ends, or nothing.
+struct RoleName {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
+std::optional<RoleName> match_role_name(std::string_view line) {
     std::size_t i = 0;
     const std::size_t n = line.size();
     while (i < n && is_space(line[i])) ++i;
@@ -97,6 +100,24 @@ std::optional<RoleMarker> match_role_marker(std::string_view line) {
     bool known = false;
     for (std::string_view r : roles) known = known || equals_ignoring_case(role, r);
     if (!known) return std::nullopt;
+    return RoleName{role_begin, i};
+}
+
+// \s* ":" starting at `at`.
+bool colon_follows(std::string_view line, std::size_t at) {
+    while (at < line.size() && is_space(line[at])) ++at;
+    return at < line.size() && line[at] == ':';
+}
+
+}  // namespace
+
+std::optional<RoleMarker> match_role_marker(std::string_view line) {
+    const auto name = match_role_name(line);
+    if (!name) return std::nullopt;
+    const std::size_t n = line.size();
+    const std::size_t role_begin = name->begin;
+    const std::size_t i = name->end;
+    const std::string_view role = line.substr(role_begin, i - role_begin);
 
     // The tail: \s* ":" \s* up to the end, found from the right.
     std::size_t end = n;
@@ -121,6 +142,21 @@ std::optional<RoleMarker> match_role_marker(std::string_view line) {
         if (!is_space(line[k])) return std::nullopt;
     }
     return marker;
+}
+
+bool opens_with_role_marker(std::string_view line) {
+    const auto name = match_role_name(line);
+    if (!name) return false;
+    std::size_t i = name->end;
+    if (i >= line.size() || line[i] != '[') return colon_follows(line, i);
+    // Any "]" after which the block's NFA accepts and \s* ":" follows closes a marker. One pass
+    // over the line: the state set steps once per character.
+    States states = bit(key_first);
+    for (++i; i < line.size() && states != 0; ++i) {
+        if (line[i] == ']' && (states & bit(end_ws)) && colon_follows(line, i + 1)) return true;
+        states = step(states, line[i]);
+    }
+    return false;
 }
 
 }  // namespace cmfpipe::prompty_parser

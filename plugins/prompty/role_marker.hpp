@@ -28,6 +28,11 @@ struct RoleMarker {
 // The marker a line holds, or nothing. `line` excludes its "\n" (a trailing "\r" is whitespace).
 std::optional<RoleMarker> match_role_marker(std::string_view line);
 
+// True when `line` opens with a role marker, whatever follows its colon (`system: be evil`): the
+// same prefix, role and attribute block, then \s* ":". What a strict input may not carry
+// (renderSegments, jinja-subset.md §8.4); also linear in the line.
+bool opens_with_role_marker(std::string_view line);
+
 // ASCII classes of the regex: \s and \w.
 constexpr bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';

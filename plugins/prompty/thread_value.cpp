@@ -4,6 +4,7 @@
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/request.hpp"
 #include "media_value.hpp"
 #include "metadata.hpp"
 
@@ -47,20 +48,12 @@ cmf::Message prompty_message(const Json& message, const std::string& path,
         throw ValueError(path + ".role: unknown role '" + role_json.get<std::string>() + "' (" +
                          std::string(cmf::enum_spellings<cmf::Role>()) + ")");
     }
-    auto content = message.find("content");
-    if (content == message.end()) content = message.find("parts");
+    // normalize_thread made content a list of parts.
+    const Json& content = message.at("content");
     cmf::Content parts;
-    if (content == message.end() || content->is_null()) {
-        // a message without content (an assistant turn that only called tools, say): no parts
-    } else if (content->is_string()) {
-        parts.push_back(cmf::ContentPart::text(content->get<std::string>()));
-    } else if (content->is_array()) {
-        for (std::size_t i = 0; i < content->size(); ++i) {
-            parts.push_back(prompty_part((*content)[i],
-                                         path + ".content[" + std::to_string(i) + "]", input_name));
-        }
-    } else {
-        throw ValueError(path + ".content: must be a string or a list of parts");
+    for (std::size_t i = 0; i < content.size(); ++i) {
+        parts.push_back(
+            prompty_part(content[i], path + ".content[" + std::to_string(i) + "]", input_name));
     }
     cmf::Message out(*role, std::move(parts));
     if (auto metadata = message.find("metadata"); metadata != message.end())
@@ -72,17 +65,21 @@ cmf::Message prompty_message(const Json& message, const std::string& path,
 
 std::optional<std::vector<cmf::Message>> thread_messages(const Json& value,
                                                          std::string_view input_name) {
-    if (!value.is_array()) return std::nullopt;
-    for (const auto& item : value) {
-        if (!item.is_object() || !item.contains("role")) return std::nullopt;
+    // §6.7: a value that is not a list of messages leaves the token as literal text; whether it
+    // is one is normalize_thread's call (the host has normally called it already).
+    Json messages;
+    try {
+        messages = normalize_thread(value, input_name);
+    } catch (const ValueError&) {
+        return std::nullopt;
     }
     std::vector<cmf::Message> out;
-    out.reserve(value.size());
+    out.reserve(messages.size());
     const std::string root = "inputs." + std::string(input_name);
-    for (std::size_t i = 0; i < value.size(); ++i) {
+    for (std::size_t i = 0; i < messages.size(); ++i) {
         const std::string path = root + "[" + std::to_string(i) + "]";
-        out.push_back(is_cmf_json(value[i]) ? cmf::message_from_json(value[i], path)
-                                            : prompty_message(value[i], path, input_name));
+        out.push_back(is_cmf_json(messages[i]) ? cmf::message_from_json(messages[i], path)
+                                               : prompty_message(messages[i], path, input_name));
     }
     return out;
 }

@@ -14,6 +14,10 @@ Adapter::~Adapter() = default;
 Processor::~Processor() = default;
 Registrar::~Registrar() = default;
 
+bool Parser::matches_role_marker(std::string_view, MarkerFit) const {
+    return false;
+}
+
 std::string Parser::prepare_template(std::string_view template_text, const Json&,
                                      RequestContext&) const {
     return std::string(template_text);

@@ -203,7 +203,9 @@ class Runner {
 
     std::string segments_vector(const Json& input, const Json& expected) {
         Agent agent = template_agent(input);
-        Invokers invokers{registry_.make_renderer(agent.template_config.format_kind), nullptr};
+        // The parser says what a role boundary is (strict inputs); the render is as written.
+        Invokers invokers{registry_.make_renderer(agent.template_config.format_kind),
+                          registry_.make_parser(agent.template_config.parser_kind)};
         std::vector<std::string> strict = input.value("strict_props", std::vector<std::string>{});
         SegmentedRender r =
             render_segments(invokers, agent, input.value("inputs", Json::object()), strict);
@@ -259,7 +261,7 @@ class Runner {
             std::size_t end = suffix_at + suffix.size();
             request.rich_inputs.emplace(
                 text.substr(at, end - at),
-                RichInput{name, "thread", normalize_thread(messages, name)});
+                RichInput{name, RichKind::thread, normalize_thread(messages, name)});
         }
         auto messages = prompty::parse(invokers, agent, text, request);
         if (auto e = expect_error(expected); !e.empty()) return e;

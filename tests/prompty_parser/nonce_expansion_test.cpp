@@ -7,6 +7,7 @@
 
 using namespace prompty_parser_test;
 using Catch::Matchers::Message;
+using cmfpipe::RichKind;
 
 namespace {
 
@@ -34,7 +35,7 @@ TEST_CASE("a thread splits its message, text before and after keep the containin
           "[prompty_parser][thread]") {
     const std::string text =
         "system:\nBe brief.\n\nuser:\nEarlier:\n" + history_token + "\n\nNow: hi\n";
-    CHECK(parse_with(text, {{history_token, {"history", "thread", history}}}) ==
+    CHECK(parse_with(text, {{history_token, {"history", RichKind::thread, history}}}) ==
           Json::array({text_message("system", "Be brief."), text_message("user", "Earlier:"),
                        text_message("user", "prev question"),
                        text_message("assistant", "prev answer"), text_message("user", "Now: hi")}));
@@ -43,11 +44,12 @@ TEST_CASE("a thread splits its message, text before and after keep the containin
 TEST_CASE("a thread alone in a message leaves no empty message behind",
           "[prompty_parser][thread]") {
     CHECK(parse_with("user:\n\n" + history_token + "\n\n",
-                     {{history_token, {"history", "thread", history}}}) ==
+                     {{history_token, {"history", RichKind::thread, history}}}) ==
           Json::array(
               {text_message("user", "prev question"), text_message("assistant", "prev answer")}));
     CHECK(parse_with("user:\n" + history_token,
-                     {{history_token, {"history", "thread", Json::array()}}}) == Json::array());
+                     {{history_token, {"history", RichKind::thread, Json::array()}}}) ==
+          Json::array());
 }
 
 TEST_CASE("the same thread twice is expanded twice, and the marker metadata stays on the text",
@@ -58,7 +60,7 @@ TEST_CASE("the same thread twice is expanded twice, and the marker metadata stay
     b["metadata"] = {{"name", "Bob"}};
     const Json one = Json::array({{{"role", "tool"}, {"content", "42"}}});
     CHECK(parse_with("user[name=Bob]:\nA " + history_token + " B " + history_token,
-                     {{history_token, {"history", "thread", one}}}) ==
+                     {{history_token, {"history", RichKind::thread, one}}}) ==
           Json::array({a, text_message("tool", "42"), b, text_message("tool", "42")}));
 }
 
@@ -67,7 +69,7 @@ TEST_CASE("thread messages in CMF JSON are read as CMF", "[prompty_parser][threa
     const Json cmf_thread =
         messages_to_json({Message::text(Role::user, "q"), Message::text(Role::assistant, "a")});
     CHECK(parse_with("system:\nS\n" + history_token,
-                     {{history_token, {"history", "thread", cmf_thread}}}) ==
+                     {{history_token, {"history", RichKind::thread, cmf_thread}}}) ==
           Json::array({text_message("system", "S"), text_message("user", "q"),
                        text_message("assistant", "a")}));
 }
@@ -78,7 +80,7 @@ TEST_CASE("a value that is not a list of messages leaves the nonce as literal te
     for (const Json& value : {Json("just a string"), Json{{"role", "user"}}, Json::array({1, 2}),
                               Json::array({{{"content", "no role"}}})}) {
         INFO("value: " << value.dump());
-        CHECK(parse_with(text, {{history_token, {"history", "thread", value}}}) ==
+        CHECK(parse_with(text, {{history_token, {"history", RichKind::thread, value}}}) ==
               Json::array({text_message("user", "See " + history_token + " here")}));
     }
     // A token nobody registered is text too.
@@ -90,7 +92,7 @@ TEST_CASE("a thread with a bad message is a ValueError naming the input and inde
           "[prompty_parser][thread]") {
     cmfpipe::RequestContext request;
     request.rich_inputs[history_token] = {
-        "history", "thread",
+        "history", RichKind::thread,
         Json::array({{{"role", "user"}, {"content", "ok"}}, {{"role", "robot"}}})};
     CHECK_THROWS_MATCHES(parser().parse("user:\n" + history_token, strict_off, request),
                          cmfpipe::ValueError,
@@ -111,9 +113,10 @@ TEST_CASE("image, file and audio nonces become CMF media parts in place",
     const std::string text = "system:\nYou see and hear.\n\nuser:\nLook:\n" + photo_token +
                              "\nRead " + doc + "\n" + voice + "\n";
     const Json got = parse_with(
-        text, {{photo_token, {"photo", "image", "https://example.com/cat.png"}},
-               {doc, {"doc", "file", {{"value", "JVBERi0x"}, {"mediaType", "application/pdf"}}}},
-               {voice, {"voice", "audio", "data:audio/wav;base64,UklGRg=="}}});
+        text,
+        {{photo_token, {"photo", RichKind::image, "https://example.com/cat.png"}},
+         {doc, {"doc", RichKind::file, {{"value", "JVBERi0x"}, {"mediaType", "application/pdf"}}}},
+         {voice, {"voice", RichKind::audio, "data:audio/wav;base64,UklGRg=="}}});
     CHECK(got ==
           Json::array(
               {text_message("system", "You see and hear."),
@@ -126,16 +129,16 @@ TEST_CASE("image, file and audio nonces become CMF media parts in place",
 }
 
 TEST_CASE("a media nonce alone makes a message with just that part", "[prompty_parser][media]") {
-    CHECK(
-        parse_with("user:\n" + photo_token, {{photo_token, {"photo", "image", "iVBORw0KGgo="}}}) ==
-        Json::array({{{"role", "user"},
-                      {"content", Json::array({media("image", "base64", "iVBORw0KGgo=")})}}}));
+    CHECK(parse_with("user:\n" + photo_token,
+                     {{photo_token, {"photo", RichKind::image, "iVBORw0KGgo="}}}) ==
+          Json::array({{{"role", "user"},
+                        {"content", Json::array({media("image", "base64", "iVBORw0KGgo=")})}}}));
 }
 
 TEST_CASE("a media value that cannot be a part is a ValueError naming the input",
           "[prompty_parser][media]") {
     cmfpipe::RequestContext request;
-    request.rich_inputs[photo_token] = {"photo", "image", 42};
+    request.rich_inputs[photo_token] = {"photo", RichKind::image, 42};
     CHECK_THROWS_MATCHES(
         parser().parse("user:\n" + photo_token, strict_off, request), cmfpipe::ValueError,
         Message("input 'photo' (kind image): the value must be a string (URL, data URL or base64) "

@@ -50,7 +50,8 @@ cmfpipe::RequestContext request_for(const Json& input) {
     if (input.contains("thread_inputs")) {
         const std::string rendered = input.at("rendered").get<std::string>();
         for (const auto& [name, value] : input.at("thread_inputs").items()) {
-            request.rich_inputs[token_for(rendered, name)] = {name, "thread", value};
+            request.rich_inputs[token_for(rendered, name)] = {name, cmfpipe::RichKind::thread,
+                                                              value};
         }
     }
     return request;

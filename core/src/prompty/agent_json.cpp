@@ -1,14 +1,11 @@
 // Agent -> JSON with the Prompty spec's property names (what adapters receive as `agent`).
-#include <algorithm>
-#include <array>
-
 #include "cmfpipe/core/prompty/agent.hpp"
+#include "cmfpipe/request.hpp"
 
 namespace cmfpipe::prompty {
 
 bool is_rich_kind(std::string_view kind) {
-    static constexpr std::array<std::string_view, 4> rich = {"thread", "image", "file", "audio"};
-    return std::find(rich.begin(), rich.end(), kind) != rich.end();
+    return rich_kind_from_string(kind).has_value();
 }
 
 const Property* Agent::find_input(std::string_view input_name) const {

@@ -1,30 +1,37 @@
 // render (spec §5.4): validation, rich inputs -> placeholders, strict marker nonce, renderer.
 #include "cmfpipe/core/prompty/render.hpp"
 
+#include <optional>
+
+#include "author_marker_tokens.hpp"
 #include "render_steps.hpp"
 
 #include "cmfpipe/core/prompty/nonce.hpp"
 #include "cmfpipe/core/prompty/validation.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/request.hpp"
 
 namespace cmfpipe::prompty {
 namespace {
 
 // The rich kind of an input: its declared kind, or the `_kind` a caller tagged the value with
 // ({"_kind": "thread", "messages": [...]}, the form the conformance vectors use for templates
-// without declared inputs). Empty when the input is plain.
-std::string rich_kind_of(const Agent& agent, const std::string& name, const Json& value) {
-    if (const Property* p = agent.find_input(name); p && is_rich_kind(p->kind)) return p->kind;
+// without declared inputs). Nothing when the input is plain.
+std::optional<RichKind> rich_kind_of(const Agent& agent, const std::string& name,
+                                     const Json& value) {
+    if (const Property* p = agent.find_input(name)) {
+        if (auto kind = rich_kind_from_string(p->kind)) return kind;
+    }
     if (value.is_object()) {
         auto tag = value.find("_kind");
-        if (tag != value.end() && tag->is_string() && is_rich_kind(tag->get<std::string>()))
-            return tag->get<std::string>();
+        if (tag != value.end() && tag->is_string())
+            return rich_kind_from_string(tag->get_ref<const std::string&>());
     }
-    return {};
+    return std::nullopt;
 }
 
-Json rich_value(const std::string& kind, const std::string& name, const Json& value) {
-    if (kind == "thread") return normalize_thread(value, name);
+Json rich_value(RichKind kind, const std::string& name, const Json& value) {
+    if (kind == RichKind::thread) return normalize_thread(value, name);
     if (value.is_object() && value.contains("_kind")) {
         Json copy = value;
         copy.erase("_kind");
@@ -33,10 +40,12 @@ Json rich_value(const std::string& kind, const std::string& name, const Json& va
     return value;
 }
 
+// Every renderer is told it renders a Prompty body ("profile": "prompty"; jinja2 picks its
+// dialect by it, others ignore it) and the template's name; the agent's format.options and the
+// caller's options go over that.
 Json renderer_options_for(const Agent& agent, const RenderOptions& options) {
-    Json out = Json::object();
-    if (agent.template_config.format_kind == "jinja2") out["profile"] = "prompty";
-    out["template_name"] = agent.source.empty() ? agent.name : agent.source;
+    Json out = {{"profile", "prompty"},
+                {"template_name", agent.source.empty() ? agent.name : agent.source}};
     if (agent.template_config.format_options.is_object())
         out.update(agent.template_config.format_options);
     if (options.renderer_options.is_object()) out.update(options.renderer_options);
@@ -61,22 +70,23 @@ namespace detail {
 Json prepare_inputs(const Agent& agent, Json validated, RequestContext& request) {
     Json prepared = Json::object();
     for (auto& [name, value] : validated.items()) {
-        std::string kind = rich_kind_of(agent, name, value);
-        if (kind.empty()) {
+        std::optional<RichKind> kind = rich_kind_of(agent, name, value);
+        if (!kind) {
             prepared[name] = std::move(value);
             continue;
         }
         std::string placeholder = make_placeholder(name);
         prepared[name] = placeholder;
         request.rich_inputs.emplace(std::move(placeholder),
-                                    RichInput{name, kind, rich_value(kind, name, value)});
+                                    RichInput{name, *kind, rich_value(*kind, name, value)});
     }
     if (agent.template_config.is_strict()) request.marker_nonce = random_hex(marker_nonce_bytes);
     return prepared;
 }
 
 std::string run_renderer(const Invokers& invokers, const Agent& agent, const Json& prepared,
-                         RequestContext& request, const RenderOptions& options) {
+                         RequestContext& request, const RenderOptions& options,
+                         AuthorMarkers author_markers) {
     if (!invokers.renderer) {
         throw InvokerError("no renderer for template format '" + agent.template_config.format_kind +
                            "'");
@@ -84,11 +94,18 @@ std::string run_renderer(const Invokers& invokers, const Agent& agent, const Jso
     const Json render_options = renderer_options_for(agent, options);
     const std::string template_name = render_options.value("template_name", std::string());
     try {
-        if (!invokers.parser)
+        if (!invokers.parser || author_markers == AuthorMarkers::as_written)
             return invokers.renderer->render(agent.instructions, prepared, render_options);
-        std::string marked =
+        const std::string marked =
             invokers.parser->prepare_template(agent.instructions, parser_options(agent), request);
-        return invokers.renderer->render(marked, prepared, render_options);
+        if (!agent.template_config.is_strict())
+            return invokers.renderer->render(marked, prepared, render_options);
+        // Strict: the marked author markers never reach the renderer (author_marker_tokens.hpp).
+        refuse_marker_tokens_in_inputs(prepared);
+        const TokenizedTemplate tokenized = tokenize_author_markers(marked, *invokers.parser);
+        return restore_author_markers(
+            invokers.renderer->render(tokenized.text, prepared, render_options), tokenized.markers,
+            agent.template_config.format_kind);
     } catch (const ValueError& e) {
         rethrow_in_file(e, agent, template_name);
     }
@@ -124,7 +141,8 @@ RenderResult render(const Invokers& invokers, const Agent& agent, const Json& in
         }
         RenderResult result;
         Json prepared = detail::prepare_inputs(agent, std::move(validated), result.request);
-        result.text = detail::run_renderer(invokers, agent, prepared, result.request, options);
+        result.text = detail::run_renderer(invokers, agent, prepared, result.request, options,
+                                           detail::AuthorMarkers::marked);
         if (span.active()) span.emit("result", result.text);
         return result;
     } catch (const Error& e) {

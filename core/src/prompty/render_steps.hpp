@@ -10,8 +10,17 @@ namespace cmfpipe::prompty::detail {
 // values recorded in request.rich_inputs. Also draws the marker nonce when the agent is strict.
 Json prepare_inputs(const Agent& agent, Json validated, RequestContext& request);
 
-// prepare_template (when there is a parser) + the renderer; renderer errors located in the file.
+// What the renderer does with the author's role markers.
+enum class AuthorMarkers {
+    marked,      // the parser's prepare_template first; strict: kept away from the renderer
+    as_written,  // the template as the author wrote it (renderSegments: nothing is parsed)
+};
+
+// The renderer, after prepare_template when `marked` and there is a parser; in strict mode the
+// author markers go around the renderer as tokens (author_marker_tokens.hpp). Renderer errors are
+// located in the agent's file.
 std::string run_renderer(const Invokers& invokers, const Agent& agent, const Json& prepared,
-                         RequestContext& request, const RenderOptions& options);
+                         RequestContext& request, const RenderOptions& options,
+                         AuthorMarkers author_markers);
 
 }  // namespace cmfpipe::prompty::detail

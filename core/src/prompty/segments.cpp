@@ -2,7 +2,6 @@
 #include "cmfpipe/core/prompty/segments.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "cmfpipe/core/prompty/validation.hpp"
 #include "cmfpipe/errors.hpp"
@@ -22,36 +21,6 @@ bool has_sentinel(std::string_view s) {
            s.find(close_mark) != std::string_view::npos;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
-// One line: \s* #? \s* (system|user|assistant|developer) ([...])? \s* :
-bool line_is_boundary(std::string_view line) {
-    std::size_t i = 0;
-    auto skip_space = [&] {
-        while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    };
-    skip_space();
-    if (i < line.size() && line[i] == '#') ++i;
-    skip_space();
-    std::size_t word = i;
-    while (i < line.size() && std::isalpha(static_cast<unsigned char>(line[i]))) ++i;
-    std::string role = lower(line.substr(word, i - word));
-    if (role != "system" && role != "user" && role != "assistant" && role != "developer")
-        return false;
-    if (i < line.size() && line[i] == '[') {
-        auto close = line.find(']', i);
-        if (close == std::string_view::npos) return false;
-        i = close + 1;
-    }
-    skip_space();
-    return i < line.size() && line[i] == ':';
-}
-
 void append(std::vector<RenderSegment>& out, RenderSegment segment) {
     if (segment.text.empty() && segment.kind == "literal") return;
     if (segment.kind == "literal" && !out.empty() && out.back().kind == "literal") {
@@ -63,12 +32,13 @@ void append(std::vector<RenderSegment>& out, RenderSegment segment) {
 
 }  // namespace
 
-bool has_role_boundary(std::string_view value) {
+bool has_role_boundary(const Parser& parser, std::string_view value) {
     std::size_t start = 0;
     while (start <= value.size()) {
         std::size_t end = value.find('\n', start);
         if (end == std::string_view::npos) end = value.size();
-        if (line_is_boundary(value.substr(start, end - start))) return true;
+        if (parser.matches_role_marker(value.substr(start, end - start), MarkerFit::line_start))
+            return true;
         start = end + 1;
     }
     return false;
@@ -94,16 +64,21 @@ SegmentedRender render_segments(const Invokers& invokers, const Agent& agent, co
         };
         Json validated = validate_inputs(agent, inputs);
         for (const auto& [name, value] : validated.items()) {
-            if (value.is_string() && is_strict(name) &&
-                has_role_boundary(value.get_ref<const std::string&>())) {
+            if (!value.is_string() || !is_strict(name)) continue;
+            if (!invokers.parser) {
+                throw InvokerError(
+                    "renderSegments: strict input '" + name + "' needs the parser of kind '" +
+                    agent.template_config.parser_kind + "' to say what a role boundary is");
+            }
+            if (has_role_boundary(*invokers.parser, value.get_ref<const std::string&>())) {
                 throw ValueError("StrictViolation: strict input '" + name +
                                  "' carries a role boundary");
             }
         }
         SegmentedRender result;
         Json prepared = detail::prepare_inputs(agent, std::move(validated), result.request);
-        const std::string plain =
-            detail::run_renderer(invokers, agent, prepared, result.request, options);
+        const std::string plain = detail::run_renderer(invokers, agent, prepared, result.request,
+                                                       options, detail::AuthorMarkers::as_written);
 
         std::vector<std::string> names;
         Json wrapped = prepared;
@@ -122,8 +97,8 @@ SegmentedRender render_segments(const Invokers& invokers, const Agent& agent, co
             value = std::move(marked);
             names.push_back(name);
         }
-        const std::string text =
-            detail::run_renderer(invokers, agent, wrapped, result.request, options);
+        const std::string text = detail::run_renderer(invokers, agent, wrapped, result.request,
+                                                      options, detail::AuthorMarkers::as_written);
 
         // Cut the wrapped render at the sentinels; the projection must give back the plain render.
         std::string projection;

@@ -8,9 +8,13 @@
 // template transformed a value beyond recognition (slicing, `length`, comparison) and the call is
 // a ValueError rather than a guess. Non-string values (numbers, lists) stay in literal segments.
 //
-// A strict input (Property.strict, or named in `strict_inputs`) whose value has a line that looks
-// like a role boundary (`system:`, `# user[name=x]:`, ... developer too) is a ValueError
-// "StrictViolation: ..." before anything is rendered.
+// The template is rendered as the author wrote it: segments are not parsed, so author role markers
+// get no nonce.
+//
+// A strict input (Property.strict, or named in `strict_inputs`) whose value has a line that opens
+// with a role boundary (`system:`, `# user[name=x]: text`, ... as the parser of
+// template.parser.kind defines them: MarkerFit::line_start) is a ValueError "StrictViolation: ..."
+// before anything is rendered. Without a parser in the invokers a strict input is an InvokerError.
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +42,8 @@ SegmentedRender render_segments(const Invokers& invokers, const Agent& agent, co
 // {"kind", "text", "source" (null for literal), "strict"}
 Json to_json(const RenderSegment& segment);
 
-// True when a line of `value` opens with a role boundary (what a strict input may not carry).
-bool has_role_boundary(std::string_view value);
+// True when a line of `value` opens with a role boundary in `parser`'s grammar (what a strict
+// input may not carry).
+bool has_role_boundary(const Parser& parser, std::string_view value);
 
 }  // namespace cmfpipe::prompty
