@@ -81,6 +81,9 @@ class GuardedParser final : public Guarded<Parser> {
                                     const RequestContext& request) const override {
         return call([&](const Parser& p) { return p.parse(text, options, request); });
     }
+    bool matches_role_marker(std::string_view line, MarkerFit fit) const override {
+        return call([&](const Parser& p) { return p.matches_role_marker(line, fit); });
+    }
 };
 
 class GuardedAdapter final : public Guarded<Adapter> {
