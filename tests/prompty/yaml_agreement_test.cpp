@@ -76,8 +76,10 @@ TEST_CASE("yaml: frontmatter and pipeline config convert every scalar the same w
             CHECK(through_frontmatter(c.yaml) == c.json);
             CHECK(through_pipeline_config(c.yaml) == c.json);
         } else {
-            CHECK(through_frontmatter(c.yaml) == std::string("ValueError: p.prompty:2:4: ") + c.refusal);
-            CHECK(through_pipeline_config(c.yaml) == std::string("ConfigError: p.yaml:6:10: ") + c.refusal);
+            CHECK(through_frontmatter(c.yaml) ==
+                  std::string("ValueError: p.prompty:2:4: ") + c.refusal);
+            CHECK(through_pipeline_config(c.yaml) ==
+                  std::string("ConfigError: p.yaml:6:10: ") + c.refusal);
         }
     }
 }
