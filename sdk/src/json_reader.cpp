@@ -134,7 +134,8 @@ std::int64_t JsonReader::integer_in(std::int64_t min, std::int64_t max) const {
     const std::string expected =
         "an integer from " + std::to_string(min) + " to " + std::to_string(max);
     if (!value_->is_number_integer()) fail_expected(expected);
-    if (value_->is_number_unsigned() && value_->get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+    if (value_->is_number_unsigned() &&
+        value_->get<std::uint64_t>() > static_cast<std::uint64_t>(max))
         fail("expected " + expected + ", got " + value_->dump());
     const std::int64_t n = value_->get<std::int64_t>();
     if (n < min || n > max) fail("expected " + expected + ", got " + value_->dump());
