@@ -1,18 +1,22 @@
 // Reading limit overrides from renderer options.
 #include "limits.hpp"
 
+#include <cstdint>
+#include <limits>
+
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_reader.hpp"
 
 namespace cmfpipe::jinja2 {
 
 Limits Limits::from_json(const Json& overrides) {
     Limits l;
     if (overrides.is_null()) return l;
-    if (!overrides.is_object()) throw ValueError("jinja2 option 'limits' must be an object");
-    for (const auto& [key, value] : overrides.items()) {
-        if (!value.is_number_integer() || value.get<long long>() < 0)
-            throw ValueError("jinja2 limit '" + key + "' must be a non-negative integer");
-        auto n = value.get<unsigned long long>();
+    // "jinja2 option 'limits': max_output_bytes: expected an integer from 0 to ..., got -1"
+    const JsonReader limits("jinja2 option 'limits'", overrides, "");
+    for (const auto& [key, value] : limits.members()) {
+        const auto n = static_cast<unsigned long long>(
+            value.integer_in(0, std::numeric_limits<std::int64_t>::max()));
         if (key == "max_template_bytes")
             l.max_template_bytes = n;
         else if (key == "max_output_bytes")

@@ -1,58 +1,43 @@
+// Checked with the sdk's strict reader, so the messages read like every other option check:
+// "mustache options: strict: expected a boolean, got string".
 #include "options.hpp"
 
+#include <cstdint>
+#include <limits>
+
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_reader.hpp"
 
 namespace cmfpipe::mustache {
-namespace {
-
-[[noreturn]] void bad(const std::string& key, const std::string& expected, const Json& got) {
-    throw ValueError("mustache option '" + key + "' must be " + expected + ", got " + got.dump());
-}
-
-}  // namespace
 
 RenderOptions read_render_options(const Json& options) {
     RenderOptions o;
     if (options.is_null()) return o;
-    if (!options.is_object())
-        throw ValueError("mustache options must be a JSON object, got " + options.dump());
-    if (auto it = options.find("template_name"); it != options.end()) {
-        if (!it->is_string()) bad("template_name", "a string", *it);
-        o.template_name = it->get<std::string>();
-    }
-    if (auto it = options.find("partials"); it != options.end() && !it->is_null()) {
-        if (!it->is_object()) bad("partials", "an object (name -> template)", *it);
-        o.partials = &*it;
-    }
-    if (auto it = options.find("strict"); it != options.end()) {
-        if (!it->is_boolean()) bad("strict", "true or false", *it);
-        o.strict = it->get<bool>();
-    }
-    if (auto it = options.find("escape"); it != options.end()) {
-        if (*it == "html")
+    const JsonReader r("mustache options", options, "");
+    r.object();
+    if (auto name = r.optional_string("template_name")) o.template_name = *name;
+    if (auto partials = r.find("partials")) o.partials = &partials->object().json();
+    o.strict = r.boolean_or("strict", o.strict);
+    if (auto escape = r.find("escape")) {
+        const std::string& name = escape->string();
+        if (name == "html") {
             o.escape = Escape::html;
-        else if (*it == "none")
+        } else if (name == "none") {
             o.escape = Escape::none;
-        else
-            bad("escape", "\"html\" or \"none\"", *it);
-    }
-    if (auto it = options.find("max_depth"); it != options.end()) {
-        if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
-            it->get<std::int64_t>() > 100000) {
-            bad("max_depth", "an integer from 1 to 100000", *it);
+        } else {
+            escape->fail("expected \"html\" or \"none\", got " + json_quoted(name));
         }
-        o.max_depth = static_cast<int>(it->get<std::int64_t>());
     }
+    if (auto depth = r.find("max_depth"))
+        o.max_depth = static_cast<int>(depth->integer_in(1, 100000));
     return o;
 }
 
 std::size_t read_cache_size(const Json& config) {
     if (!config.is_object()) return 256;
-    auto it = config.find("cache_size");
-    if (it == config.end()) return 256;
-    if (!it->is_number_integer() || it->get<std::int64_t>() < 0)
-        bad("cache_size", "an integer >= 0", *it);
-    return static_cast<std::size_t>(it->get<std::int64_t>());
+    auto size = JsonReader("mustache options", config, "").find("cache_size");
+    if (!size) return 256;
+    return static_cast<std::size_t>(size->integer_in(0, std::numeric_limits<std::int64_t>::max()));
 }
 
 }  // namespace cmfpipe::mustache

@@ -12,6 +12,7 @@
 
 #include "cmfpipe/cmf/view.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_reader.hpp"
 #include "cmfpipe/plugin.hpp"
 
 namespace {
@@ -26,39 +27,18 @@ struct Rule {
     std::vector<std::string> roles;
 };
 
+// Checked with the sdk's strict reader: "tool_guard: rules[0].roles: expected an array of strings,
+// got string"; unknown keys are refused so that a typo cannot silently drop a rule.
 std::vector<Rule> parse_rules(const Json& config) {
-    if (!config.is_object()) throw ValueError("tool_guard: config must be an object");
-    for (const auto& [key, value] : config.items()) {
-        if (key != "rules")
-            throw ValueError("tool_guard: unknown config key '" + key + "' (known: rules)");
-    }
-    if (!config.contains("rules") || !config["rules"].is_array()) {
-        throw ValueError("tool_guard: config needs 'rules', a list of {uri, roles}");
-    }
+    const cmfpipe::JsonReader options("tool_guard", config, "");
+    options.only_fields({"rules"});
     std::vector<Rule> rules;
-    for (std::size_t i = 0; i < config["rules"].size(); ++i) {
-        const Json& r = config["rules"][i];
-        const std::string where = "tool_guard: rules[" + std::to_string(i) + "]";
-        if (!r.is_object()) throw ValueError(where + " must be an object {uri, roles}");
-        Rule rule;
-        for (const auto& [key, value] : r.items()) {
-            if (key == "uri" && value.is_string() && !value.get<std::string>().empty()) {
-                rule.uri = value.get<std::string>();
-            } else if (key == "roles" && value.is_array()) {
-                for (const auto& role : value) {
-                    if (!role.is_string())
-                        throw ValueError(where + ".roles must be a list of strings");
-                    rule.roles.push_back(role.get<std::string>());
-                }
-            } else if (key == "uri" || key == "roles") {
-                throw ValueError(
-                    where + "." + key +
-                    (key == "uri" ? " must be a non-empty string" : " must be a list"));
-            } else {
-                throw ValueError(where + ": unknown key '" + key + "' (known: uri, roles)");
-            }
-        }
-        if (rule.uri.empty()) throw ValueError(where + " needs a 'uri'");
+    for (const cmfpipe::JsonReader& entry : options.at("rules").elements()) {
+        entry.only_fields({"uri", "roles"});
+        auto uri = entry.find("uri");
+        if (!uri) throw ValueError("tool_guard: " + entry.path() + " needs a 'uri'");
+        Rule rule{uri->string(), entry.strings_or_empty("roles")};
+        if (rule.uri.empty()) uri->fail("expected a non-empty string");
         rules.push_back(std::move(rule));
     }
     return rules;

@@ -72,8 +72,9 @@ TEST_CASE("every part kind round-trips through JSON unchanged", "[cmf][json]") {
     CHECK(messages_from_json(messages_to_json(messages)) == messages);
 }
 
-TEST_CASE("every extension slot round-trips through JSON", "[cmf][json]") {
-    const Json wire = parse(R"({
+// A message with every extension slot filled.
+Json every_slot() {
+    return parse(R"({
       "schema_version": "2.0", "role": "user", "content": [], "channel": null,
       "extensions": {
         "request": {"environment": "prod", "request_id": "r", "timestamp": "t", "trace_id": "tr", "span_id": "sp"},
@@ -102,6 +103,10 @@ TEST_CASE("every extension slot round-trips through JSON", "[cmf][json]") {
         "custom": {"anything": [1, 2]}
       }
     })");
+}
+
+TEST_CASE("every extension slot round-trips through JSON", "[cmf][json]") {
+    const Json wire = every_slot();
     const Message m = message_from_json(wire);
     CHECK(m.completion()->stop_reason == StopReason::return_);
     CHECK(m.security()->subject->type == SubjectType::service);
@@ -109,6 +114,65 @@ TEST_CASE("every extension slot round-trips through JSON", "[cmf][json]") {
     CHECK(m.http()->headers.find("Authorization") != nullptr);
     CHECK(m.delegation()->value == Json{{"on_behalf_of", "alice"}});
     CHECK(message_to_json(m) == wire);
+}
+
+// nlohmann's ADL pair: Json(value).get<T>() gives the value back, for every T with a to_json.
+template <class T>
+Json round_trip(const T& value) {
+    const Json json = value;
+    return Json(json.get<T>());
+}
+
+TEST_CASE("every type with a to_json has its from_json partner", "[cmf][json]") {
+    const Message m = message_from_json(every_slot());
+    const Extensions& e = m.extensions();
+    CHECK(round_trip(m) == Json(m));
+    CHECK(round_trip(e) == Json(e));
+    CHECK(round_trip(*e.request) == Json(*e.request));
+    CHECK(round_trip(*e.agent) == Json(*e.agent));
+    CHECK(round_trip(*e.agent->conversation) == Json(*e.agent->conversation));
+    CHECK(round_trip(*e.http) == Json(*e.http));
+    CHECK(round_trip(*e.security) == Json(*e.security));
+    CHECK(round_trip(*e.security->subject) == Json(*e.security->subject));
+    CHECK(round_trip(*e.security->objects->find("tool")) ==
+          Json(*e.security->objects->find("tool")));
+    CHECK(round_trip(*e.security->data->find("tool")) == Json(*e.security->data->find("tool")));
+    CHECK(round_trip(*e.security->data->find("tool")->retention) ==
+          Json{{"max_age_seconds", 5}, {"policy", "session"}, {"delete_after", nullptr}});
+    CHECK(round_trip(*e.delegation) == Json{{"on_behalf_of", "alice"}});
+    CHECK(round_trip(*e.mcp) == Json(*e.mcp));
+    CHECK(round_trip(*e.completion) == Json(*e.completion));
+    CHECK(round_trip(*e.completion->tokens) ==
+          Json{{"input_tokens", 1}, {"output_tokens", 2}, {"total_tokens", 3}});
+    CHECK(round_trip(*e.provenance) == Json(*e.provenance));
+    CHECK(round_trip(*e.llm) == Json(*e.llm));
+    CHECK(round_trip(*e.framework) == Json(*e.framework));
+    CHECK(round_trip(*e.meta) == Json(*e.meta));
+    const auto part = ContentPart::make(ToolCall{"t1", "search", {{"q", "x"}}});
+    CHECK(round_trip(*part) ==
+          parse(R"({"content_type": "tool_call", "content": {"tool_call_id": "t1", "name": "search",
+                    "arguments": {"q": "x"}, "namespace": null}})"));
+}
+
+TEST_CASE("from_json is as strict as message_from_json and names the type", "[cmf][json]") {
+    auto error_of_get = [](auto get) -> std::string {
+        try {
+            get();
+        } catch (const ValueError& e) {
+            return e.what();
+        }
+        return "(accepted)";
+    };
+    CHECK(error_of_get([] { parse(R"({"labels": "PII"})").get<SecurityExtension>(); }) ==
+          "security.labels: expected an array of strings, got string");
+    CHECK(error_of_get([] {
+              parse(R"({"input_tokens": 1, "output_tokens": 2})").get<TokenUsage>();
+          }) == "tokens.total_tokens: missing (required)");
+    CHECK(error_of_get([] { parse(R"({"turn": 1, "mood": "ok"})").get<AgentExtension>(); }) ==
+          "agent.mood: unknown field (expected one of: input, session_id, conversation_id, turn, "
+          "agent_id, parent_agent_id, conversation)");
+    CHECK(error_of_get([] { parse(R"({"content_type": "text"})").get<ContentPart>(); }) ==
+          "part.text: missing (required)");
 }
 
 TEST_CASE("missing optional fields take their defaults, nulls are accepted", "[cmf][json]") {
@@ -147,13 +211,13 @@ TEST_CASE("malformed CMF is a ValueError naming the JSON path", "[cmf][json]") {
           "messages[2].content[1]: missing 'content_type' discriminator");
     CHECK(error_of(third(
               R"({"content_type": "tool_call", "content": {"tool_call_id": "t", "name": 5}})")) ==
-          "messages[2].content[1].content.name: expected a string, got number");
+          "messages[2].content[1].content.name: expected a string, got integer");
     CHECK(error_of(
               third(R"({"content_type": "tool_call", "content": {"tool_call_id": "t", "name": "n",
                               "arguments": "x=1"}})")) ==
           "messages[2].content[1].content.arguments: expected an object, got string");
     CHECK(error_of(third(R"({"content_type": "tool_call", "content": {"tool_call_id": "t"}})")) ==
-          "messages[2].content[1].content.name: missing required field");
+          "messages[2].content[1].content.name: missing (required)");
     CHECK(error_of(third(R"({"content_type": "tool_call", "name": "n", "arguments": {}})")) ==
           "messages[2].content[1].name: unknown field (expected one of: content_type, content)");
     CHECK(error_of(third(R"({"content_type": "text", "text": "a", "content": "b"})")) ==
@@ -201,7 +265,7 @@ TEST_CASE("malformed CMF is a ValueError naming the JSON path", "[cmf][json]") {
           "messages[0].schema_version: unsupported schema_version \"1.0\" (expected \"2.0\")");
     CHECK(error_of(parse(R"([{"role": "user", "content": "hi"}])")) ==
           "messages[0].content: expected an array of content parts, got string");
-    CHECK(error_of(parse(R"([{"content": []}])")) == "messages[0].role: missing required field");
+    CHECK(error_of(parse(R"([{"content": []}])")) == "messages[0].role: missing (required)");
     CHECK(error_of(parse(R"([{"role": "user", "content": [], "extensionz": {}}])")) ==
           "messages[0].extensionz: unknown field (expected one of: schema_version, role, content, "
           "channel, "
@@ -218,7 +282,7 @@ TEST_CASE("malformed CMF is a ValueError naming the JSON path", "[cmf][json]") {
           "one of: user, "
           "agent, service, system)");
     CHECK(error_of(parse(R"([{"role": "user", "extensions": {"http": {"headers": {"X": 1}}}}])")) ==
-          "messages[0].extensions.http.headers.X: expected a string, got number");
+          "messages[0].extensions.http.headers.X: expected a string, got integer");
     CHECK(error_of(parse(
               R"([{"role": "user", "extensions": {"completion": {"stop_reason": "done"}}}])")) ==
           "messages[0].extensions.completion.stop_reason: unknown stop_reason \"done\" (expected "

@@ -57,7 +57,7 @@ class Reader {
   public:
     explicit Reader(std::string source) : source_(std::move(source)) {}
 
-    SourceLocation at(const YAML::Node& node) const { return location_of(node, source_); }
+    SourceLocation at(const YAML::Node& node) const { return yaml::location_of(node, source_); }
 
     [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const {
         throw ConfigError(message, at(node));
@@ -101,7 +101,7 @@ class Reader {
     }
 
     int integer(const YAML::Node& node, std::string_view what) const {
-        Json value = node.IsScalar() ? yaml_to_json(node, source_) : Json();
+        Json value = node.IsScalar() ? yaml::to_json(node, {source_}) : Json();
         if (!value.is_number_integer() || value.get<std::int64_t>() < INT_MIN ||
             value.get<std::int64_t>() > INT_MAX) {
             fail(node, std::string(what) + " must be an integer");
@@ -213,7 +213,7 @@ ProcessorConfig read_processor(const Reader& r, const YAML::Node& node) {
             }
         } else if (key == "config") {
             if (!value.IsMap() && !value.IsNull()) r.fail(value, "config must be a mapping");
-            p.config = value.IsNull() ? Json::object() : yaml_to_json(value, r.source());
+            p.config = value.IsNull() ? Json::object() : yaml::to_json(value, {r.source()});
         } else if (key == "conditions") {
             if (!value.IsSequence()) r.fail(value, "conditions must be a list of mappings");
             for (const auto& item : value) p.conditions.push_back(read_condition(r, item));

@@ -1,10 +1,15 @@
 #include "yaml_to_json.hpp"
 
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <optional>
 #include <string_view>
 
-namespace cmfpipe::pipeline {
+namespace cmfpipe::yaml {
 namespace {
 
 bool one_of(std::string_view text, std::initializer_list<std::string_view> words) {
@@ -14,90 +19,176 @@ bool one_of(std::string_view text, std::initializer_list<std::string_view> words
     return false;
 }
 
-// Integer in the core schema: [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+.
-bool parse_integer(std::string_view text, std::int64_t& out) {
-    int base = 10;
-    bool negative = false;
-    std::string_view digits = text;
-    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'o')) {
-        base = digits[1] == 'x' ? 16 : 8;
-        digits.remove_prefix(2);
-    } else if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
-        negative = digits[0] == '-';
-        digits.remove_prefix(1);
+bool all_digits(std::string_view text, int base) {
+    if (text.empty()) return false;
+    for (char c : text) {
+        const bool ok = base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                                   : (c >= '0' && c < static_cast<char>('0' + base));
+        if (!ok) return false;
     }
-    if (digits.empty()) return false;
-    std::uint64_t magnitude = 0;
-    auto [end, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
-    if (error != std::errc() || end != digits.data() + digits.size()) return false;
-    if (magnitude > static_cast<std::uint64_t>(INT64_MAX) + (negative ? 1u : 0u)) return false;
-    out =
-        negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
     return true;
 }
 
-// Float in the core schema (digits with a '.' or an exponent), plus .inf/.nan spellings.
-bool parse_float(std::string_view text, double& out) {
-    if (text.find_first_of(".eE") == std::string_view::npos) return false;
-    if (text.find_first_not_of("0123456789+-.eE") != std::string_view::npos) return false;
-    std::string_view body = text;
-    if (!body.empty() && body[0] == '+') body.remove_prefix(1);
-    auto [end, error] = std::from_chars(body.data(), body.data() + body.size(), out);
-    return error == std::errc() && end == body.data() + body.size();
-}
+class ScalarReader {
+  public:
+    ScalarReader(const YAML::Node& node, const Origin& origin) : node_(node), origin_(origin) {}
 
-Json scalar_to_json(const YAML::Node& node) {
-    const std::string& text = node.Scalar();
-    if (node.Tag() == "!") return text;  // quoted: always a string
-    if (one_of(text, {"", "~", "null", "Null", "NULL"})) return nullptr;
-    if (one_of(text, {"true", "True", "TRUE"})) return true;
-    if (one_of(text, {"false", "False", "FALSE"})) return false;
-    std::int64_t integer = 0;
-    if (parse_integer(text, integer)) return integer;
-    double real = 0;
-    if (parse_float(text, real)) return real;
-    return text;
-}
+    Json read() const {
+        const std::string& text = node_.Scalar();
+        const std::string& tag = node_.Tag();
+        if (tag == "!" || tag == "tag:yaml.org,2002:str") return text;  // quoted or !!str
+        if (one_of(text, {"", "~", "null", "Null", "NULL"})) return nullptr;
+        if (one_of(text, {"true", "True", "TRUE"})) return true;
+        if (one_of(text, {"false", "False", "FALSE"})) return false;
+        if (auto integer = as_integer(text)) return *integer;
+        if (auto real = as_float(text)) return *real;
+        return text;
+    }
+
+  private:
+    [[noreturn]] void refuse(const std::string& message) const {
+        throw ConfigError(message, location_of(node_.Mark(), origin_));
+    }
+
+    // [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+ (no sign on 0x/0o).
+    std::optional<Json> as_integer(std::string_view text) const {
+        std::string_view digits = text;
+        bool negative = false;
+        int base = 10;
+        if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'o')) {
+            base = digits[1] == 'x' ? 16 : 8;
+            digits.remove_prefix(2);
+        } else if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+            negative = digits[0] == '-';
+            digits.remove_prefix(1);
+        }
+        if (!all_digits(digits, base)) return std::nullopt;
+        std::uint64_t magnitude = 0;
+        auto [end, error] =
+            std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+        constexpr auto int64_max = static_cast<std::uint64_t>(INT64_MAX);
+        if (error != std::errc() || (negative && magnitude > int64_max + 1))
+            refuse("integer " + std::string(text) +
+                   " does not fit in 64 bits (quote it to keep it as text)");
+        if (negative) return Json(static_cast<std::int64_t>(0 - magnitude));
+        if (magnitude <= int64_max) return Json(static_cast<std::int64_t>(magnitude));
+        return Json(magnitude);
+    }
+
+    // [-+]? ( .[0-9]+ | [0-9]+ ( .[0-9]* )? ) ( [eE] [-+]? [0-9]+ )?, and the .inf/.nan words.
+    std::optional<Json> as_float(std::string_view text) const {
+        std::string_view body = text;
+        if (!body.empty() && (body[0] == '-' || body[0] == '+')) body.remove_prefix(1);
+        if (one_of(body, {".inf", ".Inf", ".INF"}) || one_of(text, {".nan", ".NaN", ".NAN"}))
+            refuse("'" + std::string(text) + "' has no JSON value (quote it to keep it as text)");
+        std::size_t i = 0, digits = 0;
+        auto skip_digits = [&] {
+            while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i])))
+                ++i, ++digits;
+        };
+        skip_digits();
+        if (i < body.size() && body[i] == '.') {
+            ++i;
+            skip_digits();
+        }
+        if (digits == 0) return std::nullopt;
+        if (i < body.size() && (body[i] == 'e' || body[i] == 'E')) {
+            ++i;
+            if (i < body.size() && (body[i] == '-' || body[i] == '+')) ++i;
+            const std::size_t exponent_start = i;
+            while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i]))) ++i;
+            if (i == exponent_start) return std::nullopt;
+        }
+        if (i != body.size()) return std::nullopt;
+        double value = 0;
+        auto [end, error] = std::from_chars(body.data(), body.data() + body.size(), value);
+        if (error == std::errc::result_out_of_range) {
+            // from_chars leaves `value` unset when out of range: strtod tells overflow (HUGE_VAL)
+            // from underflow (0, which is the value a reader expects for 1e-999).
+            value = std::strtod(std::string(body).c_str(), nullptr);
+            if (std::isinf(value))
+                refuse("float " + std::string(text) +
+                       " is beyond double range (quote it to keep it as text)");
+        } else if (error != std::errc() || end != body.data() + body.size()) {
+            return std::nullopt;
+        }
+        return Json(text[0] == '-' ? -value : value);
+    }
+
+    const YAML::Node& node_;
+    const Origin& origin_;
+};
+
+struct Converter {
+    const Origin& origin;
+    const PositionSink& record;
+
+    Json convert(const YAML::Node& node, const std::string& pointer) const {
+        if (record && node.Mark().line >= 0) record(pointer, location_of(node.Mark(), origin));
+        switch (node.Type()) {
+            case YAML::NodeType::Undefined:
+            case YAML::NodeType::Null:
+                return nullptr;
+            case YAML::NodeType::Scalar:
+                return ScalarReader(node, origin).read();
+            case YAML::NodeType::Sequence: {
+                Json out = Json::array();
+                std::size_t index = 0;
+                for (const auto& item : node)
+                    out.push_back(convert(
+                        item, record ? pointer + '/' + std::to_string(index++) : std::string()));
+                return out;
+            }
+            case YAML::NodeType::Map: {
+                Json out = Json::object();
+                for (const auto& entry : node) {
+                    if (!entry.first.IsScalar())
+                        throw ConfigError("mapping keys must be plain strings",
+                                          location_of(entry.first.Mark(), origin));
+                    const std::string& key = entry.first.Scalar();
+                    if (out.contains(key))
+                        throw ConfigError("duplicate key '" + key + "'",
+                                          location_of(entry.first.Mark(), origin));
+                    out[key] =
+                        convert(entry.second, record ? child_pointer(pointer, key) : std::string());
+                }
+                return out;
+            }
+        }
+        return nullptr;
+    }
+};
 
 }  // namespace
 
-SourceLocation location_of(const YAML::Node& node, const std::string& source) {
-    auto mark = node.Mark();
-    if (mark.line < 0) return {source};
-    return {source, mark.line + 1, mark.column + 1};
-}
-
-Json yaml_to_json(const YAML::Node& node, const std::string& source) {
-    switch (node.Type()) {
-        case YAML::NodeType::Undefined:
-        case YAML::NodeType::Null:
-            return nullptr;
-        case YAML::NodeType::Scalar:
-            return scalar_to_json(node);
-        case YAML::NodeType::Sequence: {
-            Json out = Json::array();
-            for (const auto& item : node) out.push_back(yaml_to_json(item, source));
-            return out;
-        }
-        case YAML::NodeType::Map: {
-            Json out = Json::object();
-            for (const auto& entry : node) {
-                if (!entry.first.IsScalar()) {
-                    throw ConfigError("mapping keys must be plain strings",
-                                      location_of(entry.first, source));
-                }
-                const std::string& key = entry.first.Scalar();
-                if (out.contains(key)) {
-                    throw ConfigError("duplicate key '" + key + "'",
-                                      location_of(entry.first, source));
-                }
-                out[key] = yaml_to_json(entry.second, source);
-            }
-            return out;
+std::string child_pointer(std::string_view parent, std::string_view key) {
+    std::string out(parent);
+    out += '/';
+    for (char c : key) {
+        if (c == '~') {
+            out += "~0";
+        } else if (c == '/') {
+            out += "~1";
+        } else {
+            out += c;
         }
     }
-    return nullptr;
+    return out;
 }
 
-}  // namespace cmfpipe::pipeline
+SourceLocation location_of(const YAML::Mark& mark, const Origin& origin) {
+    if (mark.line < 0) return {origin.source};
+    // Only the first line of the text is shifted by the column where the text starts.
+    return {origin.source, origin.line + mark.line,
+            mark.line == 0 ? origin.column + mark.column : mark.column + 1};
+}
+
+SourceLocation location_of(const YAML::Node& node, const std::string& source) {
+    return location_of(node.Mark(), Origin{source});
+}
+
+Json to_json(const YAML::Node& node, const Origin& origin, const PositionSink& record) {
+    return Converter{origin, record}.convert(node, "");
+}
+
+}  // namespace cmfpipe::yaml

@@ -1,20 +1,44 @@
 #pragma once
-// A yaml-cpp node as Json (for a processor's `config:` block), and node positions as
-// SourceLocations. Internal to the config loader.
+// The one YAML -> Json conversion of the host, shared by .prompty frontmatter (and the YAML files
+// it references) and pipeline configuration, so both read the same text the same way.
+// Internal to core.
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json.hpp"
 
-namespace cmfpipe::pipeline {
+namespace cmfpipe::yaml {
 
-// 1-based file:line:col of a node.
+// Where a YAML text starts in its file (1-based), for frontmatter that does not start at 1:1.
+struct Origin {
+    std::string source;
+    int line = 1;
+    int column = 1;
+};
+
+// 1-based file:line:col of a yaml-cpp mark, offset by where the text starts.
+SourceLocation location_of(const YAML::Mark& mark, const Origin& origin);
 SourceLocation location_of(const YAML::Node& node, const std::string& source);
 
-// YAML 1.2 core schema: plain null/~/true/false/integers/floats become JSON scalars, quoted
-// scalars stay strings, mappings keep their order. A non-scalar key is a ConfigError.
-Json yaml_to_json(const YAML::Node& node, const std::string& source);
+// Appends one reference token to a JSON pointer, escaping '~' and '/'.
+std::string child_pointer(std::string_view parent, std::string_view key);
 
-}  // namespace cmfpipe::pipeline
+// Called with each value's JSON pointer ("/model/id") and position, when a caller keeps them.
+using PositionSink = std::function<void(const std::string& pointer, const SourceLocation& where)>;
+
+// YAML 1.2 core schema, strictly:
+// - plain null/~/true/false/integers (decimal, 0x, 0o)/floats become JSON scalars; quoted or
+//   !!str scalars stay strings; mappings keep their order;
+// - integers are exact: -2^63 .. 2^64-1; a larger one is refused (JSON numbers here are 64-bit
+//   and rounding it to a float would silently change it);
+// - .inf, -.inf and .nan are refused, as is a float beyond double range: JSON has no value for
+//   them (they would silently become null); quote them to keep them as text;
+// - a duplicate or non-scalar mapping key is refused.
+// Every refusal is a ConfigError at file:line:col.
+Json to_json(const YAML::Node& node, const Origin& origin, const PositionSink& record = {});
+
+}  // namespace cmfpipe::yaml
