@@ -207,7 +207,7 @@ TEST_CASE("openai malformed responses are ValueErrors naming the JSON path") {
         error_of(
             R"({"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":7}}]}}]})") ==
         "openai response: $.choices[0].message.tool_calls[0].function.arguments: expected a "
-        "string, got integer");
+        "string or null, got integer");
     CHECK(error_of(R"({"choices":[{"message":{"content":[{"type":"hologram"}]}}]})") ==
           "openai response: $.choices[0].message.content[0].type: unknown content block type "
           "'hologram'");
