@@ -2,12 +2,10 @@
 
 #include <algorithm>
 
+#include "whitespace.hpp"
+
 namespace cmfpipe::mustache {
 namespace {
-
-bool is_blank(char c) {
-    return c == ' ' || c == '\t';
-}
 
 // Calls f(line) for each line; `line` includes its '\n' when it has one.
 template <class F>

@@ -8,26 +8,10 @@
 #include <string>
 
 #include "cmfpipe/errors.hpp"
+#include "whitespace.hpp"
 
 namespace cmfpipe::mustache {
 namespace {
-
-bool is_blank(char c) {
-    return c == ' ' || c == '\t';
-}
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-bool all_blank(std::string_view s) {
-    return std::all_of(s.begin(), s.end(), is_blank);
-}
 
 // Offsets -> line:column, computed from the line starts once per lexed text.
 class LineIndex {

@@ -8,19 +8,10 @@
 
 #include "cmfpipe/errors.hpp"
 #include "indentation.hpp"
+#include "whitespace.hpp"
 
 namespace cmfpipe::mustache {
 namespace {
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-    return s;
-}
 
 // For the rare positions not carried by a token (the end of the text, a block body's start).
 Position position_at(std::string_view source, std::size_t offset, const Origin& origin) {
