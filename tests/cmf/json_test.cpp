@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "cmfpipe/cmf.hpp"
+#include "support/thrown.hpp"
 
 using namespace cmfpipe;
 using namespace cmfpipe::cmf;
@@ -14,12 +15,8 @@ Json parse(const char* text) {
 }
 
 std::string error_of(const Json& json, std::string_view path = "messages") {
-    try {
-        messages_from_json(json, path);
-    } catch (const ValueError& e) {
-        return e.what();
-    }
-    return "<no error>";
+    return cmfpipe::testing::thrown_message<ValueError>([&] { messages_from_json(json, path); },
+                                                        "<no error>");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "cmfpipe/errors.hpp"
 #include "support/registry.hpp"
 #include "support/round_trip.hpp"
+#include "support/thrown.hpp"
 
 namespace {
 
@@ -22,12 +23,8 @@ std::shared_ptr<cmfpipe::Adapter> adapter() {
 const Json agent = {{"model", {{"id", "gpt-4o"}, {"apiType", "chat"}}}};
 
 std::string error_of(std::string_view completion) {
-    try {
-        adapter()->from_wire(completion, Json::object());
-    } catch (const cmfpipe::ValueError& e) {
-        return e.what();
-    }
-    return "(no error)";
+    return cmfpipe::testing::thrown_message<cmfpipe::ValueError>(
+        [&] { adapter()->from_wire(completion, Json::object()); });
 }
 
 std::vector<Message> conversation() {

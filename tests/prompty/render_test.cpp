@@ -13,6 +13,7 @@
 #include "cmfpipe/core/prompty/render.hpp"
 #include "cmfpipe/core/prompty/segments.hpp"
 #include "cmfpipe/errors.hpp"
+#include "support/thrown.hpp"
 
 using namespace cmfpipe;
 using namespace cmfpipe::prompty;
@@ -103,12 +104,7 @@ user:
 )";
 
 std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return std::string(e.kind()) + ": " + e.what();
-    }
-    return "(no error)";
+    return cmfpipe::testing::thrown_error(action);
 }
 
 bool is_placeholder_for(const std::string& text, const std::string& name) {
