@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "../config/yaml_positions.hpp"
 #include "../config/yaml_to_json.hpp"
 
 namespace cmfpipe::prompty {
@@ -21,6 +22,10 @@ SourceLocation SourceMap::at(std::string_view pointer) const {
         if (key.empty()) return {file_};
         key.erase(key.rfind('/'));
     }
+}
+
+SourceLocation SourceMap::locate(std::string_view reader_path) const {
+    return at(yaml::pointer_of_reader_path(reader_path));
 }
 
 std::string child_pointer(std::string_view parent, std::string_view key) {

@@ -7,17 +7,20 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/json_reader.hpp"
 
 namespace cmfpipe::prompty {
 
-// JSON pointer ("/model/connection/apiKey") -> 1-based position in the file.
-class SourceMap {
+// JSON pointer ("/model/connection/apiKey") -> 1-based position in the file. As a SourceLocator
+// it locates a JsonReader's errors ("$.model.connection" -> "/model/connection").
+class SourceMap : public SourceLocator {
   public:
     SourceMap() = default;
     explicit SourceMap(std::string file) : file_(std::move(file)) {}
     void record(std::string pointer, int line, int column);
     // The position of `pointer`, or of its nearest recorded ancestor; {file} when none is known.
     SourceLocation at(std::string_view pointer) const;
+    SourceLocation locate(std::string_view reader_path) const override;
     const std::string& file() const { return file_; }
 
   private:
