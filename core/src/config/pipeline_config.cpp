@@ -13,8 +13,8 @@
 #include "cmfpipe/cmf/capabilities.hpp"
 #include "cmfpipe/cmf/enums.hpp"
 #include "cmfpipe/core/files.hpp"
+#include "cmfpipe/core/source_map.hpp"
 #include "cmfpipe/json_reader.hpp"
-#include "yaml_positions.hpp"
 #include "yaml_to_json.hpp"
 
 namespace cmfpipe::pipeline {
@@ -206,8 +206,11 @@ PipelineConfig parse_pipeline_config(std::string_view yaml, const std::string& s
     if (root.IsNull())
         throw ConfigError("empty pipeline configuration (want a 'processors' list)",
                           {source, 1, 1});
-    yaml::PositionMap positions(source);
-    const Json document = yaml::to_json(root, {source}, positions.sink());
+    SourceMap positions(source);
+    const Json document =
+        yaml::to_json(root, {source}, [&](const std::string& pointer, const SourceLocation& where) {
+            positions.record(pointer, where.line, where.column);
+        });
     try {
         return read_pipeline_config(JsonReader("", document, "$", &positions), source, base_dir);
     } catch (const ValueError& e) {

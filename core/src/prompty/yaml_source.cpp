@@ -4,29 +4,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "../config/yaml_positions.hpp"
 #include "../config/yaml_to_json.hpp"
 
 namespace cmfpipe::prompty {
-
-void SourceMap::record(std::string pointer, int line, int column) {
-    positions_[std::move(pointer)] = {line, column};
-}
-
-SourceLocation SourceMap::at(std::string_view pointer) const {
-    std::string key(pointer);
-    while (true) {
-        if (auto it = positions_.find(key); it != positions_.end()) {
-            return {file_, it->second.first, it->second.second};
-        }
-        if (key.empty()) return {file_};
-        key.erase(key.rfind('/'));
-    }
-}
-
-SourceLocation SourceMap::locate(std::string_view reader_path) const {
-    return at(yaml::pointer_of_reader_path(reader_path));
-}
 
 std::string child_pointer(std::string_view parent, std::string_view key) {
     return yaml::child_pointer(parent, key);

@@ -1,23 +1,25 @@
-#include "yaml_positions.hpp"
+#include "cmfpipe/core/source_map.hpp"
 
-namespace cmfpipe::yaml {
+#include "config/yaml_to_json.hpp"
 
-PositionSink PositionMap::sink() {
-    return [this](const std::string& pointer, const SourceLocation& where) {
-        positions_[pointer] = where;
-    };
+namespace cmfpipe {
+
+void SourceMap::record(std::string pointer, int line, int column) {
+    positions_[std::move(pointer)] = {line, column};
 }
 
-SourceLocation PositionMap::at(std::string_view pointer) const {
+SourceLocation SourceMap::at(std::string_view pointer) const {
     std::string key(pointer);
     while (true) {
-        if (auto it = positions_.find(key); it != positions_.end()) return it->second;
-        if (key.empty()) return {source_};
+        if (auto it = positions_.find(key); it != positions_.end()) {
+            return {file_, it->second.first, it->second.second};
+        }
+        if (key.empty()) return {file_};
         key.erase(key.rfind('/'));
     }
 }
 
-SourceLocation PositionMap::locate(std::string_view reader_path) const {
+SourceLocation SourceMap::locate(std::string_view reader_path) const {
     return at(pointer_of_reader_path(reader_path));
 }
 
@@ -30,10 +32,10 @@ std::string pointer_of_reader_path(std::string_view reader_path) {
         const std::size_t start = step == '.' || step == '[' ? i + 1 : i;
         std::size_t end = reader_path.find_first_of(step == '[' ? "]" : ".[", start);
         if (end == std::string_view::npos) end = reader_path.size();
-        pointer = child_pointer(pointer, reader_path.substr(start, end - start));
+        pointer = yaml::child_pointer(pointer, reader_path.substr(start, end - start));
         i = step == '[' ? end + 1 : end;
     }
     return pointer;
 }
 
-}  // namespace cmfpipe::yaml
+}  // namespace cmfpipe
