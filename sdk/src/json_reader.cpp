@@ -6,8 +6,9 @@
 
 namespace cmfpipe {
 
-JsonReader::JsonReader(std::string what, const Json& value, std::string path)
-    : what_(std::move(what)), value_(&value), path_(std::move(path)) {}
+JsonReader::JsonReader(std::string what, const Json& value, std::string path,
+                       const SourceLocator* locator)
+    : what_(std::move(what)), value_(&value), path_(std::move(path)), locator_(locator) {}
 
 std::string_view json_type_name(const Json& value) {
     switch (value.type()) {
@@ -44,9 +45,13 @@ std::string JsonReader::path_of(std::size_t index) const {
     return path_ + "[" + std::to_string(index) + "]";
 }
 
+SourceLocation JsonReader::location() const {
+    return locator_ ? locator_->locate(path_) : SourceLocation{};
+}
+
 void JsonReader::fail(const std::string& message) const {
     std::string text = path_.empty() ? message : path_ + ": " + message;
-    throw ValueError(what_.empty() ? text : what_ + ": " + text);
+    throw ValueError(what_.empty() ? text : what_ + ": " + text, location());
 }
 
 void JsonReader::fail_expected(std::string_view expected) const {
@@ -67,16 +72,16 @@ JsonReader JsonReader::at(std::string_view key) const {
     object();
     auto it = value_->find(key);
     if (it == value_->end() || it->is_null()) {
-        JsonReader(what_, *value_, path_of(key)).fail("missing (required)");
+        JsonReader(what_, *value_, path_of(key), locator_).fail("missing (required)");
     }
-    return JsonReader(what_, *it, path_of(key));
+    return JsonReader(what_, *it, path_of(key), locator_);
 }
 
 std::optional<JsonReader> JsonReader::find(std::string_view key) const {
     object();
     auto it = value_->find(key);
     if (it == value_->end() || it->is_null()) return std::nullopt;
-    return JsonReader(what_, *it, path_of(key));
+    return JsonReader(what_, *it, path_of(key), locator_);
 }
 
 std::vector<JsonReader> JsonReader::elements() const {
@@ -84,7 +89,7 @@ std::vector<JsonReader> JsonReader::elements() const {
     std::vector<JsonReader> out;
     out.reserve(value_->size());
     for (std::size_t i = 0; i < value_->size(); ++i)
-        out.emplace_back(what_, (*value_)[i], path_of(i));
+        out.emplace_back(what_, (*value_)[i], path_of(i), locator_);
     return out;
 }
 
@@ -93,7 +98,7 @@ std::vector<std::pair<std::string, JsonReader>> JsonReader::members() const {
     std::vector<std::pair<std::string, JsonReader>> out;
     out.reserve(value_->size());
     for (const auto& [key, item] : value_->items())
-        out.emplace_back(key, JsonReader(what_, item, path_of(key)));
+        out.emplace_back(key, JsonReader(what_, item, path_of(key), locator_));
     return out;
 }
 
@@ -108,10 +113,21 @@ const JsonReader& JsonReader::only_fields(std::initializer_list<std::string_view
             if (!list.empty()) list += ", ";
             list += name;
         }
-        JsonReader(what_, value, path_of(key))
+        JsonReader(what_, value, path_of(key), locator_)
             .fail("unknown field (expected one of: " + list + ")");
     }
     return *this;
+}
+
+Json JsonReader::members_except(std::initializer_list<std::string_view> known) const {
+    object();
+    Json out = Json::object();
+    for (const auto& [key, value] : value_->items()) {
+        bool listed = false;
+        for (auto name : known) listed = listed || name == key;
+        if (!listed) out[key] = value;
+    }
+    return out;
 }
 
 const std::string& JsonReader::string() const {

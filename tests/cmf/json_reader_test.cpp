@@ -76,3 +76,41 @@ TEST_CASE("json reader: integers are exact and bounded, documents and roots name
     const JsonReader cmf(std::string(), json, "messages[0]");
     CHECK(error_of([&] { cmf.at("role"); }) == "messages[0].role: missing (required)");
 }
+
+namespace {
+
+// Places every path on line 1 at the column of its length, so the test sees which path was
+// located.
+class PathLengthLocator : public cmfpipe::SourceLocator {
+  public:
+    cmfpipe::SourceLocation locate(std::string_view path) const override {
+        return {"f.yaml", 1, static_cast<int>(path.size())};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("json reader: a locator puts file:line:col on errors, children inherit it") {
+    const Json json = Json::parse(R"({"model": {"id": 7}, "list": [1, "x"]})");
+    const PathLengthLocator locator;
+    const JsonReader r("doc", json, "$", &locator);
+    // "$.model.id" is 10 characters, "$.list[1]" 9, "$.nope" 6.
+    CHECK(error_of([&] { r.at("model").at("id").string(); }) ==
+          "f.yaml:1:10: doc: $.model.id: expected a string, got integer");
+    CHECK(error_of([&] { r.at("list").elements()[1].integer(); }) ==
+          "f.yaml:1:9: doc: $.list[1]: expected an integer, got string");
+    CHECK(error_of([&] { r.members()[0].second.only_fields({"name"}); }) ==
+          "f.yaml:1:10: doc: $.model.id: unknown field (expected one of: name)");
+    CHECK(error_of([&] { r.at("nope"); }) == "f.yaml:1:6: doc: $.nope: missing (required)");
+    CHECK(r.at("model").location().to_string() == "f.yaml:1:7");
+    CHECK(JsonReader("doc", json).location().empty());
+}
+
+TEST_CASE("json reader: members_except keeps the members nobody reads, in order") {
+    const Json json = Json::parse(R"({"name": "a", "zeta": 1, "alpha": {"x": true}})");
+    const JsonReader r("doc", json);
+    CHECK(r.members_except({"name"}).dump() == R"({"zeta":1,"alpha":{"x":true}})");
+    CHECK(r.members_except({"name", "zeta", "alpha"}) == Json::object());
+    CHECK(error_of([&] { JsonReader("doc", Json(3)).members_except({}); }) ==
+          "doc: $: expected an object, got integer");
+}

@@ -109,10 +109,9 @@ TEST_CASE("configuration mistakes are ConfigErrors at their line:col") {
     CHECK_THAT(
         refusal(
             "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    capabilites: []\n"),
-        Equals(
-            "p.yaml:5:5: unknown key 'capabilites' in a processor (known: name, kind, hooks, mode, "
-            "priority, on_error, capabilities, config, conditions, description, author, version, "
-            "tags)"));
+        Equals("p.yaml:5:18: $.processors[0].capabilites: unknown field (expected one of: name, "
+               "kind, hooks, mode, priority, on_error, capabilities, config, conditions, "
+               "description, author, version, tags)"));
     CHECK_THAT(refusal("processors:\n  - {name: a, kind: k, hooks: [llm_input]}\n"
                        "  - {name: a, kind: j, hooks: [llm_input]}\n"),
                Equals("p.yaml:3:12: duplicate processor name 'a'"));
@@ -123,11 +122,12 @@ TEST_CASE("configuration mistakes are ConfigErrors at their line:col") {
     CHECK_THAT(
         refusal(
             "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    priority: high\n"),
-        Equals("p.yaml:5:15: priority must be an integer"));
+        Equals("p.yaml:5:15: $.processors[0].priority: expected an integer from -2147483648 to "
+               "2147483647, got string"));
     CHECK_THAT(
         refusal(
             "processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n    config: [1, 2]\n"),
-        Equals("p.yaml:5:13: config must be a mapping"));
+        Equals("p.yaml:5:13: $.processors[0].config: expected an object or null, got array"));
     CHECK_THAT(
         refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n"
                 "    conditions:\n      - roles: [user, robot]\n"),
@@ -135,16 +135,23 @@ TEST_CASE("configuration mistakes are ConfigErrors at their line:col") {
             "p.yaml:6:23: unknown role 'robot' (known: system, developer, user, assistant, tool)"));
     CHECK_THAT(refusal("processors:\n  - name: a\n    kind: k\n    hooks: [llm_input]\n"
                        "    conditions:\n      - server_ids: [s]\n"),
-               Equals("p.yaml:6:9: unknown key 'server_ids' in a condition (known: roles, kinds, "
-                      "tools, prompts, "
-                      "resources, environments)"));
+               Equals("p.yaml:6:21: $.processors[0].conditions[0].server_ids: unknown field "
+                      "(expected one of: roles, kinds, tools, prompts, resources, environments)"));
     CHECK_THAT(refusal("plugins:\n  - name: a\n"),
-               Equals("p.yaml:1:1: unknown key 'plugins' in the pipeline configuration (known: "
-                      "plugin_dirs, processors)"));
+               Equals("p.yaml:2:3: $.plugins: unknown field (expected one of: plugin_dirs, "
+                      "processors)"));
     CHECK_THAT(refusal("processors:\n  - name: a\n    name: b\n"),
-               Equals("p.yaml:3:5: duplicate key 'name' in a processor"));
+               Equals("p.yaml:3:5: duplicate key 'name'"));
     CHECK_THAT(refusal("processors: [a, b\n"),
                Equals("p.yaml:2:1: invalid YAML: end of sequence flow not found"));
+    CHECK_THAT(refusal("- a\n"), Equals("p.yaml:1:1: $: expected an object, got array"));
+    CHECK_THAT(refusal("processors:\n  - {name: a, kind: k, hooks: [llm_input], author: [x]}\n"),
+               Equals("p.yaml:2:52: $.processors[0].author: expected a scalar, got array"));
+    CHECK_THAT(refusal("processors:\n  - {name: 7, kind: k, hooks: [llm_input]}\n"),
+               Equals("p.yaml:2:12: $.processors[0].name: expected a string or null, got integer"));
+    CHECK(
+        parse("processors:\n  - {name: a, kind: k, hooks: [llm_input], version: 1.0, tags: [1]}\n")
+            .processors.size() == 1);
     CHECK_THAT(refusal(""),
                Equals("p.yaml:1:1: empty pipeline configuration (want a 'processors' list)"));
 }

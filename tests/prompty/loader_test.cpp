@@ -213,6 +213,21 @@ TEST_CASE("load: errors say what and where") {
           "ValueError: m.prompty:2:1: Frontmatter must be a YAML mapping");
     CHECK(error_of([] { load_text("---\ninputs:\n  - kind: string\n---\nb", "i.prompty", "."); }) ==
           "ValueError: i.prompty:3:5: inputs entry 0 has no name");
+    // Type mistakes come from the one JsonReader: its path, at the value's place in the file.
+    CHECK(error_of([] {
+              load_text("---\nmodel:\n  id: m\n  options: [1]\n---\nb", "o.prompty", ".");
+          }) ==
+          "ValueError: o.prompty:4:12: $.model.options: expected an object or null, got array");
+    CHECK(error_of([] { load_text("---\ntools: {a: 1}\n---\nb", "t.prompty", "."); }) ==
+          "ValueError: t.prompty:2:8: $.tools: expected an array, got object");
+    CHECK(error_of([] {
+              load_text("---\ntemplate:\n  format: {kind: jinja2, strict: yes}\n---\nb",
+                        "s.prompty", ".");
+          }) ==
+          "ValueError: s.prompty:3:34: $.template.format.strict: expected a boolean, got "
+          "string");
+    CHECK(error_of([] { load_text("---\nname: [a]\n---\nb", "n.prompty", "."); }) ==
+          "ValueError: n.prompty:2:7: $.name: expected a string, got array");
     CHECK(error_of([] { load("/nonexistent/x.prompty"); }) ==
           "ValueError: /nonexistent/x.prompty: File not found: /nonexistent/x.prompty");
 }
@@ -276,4 +291,15 @@ TEST_CASE("validate_inputs: defaults, required, optional omitted, no type checks
           "ValueError: v.prompty: Missing required input: b");
     CHECK(error_of([&] { validate_inputs(a, Json::array()); }) ==
           "ValueError: inputs must be a JSON object of name -> value, not array");
+}
+
+TEST_CASE("load: scalars read as text, extras keep what was not read") {
+    Agent a = load_text("---\nname: 42\ninputs: [{name: x}]\ninputSchema: {y: 1}\nfoo: bar\n---\nb",
+                        "a", ".");
+    CHECK(a.name == "42");
+    CHECK(to_json(*a.inputs).dump() == R"([{"name":"x","kind":"string"}])");
+    // `inputs` wins, so the legacy `inputSchema` was not read and stays an extra.
+    CHECK(a.extra.dump() == R"({"inputSchema":{"y":1},"foo":"bar"})");
+    Agent legacy = load_text("---\ninputSchema: {y: 1}\nfoo: bar\n---\nb", "l", ".");
+    CHECK(legacy.extra.dump() == R"({"foo":"bar"})");
 }

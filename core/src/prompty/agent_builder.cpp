@@ -1,8 +1,8 @@
 // Frontmatter JSON -> typed Agent (spec §4.2 steps 6-8), shorthands included.
-#include <set>
 
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_reader.hpp"
 
 namespace cmfpipe::prompty {
 namespace {
@@ -16,59 +16,30 @@ std::string type_name(const Json& value) {
     return "null";
 }
 
-// Reads one object, remembering which keys were used so that the rest can be kept as extras.
-class Reader {
-  public:
-    Reader(const Json& object, std::string pointer, const SourceMap& map)
-        : object_(object), pointer_(std::move(pointer)), map_(map) {}
+// A mistake the reader cannot see (a tool without a name), at the place of the node it is about.
+[[noreturn]] void refuse(const JsonReader& node, const std::string& message) {
+    throw ValueError(message, node.location());
+}
 
-    const Json* find(const std::string& key) {
-        used_.insert(key);
-        auto it = object_.find(key);
-        return it == object_.end() || it->is_null() ? nullptr : &*it;
-    }
+// An optional text member. The spec reads scalars where it wants text: `name: 42` is "42".
+std::optional<std::string> text(const JsonReader& object, std::string_view key) {
+    auto node = object.find(key);
+    if (!node) return std::nullopt;
+    if (node->json().is_number() || node->json().is_boolean()) return node->json().dump();
+    return node->string();
+}
 
-    std::optional<std::string> text(const std::string& key) {
-        const Json* v = find(key);
-        if (!v) return std::nullopt;
-        if (v->is_string()) return v->get<std::string>();
-        if (v->is_number() || v->is_boolean()) return v->dump();  // `name: 42` is the name "42"
-        fail(key, "'" + key + "' must be a string, not " + type_name(*v));
-    }
+std::optional<bool> flag(const JsonReader& object, std::string_view key) {
+    auto node = object.find(key);
+    if (!node) return std::nullopt;
+    return node->boolean();
+}
 
-    std::optional<bool> flag(const std::string& key) {
-        const Json* v = find(key);
-        if (!v) return std::nullopt;
-        if (!v->is_boolean())
-            fail(key, "'" + key + "' must be true or false, not " + type_name(*v));
-        return v->get<bool>();
-    }
-
-    Json any(const std::string& key) {
-        const Json* v = find(key);
-        return v ? *v : Json();
-    }
-
-    Json extras() const {
-        Json out = Json::object();
-        for (const auto& [key, value] : object_.items()) {
-            if (!used_.count(key)) out[key] = value;
-        }
-        return out;
-    }
-
-    std::string at(const std::string& key) const { return child_pointer(pointer_, key); }
-
-    [[noreturn]] void fail(const std::string& key, const std::string& message) const {
-        throw ValueError(message, map_.at(at(key)));
-    }
-
-  private:
-    const Json& object_;
-    std::string pointer_;
-    const SourceMap& map_;
-    std::set<std::string> used_;
-};
+// An optional member of any type; null when absent.
+Json any(const JsonReader& object, std::string_view key) {
+    auto node = object.find(key);
+    return node ? node->json() : Json();
+}
 
 std::string infer_kind(const Json& value) {
     if (value.is_boolean()) return "boolean";
@@ -79,110 +50,95 @@ std::string infer_kind(const Json& value) {
     return "string";
 }
 
-Property property_from(const Json& value, std::string name, const std::string& pointer,
-                       const SourceMap& map) {
+Property property_from(const JsonReader& node, std::string name) {
     Property p;
     p.name = std::move(name);
-    if (!value.is_object()) {  // scalar shorthand: `firstName: Jane`
-        p.kind = infer_kind(value);
-        p.default_value = value;
+    if (!node.is_object()) {  // scalar shorthand: `firstName: Jane`
+        p.kind = infer_kind(node.json());
+        p.default_value = node.json();
         return p;
     }
-    Reader r(value, pointer, map);
-    if (auto n = r.text("name")) p.name = *n;
-    p.default_value = r.any("default");
-    if (auto k = r.text("kind")) {
+    if (auto n = text(node, "name")) p.name = *n;
+    p.default_value = any(node, "default");
+    if (auto k = text(node, "kind")) {
         p.kind = *k;
     } else if (!p.default_value.is_null()) {
         p.kind = infer_kind(p.default_value);
     }
-    p.description = r.text("description");
-    p.required = r.flag("required");
-    p.example = r.any("example");
-    p.enum_values = r.any("enumValues");
-    p.strict = r.flag("strict");
-    p.extra = r.extras();
+    p.description = text(node, "description");
+    p.required = flag(node, "required");
+    p.example = any(node, "example");
+    p.enum_values = any(node, "enumValues");
+    p.strict = flag(node, "strict");
+    p.extra = node.members_except(
+        {"name", "default", "kind", "description", "required", "example", "enumValues", "strict"});
     return p;
 }
 
 // The list form [{name, kind, ...}], the mapping form {name: property-or-scalar}, or the legacy
 // schema form {properties: <list or mapping>}.
-std::vector<Property> properties_from(const Json& value, const std::string& pointer,
-                                      const SourceMap& map, const std::string& what) {
+std::vector<Property> properties_from(const JsonReader& node, const std::string& what) {
     std::vector<Property> out;
-    if (value.is_array()) {
-        for (std::size_t i = 0; i < value.size(); ++i) {
-            const std::string at = child_pointer(pointer, i);
-            if (!value[i].is_object()) {
-                throw ValueError(
-                    what + " entries must be mappings with a name, not " + type_name(value[i]),
-                    map.at(at));
+    if (node.is_array()) {
+        const std::vector<JsonReader> entries = node.elements();
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            if (!entries[i].is_object()) {
+                refuse(entries[i], what + " entries must be mappings with a name, not " +
+                                       type_name(entries[i].json()));
             }
-            Property p = property_from(value[i], "", at, map);
+            Property p = property_from(entries[i], "");
             if (p.name.empty())
-                throw ValueError(what + " entry " + std::to_string(i) + " has no name", map.at(at));
+                refuse(entries[i], what + " entry " + std::to_string(i) + " has no name");
             out.push_back(std::move(p));
         }
         return out;
     }
-    if (value.is_object()) {
+    if (node.is_object()) {
+        const Json& value = node.json();
         if (value.size() == 1 && value.contains("properties") &&
             (value["properties"].is_array() || value["properties"].is_object())) {
-            return properties_from(value["properties"], child_pointer(pointer, "properties"), map,
-                                   what);
+            return properties_from(node.at("properties"), what);
         }
-        for (const auto& [name, item] : value.items()) {
-            out.push_back(property_from(item, name, child_pointer(pointer, name), map));
-        }
+        for (const auto& [name, item] : node.members()) out.push_back(property_from(item, name));
         return out;
     }
-    throw ValueError("'" + what + "' must be a list or a mapping, not " + type_name(value),
-                     map.at(pointer));
+    refuse(node, "'" + what + "' must be a list or a mapping, not " + type_name(node.json()));
 }
 
-Model model_from(const Json& value, const std::string& pointer, const SourceMap& map) {
+Model model_from(const JsonReader& node) {
     Model m;
-    if (value.is_string()) {  // `model: gpt-4`
-        m.id = value.get<std::string>();
+    if (node.is_string()) {  // `model: gpt-4`
+        m.id = node.string();
         return m;
     }
-    if (!value.is_object()) {
-        throw ValueError("'model' must be a model id or a mapping, not " + type_name(value),
-                         map.at(pointer));
-    }
-    Reader r(value, pointer, map);
-    m.id = r.text("id").value_or("");
-    m.provider = r.text("provider");
-    m.api_type = r.text("apiType");
-    m.connection = r.any("connection");
-    m.options = r.any("options");
-    if (!m.options.is_null() && !m.options.is_object())
-        r.fail("options", "'options' must be a mapping, not " + type_name(m.options));
-    m.extra = r.extras();
+    if (!node.is_object())
+        refuse(node, "'model' must be a model id or a mapping, not " + type_name(node.json()));
+    m.id = text(node, "id").value_or("");
+    m.provider = text(node, "provider");
+    m.api_type = text(node, "apiType");
+    m.connection = any(node, "connection");
+    m.options = node.optional_object("options").value_or(Json());
+    m.extra = node.members_except({"id", "provider", "apiType", "connection", "options"});
     return m;
 }
 
-Tool tool_from(const Json& value, const std::string& pointer, const SourceMap& map) {
-    if (!value.is_object())
-        throw ValueError("a tool must be a mapping, not " + type_name(value), map.at(pointer));
-    Reader r(value, pointer, map);
+Tool tool_from(const JsonReader& node) {
+    if (!node.is_object()) refuse(node, "a tool must be a mapping, not " + type_name(node.json()));
     Tool t;
-    t.name = r.text("name").value_or("");
-    if (t.name.empty()) throw ValueError("a tool needs a name", map.at(pointer));
-    auto kind = r.text("kind");
-    if (!kind) throw ValueError("tool '" + t.name + "' has no kind", map.at(pointer));
+    t.name = text(node, "name").value_or("");
+    if (t.name.empty()) refuse(node, "a tool needs a name");
+    auto kind = text(node, "kind");
+    if (!kind) refuse(node, "tool '" + t.name + "' has no kind");
     t.kind = *kind;
-    t.description = r.text("description");
-    t.bindings = r.any("bindings");
-    // Function parameters in any property form become the list form.
-    if (const Json* params = r.find("parameters")) {
+    t.description = text(node, "description");
+    t.bindings = any(node, "bindings");
+    t.fields = node.members_except({"name", "kind", "description", "bindings", "parameters"});
+    // Function parameters in any property form become the list form, where the author wrote them.
+    if (auto params = node.find("parameters")) {
         Json list = Json::array();
-        for (const auto& p : properties_from(*params, r.at("parameters"), map, "parameters"))
-            list.push_back(to_json(p));
-        t.fields = r.extras();
-        // keep the author's key order: parameters where they wrote it
+        for (const auto& p : properties_from(*params, "parameters")) list.push_back(to_json(p));
         Json ordered = Json::object();
-        for (const auto& [key, item] : value.items()) {
+        for (const auto& [key, item] : node.json().items()) {
             if (key == "parameters") {
                 ordered[key] = list;
             } else if (t.fields.contains(key)) {
@@ -190,49 +146,43 @@ Tool tool_from(const Json& value, const std::string& pointer, const SourceMap& m
             }
         }
         t.fields = std::move(ordered);
-    } else {
-        t.fields = r.extras();
     }
     return t;
 }
 
-TemplateConfig template_from(const Json& value, const std::string& pointer, const SourceMap& map) {
+TemplateConfig template_from(const JsonReader& node) {
     TemplateConfig c;
-    if (!value.is_object()) {
+    if (!node.is_object()) {
         // The spec's prose allows `template: jinja2`; the reference runtimes reject it (vector
         // template_string_invalid). We follow the runtimes.
-        throw ValueError(
+        refuse(
+            node,
             "Invalid template format: 'template' must be a mapping with format/parser, not " +
-                (value.is_string() ? "the string '" + value.get<std::string>() + "'"
-                                   : type_name(value)),
-            map.at(pointer));
+                (node.is_string() ? "the string '" + node.string() + "'" : type_name(node.json())));
     }
-    Reader r(value, pointer, map);
-    if (const Json* format = r.find("format")) {
+    if (auto format = node.find("format")) {
         if (format->is_string()) {
-            c.format_kind = format->get<std::string>();
+            c.format_kind = format->string();
         } else if (format->is_object()) {
-            Reader f(*format, r.at("format"), map);
-            c.format_kind = f.text("kind").value_or("jinja2");
-            c.strict = f.flag("strict");
-            c.format_options = f.any("options");
-            c.format_extra = f.extras();
+            c.format_kind = text(*format, "kind").value_or("jinja2");
+            c.strict = flag(*format, "strict");
+            c.format_options = any(*format, "options");
+            c.format_extra = format->members_except({"kind", "strict", "options"});
         } else {
-            r.fail("format", "Invalid template format: 'format' must be a kind or a mapping, not " +
-                                 type_name(*format));
+            refuse(*format, "Invalid template format: 'format' must be a kind or a mapping, not " +
+                                type_name(format->json()));
         }
     }
-    if (const Json* parser = r.find("parser")) {
+    if (auto parser = node.find("parser")) {
         if (parser->is_string()) {
-            c.parser_kind = parser->get<std::string>();
+            c.parser_kind = parser->string();
         } else if (parser->is_object()) {
-            Reader p(*parser, r.at("parser"), map);
-            c.parser_kind = p.text("kind").value_or("prompty");
-            c.parser_options = p.any("options");
-            c.parser_extra = p.extras();
+            c.parser_kind = text(*parser, "kind").value_or("prompty");
+            c.parser_options = any(*parser, "options");
+            c.parser_extra = parser->members_except({"kind", "options"});
         } else {
-            r.fail("parser", "Invalid template format: 'parser' must be a kind or a mapping, not " +
-                                 type_name(*parser));
+            refuse(*parser, "Invalid template format: 'parser' must be a kind or a mapping, not " +
+                                type_name(parser->json()));
         }
     }
     return c;
@@ -249,34 +199,32 @@ Agent agent_from_json(const Json& frontmatter, std::string instructions, const S
     Agent a;
     a.source = map.file();
     a.instructions = std::move(instructions);
-    Reader r(data, "", map);
-    r.find("kind");  // always "prompt" for a .prompty file; a written kind is ignored
-    a.name = r.text("name").value_or("");
-    a.display_name = r.text("displayName");
-    a.description = r.text("description");
-    a.metadata = r.any("metadata");
-    if (const Json* m = r.find("model")) a.model = model_from(*m, r.at("model"), map);
-    if (const Json* in = r.find("inputs")) {
-        a.inputs = properties_from(*in, r.at("inputs"), map, "inputs");
-    } else if (const Json* schema = r.find("inputSchema")) {
-        a.inputs = properties_from(*schema, r.at("inputSchema"), map, "inputSchema");
-    }
-    if (const Json* out = r.find("outputs")) {
-        a.outputs = properties_from(*out, r.at("outputs"), map, "outputs");
-    } else if (const Json* schema = r.find("outputSchema")) {
-        a.outputs = properties_from(*schema, r.at("outputSchema"), map, "outputSchema");
-    }
-    if (const Json* tools = r.find("tools")) {
-        if (!tools->is_array()) r.fail("tools", "'tools' must be a list, not " + type_name(*tools));
+    const JsonReader r("", data, "$", &map);
+    // `kind` is always "prompt" for a .prompty file (a written kind is ignored); `instructions`
+    // is the body, never frontmatter.
+    a.name = text(r, "name").value_or("");
+    a.display_name = text(r, "displayName");
+    a.description = text(r, "description");
+    a.metadata = any(r, "metadata");
+    if (auto m = r.find("model")) a.model = model_from(*m);
+    // `inputs` wins over the legacy `inputSchema`, which then stays an extra.
+    auto inputs = r.find("inputs");
+    auto input_schema = inputs ? std::nullopt : r.find("inputSchema");
+    if (inputs) a.inputs = properties_from(*inputs, "inputs");
+    if (input_schema) a.inputs = properties_from(*input_schema, "inputSchema");
+    auto outputs = r.find("outputs");
+    auto output_schema = outputs ? std::nullopt : r.find("outputSchema");
+    if (outputs) a.outputs = properties_from(*outputs, "outputs");
+    if (output_schema) a.outputs = properties_from(*output_schema, "outputSchema");
+    if (auto tools = r.find("tools")) {
         a.tools.emplace();
-        for (std::size_t i = 0; i < tools->size(); ++i) {
-            a.tools->push_back(tool_from((*tools)[i], child_pointer(r.at("tools"), i), map));
-        }
+        for (const JsonReader& tool : tools->elements()) a.tools->push_back(tool_from(tool));
     }
-    if (const Json* t = r.find("template"))
-        a.template_config = template_from(*t, r.at("template"), map);
-    r.find("instructions");  // the body, never frontmatter
-    a.extra = r.extras();
+    if (auto t = r.find("template")) a.template_config = template_from(*t);
+    a.extra = r.members_except({"kind", "name", "displayName", "description", "metadata", "model",
+                                "inputs", "outputs", "tools", "template", "instructions"});
+    if (!inputs) a.extra.erase("inputSchema");
+    if (!outputs) a.extra.erase("outputSchema");
     return a;
 }
 

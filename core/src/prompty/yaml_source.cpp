@@ -8,21 +8,6 @@
 
 namespace cmfpipe::prompty {
 
-void SourceMap::record(std::string pointer, int line, int column) {
-    positions_[std::move(pointer)] = {line, column};
-}
-
-SourceLocation SourceMap::at(std::string_view pointer) const {
-    std::string key(pointer);
-    while (true) {
-        if (auto it = positions_.find(key); it != positions_.end()) {
-            return {file_, it->second.first, it->second.second};
-        }
-        if (key.empty()) return {file_};
-        key.erase(key.rfind('/'));
-    }
-}
-
 std::string child_pointer(std::string_view parent, std::string_view key) {
     return yaml::child_pointer(parent, key);
 }

@@ -14,6 +14,8 @@
 //   }
 //
 // An empty `what` leaves the prefix out ("messages[0].role: missing (required)").
+// A SourceLocator, when given, puts the file:line:col of the failing node on each error (the
+// JSON came from a file the user wrote, e.g. YAML); children inherit it.
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -21,14 +23,23 @@
 #include <string_view>
 #include <vector>
 
+#include "cmfpipe/errors.hpp"
 #include "cmfpipe/json.hpp"
 
 namespace cmfpipe {
 
+// Where the node at a reader path ("$.processors[0].kind") was written. Must outlive the readers.
+class SourceLocator {
+  public:
+    virtual ~SourceLocator() = default;
+    virtual SourceLocation locate(std::string_view reader_path) const = 0;
+};
+
 class JsonReader {
   public:
     // what: names the document in error messages ("openai response"); path: the root's name.
-    JsonReader(std::string what, const Json& value, std::string path = "$");
+    JsonReader(std::string what, const Json& value, std::string path = "$",
+               const SourceLocator* locator = nullptr);
 
     const Json& json() const { return *value_; }
     const std::string& path() const { return path_; }
@@ -51,6 +62,9 @@ class JsonReader {
     std::vector<JsonReader> elements() const;
     // The members of an object, in order, as (key, node).
     std::vector<std::pair<std::string, JsonReader>> members() const;
+
+    // The members whose keys are not in `known`, for readers that keep extras leniently.
+    Json members_except(std::initializer_list<std::string_view> known) const;
 
     // Checks that the node is an object whose keys are all in `allowed`; returns the node.
     // "<path>.<key>: unknown field (expected one of: a, b)".
@@ -78,7 +92,10 @@ class JsonReader {
     Json object_or_empty(std::string_view key) const;
     std::vector<std::string> strings_or_empty(std::string_view key) const;
 
-    // ValueError "<what>: <path>: <message>".
+    // Where this node was written (empty without a locator).
+    SourceLocation location() const;
+
+    // ValueError "<what>: <path>: <message>", at location().
     [[noreturn]] void fail(const std::string& message) const;
     // ValueError "<what>: <path>: expected <expected>, got <type of this node>".
     [[noreturn]] void fail_expected(std::string_view expected) const;
@@ -87,6 +104,7 @@ class JsonReader {
     std::string what_;
     const Json* value_;
     std::string path_;
+    const SourceLocator* locator_;
 };
 
 // "string", "integer", "number", "object", ...: the JSON type name used in messages.

@@ -3,27 +3,14 @@
 // later (a bad `template`, an unset ${env:VAR}) can still say file:line:col.
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
+#include "cmfpipe/core/source_map.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json.hpp"
 
 namespace cmfpipe::prompty {
 
-// JSON pointer ("/model/connection/apiKey") -> 1-based position in the file.
-class SourceMap {
-  public:
-    SourceMap() = default;
-    explicit SourceMap(std::string file) : file_(std::move(file)) {}
-    void record(std::string pointer, int line, int column);
-    // The position of `pointer`, or of its nearest recorded ancestor; {file} when none is known.
-    SourceLocation at(std::string_view pointer) const;
-    const std::string& file() const { return file_; }
-
-  private:
-    std::string file_;
-    std::unordered_map<std::string, std::pair<int, int>> positions_;
-};
+using cmfpipe::SourceMap;  // the host's one position map
 
 // Appends one reference token to a JSON pointer, escaping '~' and '/'.
 std::string child_pointer(std::string_view parent, std::string_view key);
