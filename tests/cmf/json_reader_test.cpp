@@ -3,6 +3,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_reader.hpp"
+#include "support/thrown.hpp"
 
 using cmfpipe::Json;
 using cmfpipe::JsonReader;
@@ -11,12 +12,7 @@ namespace {
 
 template <class Read>
 std::string error_of(Read read) {
-    try {
-        read();
-    } catch (const cmfpipe::ValueError& e) {
-        return e.what();
-    }
-    return "(accepted)";
+    return cmfpipe::testing::thrown_message<cmfpipe::ValueError>(read, "(accepted)");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/core/prompty/validation.hpp"
 #include "cmfpipe/errors.hpp"
+#include "support/thrown.hpp"
 
 using namespace cmfpipe;
 using namespace cmfpipe::prompty;
@@ -49,12 +50,7 @@ LoadOptions with_env(std::map<std::string, std::string> vars) {
 }
 
 std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        return std::string(e.kind()) + ": " + e.what();
-    }
-    return "(no error)";
+    return cmfpipe::testing::thrown_error(action);
 }
 
 }  // namespace
