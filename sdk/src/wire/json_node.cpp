@@ -1,30 +1,20 @@
 #include "cmfpipe/wire/json_node.hpp"
 
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_parse.hpp"
 
 namespace cmfpipe::wire {
 
 Json parse_wire_json(std::string_view text, const std::string& what) {
     try {
-        return Json::parse(text.begin(), text.end());
-    } catch (const Json::parse_error& e) {
-        // e.byte is 1-based (the position just past the offending character).
-        std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-        if (offset > text.size()) offset = text.size();
-        int line = 1, column = 1;
-        for (std::size_t i = 0; i < offset; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
-        }
-        std::string reason = e.what();
-        if (auto at = reason.find("syntax error"); at != std::string::npos)
-            reason = reason.substr(at);
-        throw ValueError(what + " is not JSON: " + reason,
-                         SourceLocation{"<" + what + ">", line, column});
+        return parse_json(text, "<" + what + ">");
+    } catch (const LimitExceeded&) {
+        throw;
+    } catch (const ValueError& e) {
+        constexpr std::string_view prefix = "invalid JSON: ";
+        std::string reason = e.message();
+        if (reason.rfind(prefix, 0) == 0) reason.erase(0, prefix.size());
+        throw ValueError(what + " is not JSON: " + reason, e.where());
     }
 }
 

@@ -5,16 +5,16 @@
 #include <string_view>
 
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/json_parse.hpp"
 
 namespace cmfpipe {
 
-// The whole file as bytes. ValueError naming the file when it cannot be read.
+// The whole file ("-": standard input) as text, under the limits policy: LimitExceeded past
+// max_input_bytes (read no further), ValueError at file:line:col for invalid UTF-8, ValueError
+// naming the file when it cannot be read.
 std::string read_text_file(const std::filesystem::path& file);
 
-// Parses JSON; a syntax error is a ValueError at source:line:col.
-Json parse_json(std::string_view text, const std::string& source_name);
-
-// read_text_file + parse_json; "-" reads standard input.
+// read_text_file + parse_json (cmfpipe/json_parse.hpp); "-" reads standard input.
 Json read_json_file(const std::filesystem::path& file);
 
 }  // namespace cmfpipe

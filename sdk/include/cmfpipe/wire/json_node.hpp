@@ -16,8 +16,8 @@ namespace cmfpipe::wire {
 using WireNode = JsonReader;
 using cmfpipe::json_type_name;
 
-// Parses a whole document; a syntax error is a ValueError "<what> is not JSON: ..." with the
-// line and column of the error.
+// Parses a whole document under the limits policy; a syntax error is a ValueError "<what> is not
+// JSON: ..." at its line and column, nesting past max_depth a LimitExceeded.
 Json parse_wire_json(std::string_view text, const std::string& what);
 
 }  // namespace cmfpipe::wire
