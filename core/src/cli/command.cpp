@@ -1,7 +1,12 @@
 #include "command.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
+
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_parse.hpp"
+#include "cmfpipe/limits.hpp"
 
 namespace cmfpipe::cli {
 
@@ -13,6 +18,8 @@ std::vector<Command>& table() {
 }  // namespace
 
 CommandRegistration::CommandRegistration(Command command) {
+    command.options.push_back(
+        {"limit", "KEY=N", "an input limit: max_depth, max_input_bytes, max_yaml_nodes", true});
     command.options.push_back({"help", "", "show this help"});
     auto& all = table();
     all.insert(std::upper_bound(all.begin(), all.end(), command,
@@ -101,6 +108,40 @@ Arguments Arguments::parse(const std::vector<std::string>& argv,
         }
     }
     return args;
+}
+
+Json option_pairs(const Arguments& args, const std::string& name) {
+    Json options = Json::object();
+    for (const auto& pair : args.values(name)) {
+        auto eq = pair.find('=');
+        if (eq == std::string::npos)
+            throw UsageError("--" + name + " wants KEY=JSON, got '" + pair + "'");
+        const std::string key = pair.substr(0, eq);
+        const std::string text = pair.substr(eq + 1);
+        try {
+            options[key] = parse_json(text, "--" + name + " " + key);
+        } catch (const LimitExceeded&) {
+            throw;
+        } catch (const ValueError&) {
+            options[key] = text;  // not JSON: the text itself
+        }
+    }
+    return options;
+}
+
+void apply_limit_options(const Arguments& args) {
+    Json overrides = Json::object();
+    for (const auto& pair : args.values("limit")) {
+        auto eq = pair.find('=');
+        std::int64_t number = 0;
+        const char* first = pair.data() + (eq == std::string::npos ? pair.size() : eq + 1);
+        const char* last = pair.data() + pair.size();
+        auto [end, error] = std::from_chars(first, last, number);
+        if (eq == std::string::npos || first == last || error != std::errc() || end != last)
+            throw UsageError("--limit wants KEY=N (a whole number), got '" + pair + "'");
+        overrides[pair.substr(0, eq)] = number;
+    }
+    if (!overrides.empty()) set_input_limits(InputLimits::from_json(overrides));
 }
 
 std::vector<OptionSpec> registry_options() {

@@ -58,6 +58,14 @@ struct CommandRegistration {
     explicit CommandRegistration(Command command);
 };
 
+// The `--option KEY=JSON` pairs as one object. A value that is not JSON is taken as a string;
+// JSON deeper than the limits policy allows is LimitExceeded naming the option.
+Json option_pairs(const Arguments& args, const std::string& name = "option");
+
+// Every command takes `--limit KEY=N` (repeatable): the input limits policy (cmfpipe/limits.hpp)
+// for this run, set before anything is read.
+void apply_limit_options(const Arguments& args);
+
 // --plugin-path DIR (repeatable) and --strict, for every command that loads plugins.
 std::vector<OptionSpec> registry_options();
 Registry load_registry(const Arguments& args, std::vector<std::filesystem::path> extra_dirs = {});

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
             std::cout << help_text(*command);
             return 0;
         }
+        apply_limit_options(args);
         if (args.positionals().size() > command->max_positionals) {
             throw UsageError("unexpected argument '" +
                              args.positionals()[command->max_positionals] + "'");

@@ -1,7 +1,6 @@
 // `cmfpipe parse-output --from KIND [FILE|-]`: a model's completion back to CMF through any
 // adapter kind (registry.make_adapter(KIND)->from_wire), printed as the CMF JSON message list.
 #include <iostream>
-#include <iterator>
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/files.hpp"
@@ -10,11 +9,6 @@
 
 namespace cmfpipe::cli {
 namespace {
-
-std::string read_completion(const std::string& file) {
-    if (file != "-") return read_text_file(file);
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-}
 
 int run_parse_output(const Arguments& args) {
     const std::string kind = args.required("from");
@@ -25,14 +19,8 @@ int run_parse_output(const Arguments& args) {
     const std::string file = args.positionals().empty() ? "-" : args.positionals()[0];
     Json options = Json::object();
     options["source"] = file == "-" ? "<stdin>" : file;
-    for (const auto& pair : args.values("option")) {
-        auto eq = pair.find('=');
-        if (eq == std::string::npos)
-            throw UsageError("--option wants KEY=JSON, got '" + pair + "'");
-        std::string value = pair.substr(eq + 1);
-        options[pair.substr(0, eq)] = Json::accept(value) ? Json::parse(value) : Json(value);
-    }
-    const std::string completion = read_completion(file);
+    options.update(option_pairs(args));
+    const std::string completion = read_input(file);
     std::vector<cmf::Message> messages = adapter->from_wire(completion, options);
     // Model output may hold invalid UTF-8: print it with U+FFFD rather than fail.
     std::cout << cmf::messages_to_json(messages).dump(2, ' ', false, Json::error_handler_t::replace)

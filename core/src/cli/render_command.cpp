@@ -23,14 +23,7 @@ int run_render(const Arguments& args) {
     options["template_name"] = template_file;
     if (auto profile = args.value("profile")) options["profile"] = *profile;
     if (auto now = args.value("now")) options["now"] = *now;
-    for (const auto& pair : args.values("option")) {
-        auto eq = pair.find('=');
-        if (eq == std::string::npos)
-            throw UsageError("--option wants KEY=JSON, got '" + pair + "'");
-        std::string value = pair.substr(eq + 1);
-        Json parsed = Json::accept(value) ? Json::parse(value) : Json(value);
-        options[pair.substr(0, eq)] = std::move(parsed);
-    }
+    options.update(option_pairs(args));
     std::string output = renderer->render(read_text_file(template_file), vars, options);
     std::cout.write(output.data(), static_cast<std::streamsize>(output.size()));
     std::cout.flush();

@@ -199,7 +199,7 @@ PipelineConfig parse_pipeline_config(std::string_view yaml, const std::string& s
                                      const std::filesystem::path& base_dir) {
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(yaml));
+        root = yaml::load(yaml, {source});
     } catch (const YAML::Exception& e) {
         throw ConfigError("invalid YAML: " + e.msg, {source, e.mark.line + 1, e.mark.column + 1});
     }

@@ -9,6 +9,10 @@
 #include <optional>
 #include <string_view>
 
+#include <yaml-cpp/depthguard.h>
+
+#include "cmfpipe/limits.hpp"
+
 namespace cmfpipe::yaml {
 namespace {
 
@@ -119,18 +123,43 @@ class ScalarReader {
     const Origin& origin_;
 };
 
+// Aliases share nodes in yaml-cpp's tree but are expanded into copies here, so a few lines
+// ("billion laughs") can stand for billions of values, and `&a [*a]` for an endless one: the
+// nodes produced and the depth are counted as they are made, against the limits policy.
 struct Converter {
     const Origin& origin;
     const PositionSink& record;
+    const InputLimits& limits;
+    std::size_t nodes = 0;
+    std::size_t depth = 0;
 
-    Json convert(const YAML::Node& node, const std::string& pointer) const {
+    void count(const YAML::Node& node) {
+        if (++nodes > limits.max_yaml_nodes)
+            throw LimitExceeded(
+                "YAML expands to more than " + std::to_string(limits.max_yaml_nodes) +
+                    " nodes (max_yaml_nodes; aliases count each time they are used)",
+                location_of(node.Mark(), origin));
+    }
+
+    Json convert(const YAML::Node& node, const std::string& pointer) {
+        count(node);
         if (record && node.Mark().line >= 0) record(pointer, location_of(node.Mark(), origin));
+        if (node.IsSequence() || node.IsMap()) {
+            if (depth + 1 > limits.max_depth)
+                throw LimitExceeded("YAML nested deeper than " + std::to_string(limits.max_depth) +
+                                        " levels (max_depth)",
+                                    location_of(node.Mark(), origin));
+            ++depth;
+            Json out = convert_collection(node, pointer);
+            --depth;
+            return out;
+        }
+        if (node.IsScalar()) return ScalarReader(node, origin).read();
+        return nullptr;
+    }
+
+    Json convert_collection(const YAML::Node& node, const std::string& pointer) {
         switch (node.Type()) {
-            case YAML::NodeType::Undefined:
-            case YAML::NodeType::Null:
-                return nullptr;
-            case YAML::NodeType::Scalar:
-                return ScalarReader(node, origin).read();
             case YAML::NodeType::Sequence: {
                 Json out = Json::array();
                 std::size_t index = 0;
@@ -154,8 +183,9 @@ struct Converter {
                 }
                 return out;
             }
+            default:
+                return nullptr;
         }
-        return nullptr;
     }
 };
 
@@ -183,12 +213,23 @@ SourceLocation location_of(const YAML::Mark& mark, const Origin& origin) {
             mark.line == 0 ? origin.column + mark.column : mark.column + 1};
 }
 
+YAML::Node load(std::string_view text, const Origin& origin) {
+    try {
+        return YAML::Load(std::string(text));
+    } catch (const YAML::DeepRecursion& e) {
+        throw LimitExceeded("YAML nested deeper than the YAML parser allows (" +
+                                std::to_string(e.depth()) + " levels)",
+                            location_of(e.mark, origin));
+    }
+}
+
 SourceLocation location_of(const YAML::Node& node, const std::string& source) {
     return location_of(node.Mark(), Origin{source});
 }
 
 Json to_json(const YAML::Node& node, const Origin& origin, const PositionSink& record) {
-    return Converter{origin, record}.convert(node, "");
+    Converter converter{origin, record, input_limits()};
+    return converter.convert(node, "");
 }
 
 }  // namespace cmfpipe::yaml

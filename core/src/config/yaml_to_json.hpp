@@ -24,6 +24,10 @@ struct Origin {
 SourceLocation location_of(const YAML::Mark& mark, const Origin& origin);
 SourceLocation location_of(const YAML::Node& node, const std::string& source);
 
+// YAML::Load, with yaml-cpp's own nesting guard (it refuses about 500 levels, as "bad file")
+// turned into LimitExceeded at the mark. Other YAML::Exceptions pass to the caller's wording.
+YAML::Node load(std::string_view text, const Origin& origin);
+
 // Appends one reference token to a JSON pointer, escaping '~' and '/'.
 std::string child_pointer(std::string_view parent, std::string_view key);
 
@@ -38,7 +42,8 @@ using PositionSink = std::function<void(const std::string& pointer, const Source
 // - .inf, -.inf and .nan are refused, as is a float beyond double range: JSON has no value for
 //   them (they would silently become null); quote them to keep them as text;
 // - a duplicate or non-scalar mapping key is refused.
-// Every refusal is a ConfigError at file:line:col.
+// Every refusal is a ConfigError at file:line:col. Past the limits policy (cmfpipe/limits.hpp:
+// max_depth, max_yaml_nodes counted after alias expansion) it is LimitExceeded at the node.
 Json to_json(const YAML::Node& node, const Origin& origin, const PositionSink& record = {});
 
 }  // namespace cmfpipe::yaml

@@ -32,7 +32,7 @@ std::string read_bounded(std::istream& in, const std::string& source) {
 }
 }  // namespace
 
-std::string read_text_file(const std::filesystem::path& file) {
+std::string read_input(const std::filesystem::path& file) {
     std::string text;
     const std::string source = file == "-" ? "<stdin>" : file.string();
     if (file == "-") {
@@ -46,7 +46,12 @@ std::string read_text_file(const std::filesystem::path& file) {
         if (!in) throw ValueError(std::string("cannot open: ") + std::strerror(errno), {source});
         text = read_bounded(in, source);
     }
-    check_utf8(text, source);
+    return text;
+}
+
+std::string read_text_file(const std::filesystem::path& file) {
+    std::string text = read_input(file);
+    check_utf8(text, file == "-" ? "<stdin>" : file.string());
     return text;
 }
 

@@ -20,7 +20,7 @@ Json parse_yaml(std::string_view text, const std::string& source, int line, int 
                 SourceMap* map, std::string_view what) {
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(text));
+        root = yaml::load(text, {source, line, column});
     } catch (const YAML::Exception& e) {
         SourceLocation where{source, 0, 0};
         if (e.mark.line >= 0) where = yaml::location_of(e.mark, {source, line, column});
