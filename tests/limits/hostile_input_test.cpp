@@ -35,16 +35,22 @@ void check_refused(const MeasuredResult& r, const std::string& error) {
 const std::string kPrompty =
     "---\nname: t\nmodel:\n  id: m\ninputs:\n  - name: q\n    kind: object\n---\nuser:\n{{q}}\n";
 
-// A CMF messages document whose first message carries `payload` in the named place.
+// A messages document whose one message carries `payload` in the named place: the tool call's
+// arguments (7 levels above it) or the message's extensions.custom (6 levels above it).
 std::string messages_with(const std::string& where, const std::string& payload) {
     if (where == "arguments") {
-        return R"([{"role": "assistant", "content": [{"content_type": "tool_call", )"
-               R"("tool_call": {"tool_call_id": "c1", "name": "f", "arguments": {"a": )" +
-               payload + "}}}]}]";
+        return R"({"messages": [{"role": "assistant", "content": [{"content_type": "tool_call", )"
+               R"("content": {"tool_call_id": "c1", "name": "f", "arguments": {"a": )" +
+               payload + "}}}]}]}";
     }
-    return R"([{"role": "user", "content": [{"content_type": "text", "text": "hi"}], )"
+    return R"({"messages": [{"role": "user", "content": [{"content_type": "text", "text": "hi"}], )"
            R"("extensions": {"custom": {"x": )" +
-           payload + "}}}]";
+           payload + "}}}]}";
+}
+
+// `depth` arrays around one string: ["..."] nested.
+std::string deep_around(std::size_t depth, const std::string& json_value) {
+    return std::string(depth, '[') + json_value + std::string(depth, ']');
 }
 
 // Ten levels of ten aliases each: 10^10 values when expanded.
@@ -84,16 +90,43 @@ TEST_CASE("hostile: process with tool-call arguments nested 100000 deep is Limit
     auto file = s.write("m.json", messages_with("arguments", deep_arrays(100'000)));
     check_refused(run_cli_measured({"process", file}),
                   "cmfpipe: LimitExceeded: " + file +
-                      ":1:640: JSON nested deeper than 512 levels (max_depth)\n");
+                      ":1:650: JSON nested deeper than 512 levels (max_depth)\n");
 }
 
 TEST_CASE("hostile: process and views with extensions.custom nested 100000 deep are refused") {
     Scratch s;
     auto file = s.write("m.json", messages_with("custom", deep_arrays(100'000)));
     const std::string error = "cmfpipe: LimitExceeded: " + file +
-                              ":1:611: JSON nested deeper than 512 levels (max_depth)\n";
+                              ":1:623: JSON nested deeper than 512 levels (max_depth)\n";
     check_refused(run_cli_measured({"process", file}), error);
     check_refused(run_cli_measured({"views", file}), error);
+}
+
+TEST_CASE("hostile: messages at exactly max_depth are processed, redaction reaching the bottom") {
+    Scratch s;
+    // 7 levels of document above the payload + 505 arrays = 512.
+    auto file =
+        s.write("m.json", messages_with("arguments", deep_around(505, "\"x@example.com\"")));
+    MeasuredResult r = run_cli_measured({"process", file});
+    INFO("stderr: " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("x@example.com") == std::string::npos);
+    CHECK(r.out.find("\"[REDACTED:EMAIL]\"") != std::string::npos);
+    CHECK(r.max_rss_kb < kMaxRssKb);
+    MeasuredResult views = run_cli_measured({"views", file});
+    CHECK(views.exit_code == 0);
+    CHECK(views.out.rfind("[\n  {\n    \"input\": {", 0) == 0);
+}
+
+TEST_CASE("hostile: run inputs at exactly max_depth render without a crash") {
+    Scratch s;
+    auto prompty = s.write("t.prompty", kPrompty);
+    auto inputs = s.write("in.json", "{\"q\": " + deep_arrays(511) + "}");
+    MeasuredResult r = run_cli_measured({"run", prompty, "--inputs", inputs, "--no-pipeline"});
+    INFO("stderr: " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(deep_arrays(511)) != std::string::npos);
+    CHECK(r.max_rss_kb < kMaxRssKb);
 }
 
 TEST_CASE("hostile: a render option nested 60000 deep is LimitExceeded naming the option") {
@@ -133,8 +166,7 @@ TEST_CASE("hostile: a YAML alias bomb in a processor's config is LimitExceeded")
 TEST_CASE("hostile: invalid UTF-8 in a .prompty body is a ValueError at file:line:col") {
     Scratch s;
     auto prompty = s.write("bad.prompty", "---\nname: t\nmodel:\n  id: m\n---\nuser:\nab\xFF\n");
-    const std::string error =
-        "cmfpipe: ValueError: " + prompty + ":7:3: invalid UTF-8 byte 0xFF\n";
+    const std::string error = "cmfpipe: ValueError: " + prompty + ":7:3: invalid UTF-8 byte 0xFF\n";
     check_refused(run_cli_measured({"run", prompty}), error);
     check_refused(run_cli_measured({"run", prompty, "--to", "chatml"}), error);
 }
@@ -158,8 +190,9 @@ TEST_CASE("hostile: endless standard input stops at max_input_bytes") {
     MeasuredResult r = run_cli_measured(
         {"parse-output", "--from", "chatml", "--limit", "max_input_bytes=1000000", "-"},
         "/dev/zero");
-    check_refused(r, "cmfpipe: LimitExceeded: <stdin>: input larger than 1000000 bytes "
-                     "(max_input_bytes)\n");
+    check_refused(r,
+                  "cmfpipe: LimitExceeded: <stdin>: input larger than 1000000 bytes "
+                  "(max_input_bytes)\n");
 }
 
 TEST_CASE("hostile: a bad --limit is a usage error") {

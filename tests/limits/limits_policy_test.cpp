@@ -105,9 +105,9 @@ TEST_CASE("limits: YAML at max_depth converts, one level more is LimitExceeded a
 
 TEST_CASE("limits: YAML deeper than yaml-cpp's own guard is LimitExceeded, not 'bad file'") {
     CHECK_NOTHROW(prompty::parse_yaml(nested_yaml(497), "f.yaml"));
-    CHECK(thrown_message<LimitExceeded>(
-              [] { prompty::parse_yaml(nested_yaml(100'000), "f.yaml"); }) ==
-          "f.yaml:1:200004: YAML nested deeper than the YAML parser allows (500 levels)");
+    CHECK(thrown_message<LimitExceeded>([] {
+              prompty::parse_yaml(nested_yaml(100'000), "f.yaml");
+          }) == "f.yaml:1:200004: YAML nested deeper than the YAML parser allows (500 levels)");
 }
 
 TEST_CASE("limits: YAML with max_yaml_nodes nodes converts, one more is LimitExceeded") {
@@ -139,7 +139,8 @@ TEST_CASE("limits: a self-referencing YAML alias is bounded by max_depth") {
 TEST_CASE("limits: a pipeline config's YAML passes the same bounds") {
     LimitsOverride depth_100(with_max_depth(100));
     std::string config =
-        "processors:\n  - name: p\n    kind: pii_redactor\n    hooks: [llm_input]\n    config: {a: " +
+        "processors:\n  - name: p\n    kind: pii_redactor\n    hooks: [llm_input]\n    config: "
+        "{a: " +
         std::string(97, '[') + std::string(97, ']') + "}\n";
     CHECK(thrown_message<LimitExceeded>([&] {
               pipeline::parse_pipeline_config(config, "p.yaml", ".");
@@ -159,23 +160,26 @@ TEST_CASE("limits: overrides are read strictly, unknown keys and bad ranges refu
     CHECK(limits.max_depth == 64);
     CHECK(limits.max_yaml_nodes == 10);
     CHECK(limits.max_input_bytes == 64u << 20);
-    CHECK(thrown_message<ValueError>([] { InputLimits::from_json({{"max_dept", 3}}); }) ==
+    CHECK(thrown_message<ValueError>([] {
+              InputLimits::from_json({{"max_dept", 3}});
+          }) ==
           "limits: $.max_dept: unknown field (expected one of: max_depth, max_input_bytes, "
           "max_yaml_nodes)");
-    CHECK(thrown_message<ValueError>([] { InputLimits::from_json({{"max_depth", 100000}}); }) ==
-          "limits: $.max_depth: expected an integer from 1 to 10000, got 100000");
+    CHECK(thrown_message<ValueError>([] {
+              InputLimits::from_json({{"max_depth", 100000}});
+          }) == "limits: $.max_depth: expected an integer from 1 to 10000, got 100000");
 }
 
 TEST_CASE("utf8: well-formed text passes, each kind of malformed byte is found") {
     CHECK(find_invalid_utf8("plain ascii") == std::string_view::npos);
     CHECK(find_invalid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80") == std::string_view::npos);
-    CHECK(find_invalid_utf8("ab\xFF") == 2);              // never valid
-    CHECK(find_invalid_utf8("\xC0\xAF") == 0);            // overlong '/'
-    CHECK(find_invalid_utf8("x\xE0\x80\xAF") == 1);       // overlong 3-byte
-    CHECK(find_invalid_utf8("x\xED\xA0\x80") == 1);       // surrogate U+D800
-    CHECK(find_invalid_utf8("\xF4\x90\x80\x80") == 0);    // above U+10FFFF
-    CHECK(find_invalid_utf8("ok\xE2\x82") == 2);          // truncated at the end
-    CHECK(find_invalid_utf8("\x80") == 0);                // lone continuation byte
+    CHECK(find_invalid_utf8("ab\xFF") == 2);            // never valid
+    CHECK(find_invalid_utf8("\xC0\xAF") == 0);          // overlong '/'
+    CHECK(find_invalid_utf8("x\xE0\x80\xAF") == 1);     // overlong 3-byte
+    CHECK(find_invalid_utf8("x\xED\xA0\x80") == 1);     // surrogate U+D800
+    CHECK(find_invalid_utf8("\xF4\x90\x80\x80") == 0);  // above U+10FFFF
+    CHECK(find_invalid_utf8("ok\xE2\x82") == 2);        // truncated at the end
+    CHECK(find_invalid_utf8("\x80") == 0);              // lone continuation byte
     CHECK(thrown_message<ValueError>([] { check_utf8("line\nab\xFF", "t.prompty"); }) ==
           "t.prompty:2:3: invalid UTF-8 byte 0xFF");
 }
