@@ -19,9 +19,8 @@ namespace {
 std::string render_with(const Engine& engine, const std::string& source, const Json& data,
                         const Json& options) {
     std::string out;
-    std::string error = thrown_error([&] {
-        out = engine.render(source, data, read_render_options(options));
-    });
+    std::string error =
+        thrown_error([&] { out = engine.render(source, data, read_render_options(options)); });
     return error == "(no error)" ? "ok: " + out : error;
 }
 
