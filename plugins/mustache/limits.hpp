@@ -10,9 +10,9 @@
 namespace cmfpipe::mustache {
 
 struct Limits {
-    std::size_t max_template_bytes = 4u << 20;  // the template, each partial, each lambda result
-    std::size_t max_output_bytes = 16u << 20;   // the rendered text
-    std::size_t max_iterations = 5'000'000;     // section renders (each item of a list counts)
+    std::size_t max_template_bytes = 4u << 20;     // the template, each partial, each lambda result
+    std::size_t max_output_bytes = 16u << 20;      // the rendered text
+    std::size_t max_iterations = 5'000'000;        // section renders (each item of a list counts)
     std::size_t max_partial_inclusions = 100'000;  // partials and parents expanded in one render
     // Partials, parents and lambda results nested in each other (a recursive partial must end).
     int max_depth = 100;
