@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cmfpipe/json.hpp"
+#include "limits.hpp"
 
 namespace cmfpipe::mustache {
 
@@ -39,8 +40,8 @@ struct RenderOptions {
     bool strict = false;
     Escape escape = Escape::html;
     const Lambdas* lambdas = nullptr;
-    // Partial and parent nesting beyond this is LimitExceeded (recursive partials must end).
-    int max_depth = 100;
+    // Sizes, counts and depths beyond which the render stops with LimitExceeded.
+    Limits limits;
 };
 
 struct Template;  // a compiled template (node.hpp)
@@ -56,13 +57,15 @@ class Engine {
     Engine& operator=(const Engine&) = delete;
 
     // Safe to call from many threads at once. Throws ValueError (syntax, strict misses, misused
-    // lambdas) and LimitExceeded (partial nesting).
+    // lambdas) and LimitExceeded (options.limits).
     std::string render(std::string_view source, const Json& data,
                        const RenderOptions& options = {}) const;
 
-    // Parses `source` (with the default delimiters) or returns the cached tree.
-    std::shared_ptr<const Template> compile(std::string_view source,
-                                            std::string_view name = "<template>") const;
+    // Parses `source` (with the default delimiters) or returns the cached tree. Sections nested
+    // deeper than `max_nesting_depth` are LimitExceeded.
+    std::shared_ptr<const Template> compile(
+        std::string_view source, std::string_view name = "<template>",
+        int max_nesting_depth = Limits{}.max_nesting_depth) const;
 
     std::size_t cached_templates() const;
 

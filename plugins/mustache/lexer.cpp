@@ -13,34 +13,6 @@
 namespace cmfpipe::mustache {
 namespace {
 
-// Offsets -> line:column, computed from the line starts once per lexed text.
-class LineIndex {
-  public:
-    LineIndex(std::string_view source, const Origin& origin) : source_(source), origin_(origin) {
-        starts_.push_back(0);
-        for (std::size_t i = 0; i < source.size(); ++i) {
-            if (source[i] == '\n') starts_.push_back(i + 1);
-        }
-    }
-
-    Position at(std::size_t offset) const {
-        auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
-        std::size_t line = static_cast<std::size_t>(it - starts_.begin());
-        std::size_t start = starts_[line - 1];
-        int column = 1;
-        for (std::size_t i = start; i < offset && i < source_.size(); ++i) {
-            if ((static_cast<unsigned char>(source_[i]) & 0xC0) != 0x80)
-                ++column;  // UTF-8 lead byte
-        }
-        return {origin_.first_line + static_cast<int>(line) - 1, column + origin_.column_shift};
-    }
-
-  private:
-    std::string_view source_;
-    const Origin& origin_;
-    std::vector<std::size_t> starts_;
-};
-
 // The first line of a tag, shortened, for messages.
 std::string tag_excerpt(std::string_view source, std::size_t at) {
     std::string_view rest = source.substr(at);
@@ -50,8 +22,8 @@ std::string tag_excerpt(std::string_view source, std::size_t at) {
 
 class Scanner {
   public:
-    Scanner(std::string_view source, Delimiters start, const Origin& origin)
-        : source_(source), delimiters_(std::move(start)), origin_(origin), lines_(source, origin) {}
+    Scanner(std::string_view source, Delimiters start, const LineIndex& lines)
+        : source_(source), delimiters_(std::move(start)), lines_(lines) {}
 
     std::vector<Token> run() {
         while (pos_ < source_.size()) {
@@ -69,7 +41,8 @@ class Scanner {
   private:
     [[noreturn]] void fail(std::size_t offset, const std::string& message) const {
         Position p = lines_.at(offset);
-        throw ValueError(message, SourceLocation{std::string(origin_.name), p.line, p.column});
+        throw ValueError(message,
+                         SourceLocation{std::string(lines_.origin().name), p.line, p.column});
     }
 
     void push_text(std::size_t begin, std::size_t end) {
@@ -166,8 +139,7 @@ class Scanner {
 
     std::string_view source_;
     Delimiters delimiters_;
-    const Origin& origin_;
-    LineIndex lines_;
+    const LineIndex& lines_;
     std::size_t pos_ = 0;
     std::vector<Token> tokens_;
 };
@@ -284,8 +256,8 @@ class StandaloneMarker {
 
 }  // namespace
 
-std::vector<Token> lex(std::string_view source, const Delimiters& start, const Origin& origin) {
-    std::vector<Token> tokens = Scanner(source, start, origin).run();
+std::vector<Token> lex(std::string_view source, const Delimiters& start, const LineIndex& lines) {
+    std::vector<Token> tokens = Scanner(source, start, lines).run();
     StandaloneMarker(tokens, source).run();
     return tokens;
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "line_index.hpp"
 #include "node.hpp"
 
 namespace cmfpipe::mustache {
@@ -36,14 +37,8 @@ struct Token {
     std::string_view line_indent;  // standalone tag: the whitespace before it on its line
 };
 
-// Where a fragment sits in the text it was cut from, so positions in errors stay true.
-struct Origin {
-    std::string_view name = "<template>";
-    int first_line = 1;
-    int column_shift = 0;  // added to every column (a dedented block body)
-};
-
 // Throws ValueError for an unclosed tag, an empty or malformed name, a bad delimiter change.
-std::vector<Token> lex(std::string_view source, const Delimiters& start, const Origin& origin);
+// `lines` indexes `source` (and names it in errors).
+std::vector<Token> lex(std::string_view source, const Delimiters& start, const LineIndex& lines);
 
 }  // namespace cmfpipe::mustache

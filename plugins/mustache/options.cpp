@@ -10,8 +10,9 @@
 
 namespace cmfpipe::mustache {
 
-RenderOptions read_render_options(const Json& options) {
+RenderOptions read_render_options(const Json& options, const Limits& defaults) {
     RenderOptions o;
+    o.limits = defaults;
     if (options.is_null()) return o;
     const JsonReader r("mustache options", options, "");
     r.object();
@@ -28,9 +29,17 @@ RenderOptions read_render_options(const Json& options) {
             escape->fail("expected \"html\" or \"none\", got " + json_quoted(name));
         }
     }
+    if (auto limits = r.find("limits")) o.limits = read_limits(limits->json(), defaults);
+    // The older spelling of limits.max_depth, kept as a top-level option.
     if (auto depth = r.find("max_depth"))
-        o.max_depth = static_cast<int>(depth->integer_in(1, 100000));
+        o.limits.max_depth = static_cast<int>(depth->integer_in(1, Limits::depth_ceiling));
     return o;
+}
+
+Limits read_default_limits(const Json& config) {
+    if (!config.is_object()) return {};
+    auto limits = config.find("limits");
+    return limits == config.end() ? Limits{} : read_limits(*limits);
 }
 
 std::size_t read_cache_size(const Json& config) {

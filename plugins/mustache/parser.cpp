@@ -13,20 +13,6 @@
 namespace cmfpipe::mustache {
 namespace {
 
-// For the rare positions not carried by a token (the end of the text, a block body's start).
-Position position_at(std::string_view source, std::size_t offset, const Origin& origin) {
-    Position p{origin.first_line, 1 + origin.column_shift};
-    for (std::size_t i = 0; i < offset && i < source.size(); ++i) {
-        if (source[i] == '\n') {
-            ++p.line;
-            p.column = 1 + origin.column_shift;
-        } else if ((static_cast<unsigned char>(source[i]) & 0xC0) != 0x80) {
-            ++p.column;
-        }
-    }
-    return p;
-}
-
 std::string at_text(Position p) {
     return std::to_string(p.line) + ":" + std::to_string(p.column);
 }
@@ -67,16 +53,18 @@ enum class NameUse { lookup, label };
 
 class Parser {
   public:
-    Parser(std::string_view source, const Origin& origin) : source_(source), origin_(origin) {}
+    Parser(std::string_view source, const LineIndex& lines, int max_nesting)
+        : source_(source), origin_(lines.origin()), lines_(lines), max_nesting_(max_nesting) {}
 
-    Template run(const std::vector<Token>& tokens) {
+    // The nodes; `nesting()` is then the deepest nesting seen.
+    std::vector<Node> run(const std::vector<Token>& tokens) {
         for (const Token& t : tokens) {
             switch (t.kind) {
                 case TokenKind::text: {
                     Node n;
                     n.kind = NodeKind::text;
                     n.where = t.where;
-                    n.text = std::string(t.content);
+                    n.text = t.content;
                     out().push_back(std::move(n));
                     break;
                 }
@@ -104,7 +92,7 @@ class Parser {
                     NameUse use = t.kind == TokenKind::block || t.kind == TokenKind::parent
                                       ? NameUse::label
                                       : NameUse::lookup;
-                    open_.push_back(Open{tag_node(t, use), &t});
+                    open(t, use);
                     break;
                 }
                 case TokenKind::close:
@@ -114,12 +102,14 @@ class Parser {
         }
         if (!open_.empty()) {
             const Open& o = open_.back();
-            fail(position_at(source_, source_.size(), origin_),
-                 std::string("unclosed ") + describe(o.token->kind) + " '" + o.node.name.text +
-                     "' opened at " + at_text(o.token->where));
+            fail(lines_.at(source_.size()), std::string("unclosed ") + describe(o.token->kind) +
+                                                " '" + o.node.name.text + "' opened at " +
+                                                at_text(o.token->where));
         }
-        return Template{std::move(root_)};
+        return std::move(root_);
     }
+
+    int nesting() const { return nesting_; }
 
   private:
     struct Open {
@@ -132,6 +122,19 @@ class Parser {
     }
 
     std::vector<Node>& out() { return open_.empty() ? root_ : open_.back().node.children; }
+
+    // Bounded here so that nothing recursive (parsing a block's body, rendering, freeing the
+    // tree) ever meets deeper nesting.
+    void open(const Token& t, NameUse use) {
+        if (static_cast<int>(open_.size()) >= max_nesting_) {
+            throw LimitExceeded(
+                "sections, parents and blocks nested deeper than " + std::to_string(max_nesting_) +
+                    " levels (at '" + std::string(t.content) + "')",
+                SourceLocation{std::string(origin_.name), t.where.line, t.where.column});
+        }
+        open_.push_back(Open{tag_node(t, use), &t});
+        nesting_ = std::max(nesting_, static_cast<int>(open_.size()));
+    }
 
     std::string tag_text(const Token& t) const {
         return std::string(source_.substr(t.begin, t.end - t.begin));
@@ -194,7 +197,7 @@ class Parser {
         switch (n.kind) {
             case NodeKind::section:
             case NodeKind::inverted:
-                n.raw_body = std::string(source_.substr(open.end, t.begin - open.end));
+                n.raw_body = source_.substr(open.end, t.begin - open.end);
                 n.delimiters = open.delimiters;
                 break;
             case NodeKind::parent:
@@ -210,7 +213,7 @@ class Parser {
     }
 
     // A block keeps its body as text too: a standalone block is dedented where it is written and
-    // reindented where it is expanded (~inheritance "Block reindentation").
+    // reindented where it is expanded (~inheritance "Block reindentation"), both when rendered.
     void finish_block(Node& n, const Token& open, const Token& close) const {
         n.delimiters = open.delimiters;
         n.standalone = open.standalone;
@@ -218,30 +221,35 @@ class Parser {
         if (close.consumed_begin > open.consumed_end) {
             body = source_.substr(open.consumed_end, close.consumed_begin - open.consumed_end);
         }
-        if (!n.standalone) {
-            n.body = std::string(body);
-            return;
-        }
-        std::string_view margin = common_margin(body);
-        n.indent = std::string(margin.empty() ? open.line_indent : margin);
-        n.body = dedent(body, margin.size());
-        Position start = position_at(source_, open.consumed_end, origin_);
-        Origin inner{origin_.name, start.line,
-                     origin_.column_shift + static_cast<int>(margin.size())};
-        n.dedented = std::make_shared<const Template>(parse(n.body, n.delimiters, inner));
+        n.body = body;
+        if (!n.standalone) return;
+        n.indent = std::string(open.line_indent);
+        n.body_line = lines_.at(open.consumed_end).line;
+        n.body_column_shift = origin_.column_shift;
     }
 
     std::string_view source_;
     const Origin& origin_;
+    const LineIndex& lines_;
+    const int max_nesting_;
+    int nesting_ = 0;
     std::vector<Node> root_;
     std::vector<Open> open_;
 };
 
 }  // namespace
 
-Template parse(std::string_view source, const Delimiters& start, const Origin& origin) {
-    std::vector<Token> tokens = lex(source, start, origin);
-    return Parser(source, origin).run(tokens);
+Template parse(std::string_view source, const Delimiters& start, const Origin& origin,
+               int max_nesting) {
+    Template compiled;
+    compiled.source = std::make_unique<const std::string>(source);
+    std::string_view text = *compiled.source;  // the nodes' views point into this copy
+    const LineIndex lines(text, origin);
+    std::vector<Token> tokens = lex(text, start, lines);
+    Parser parser(text, lines, max_nesting);
+    compiled.nodes = parser.run(tokens);
+    compiled.nesting = parser.nesting();
+    return compiled;
 }
 
 }  // namespace cmfpipe::mustache

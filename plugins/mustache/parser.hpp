@@ -8,7 +8,9 @@
 namespace cmfpipe::mustache {
 
 // Throws ValueError for syntax errors (unclosed section, stray or mismatched closing tag,
-// invalid names, and whatever the lexer reports), with origin.name:line:column.
-Template parse(std::string_view source, const Delimiters& start, const Origin& origin);
+// invalid names, and whatever the lexer reports), with origin.name:line:column, and
+// LimitExceeded where sections, parents and blocks nest deeper than `max_nesting`.
+Template parse(std::string_view source, const Delimiters& start, const Origin& origin,
+               int max_nesting);
 
 }  // namespace cmfpipe::mustache

@@ -20,18 +20,20 @@ class TemplateCache {
     explicit TemplateCache(std::size_t capacity) : capacity_(capacity) {}
 
     // The compiled template for `text`, compiling (and caching) it on a miss. Syntax errors
-    // throw and cache nothing; `origin` only names the text in those errors.
+    // throw and cache nothing; `origin` only names the text in those errors. A template nested
+    // deeper than `max_nesting` is LimitExceeded, cached or not.
     std::shared_ptr<const Template> get(std::string_view text, const Delimiters& delimiters,
-                                        const Origin& origin);
+                                        const Origin& origin, int max_nesting);
 
     std::size_t size() const;
 
   private:
     struct Entry {
-        std::string open, close, text;
-        std::shared_ptr<const Template> compiled;
+        std::string open, close;
+        std::shared_ptr<const Template> compiled;  // holds the text too
     };
-    // Views into an Entry (list nodes never move), so the index stores no second copy of the text.
+    // Views into an Entry (list nodes never move) and its template's source, so nothing stores a
+    // second copy of the text.
     struct Key {
         std::string_view open, close, text;
         bool operator==(const Key&) const = default;

@@ -108,7 +108,7 @@ TEST_CASE("mustache errors: endless partial recursion hits the depth bound") {
     RenderOptions options;
     options.template_name = "t.mustache";
     options.partials = &partials;
-    options.max_depth = 5;
+    options.limits.max_depth = 5;
     try {
         engine.render("{{>r}}", Json::object(), options);
         FAIL("no error");
