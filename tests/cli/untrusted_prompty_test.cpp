@@ -60,7 +60,8 @@ cmfpipe::testing::ProcessResult run_with_env(const std::string& assignment,
 
 }  // namespace
 
-TEST_CASE("run: ${file:} in a symlinked .prompty resolves in the real file's folder, not the link's") {
+TEST_CASE(
+    "run: ${file:} in a symlinked .prompty resolves in the real file's folder, not the link's") {
     Scratch dir("symlink");
     dir.write("secrets/secret.txt", "top secret");
     dir.write("prompts/data.txt", "public data");
@@ -132,9 +133,9 @@ TEST_CASE("run: ${env:NAME} is refused unless --allow-env NAME, naming the varia
     CHECK(other.exit_code == 1);
     CHECK(other.err == refusal);
 
-    auto allowed = run_with_env("CMFPIPE_TEST_SECRET=hunter2-42",
-                                {prompt, "--no-pipeline", "--allow-env", "HOME", "--allow-env",
-                                 "CMFPIPE_TEST_SECRET"});
+    auto allowed = run_with_env(
+        "CMFPIPE_TEST_SECRET=hunter2-42",
+        {prompt, "--no-pipeline", "--allow-env", "HOME", "--allow-env", "CMFPIPE_TEST_SECRET"});
     INFO(allowed.err);
     CHECK(allowed.exit_code == 0);
     CHECK(user_text(allowed.out) == "[hunter2-42]");
@@ -154,9 +155,9 @@ TEST_CASE("run --trace redacts an allowed ${env:} value by value, wherever it ap
     Scratch dir("env-trace");
     const std::string prompt = dir.write("env.prompty", echoing("${env:CMFPIPE_TEST_SECRET}"));
     const std::string trace = (dir.path / "trace.jsonl").string();
-    auto r = run_with_env("CMFPIPE_TEST_SECRET=hunter2-42",
-                          {prompt, "--no-pipeline", "--allow-env", "CMFPIPE_TEST_SECRET", "--trace",
-                           trace});
+    auto r = run_with_env(
+        "CMFPIPE_TEST_SECRET=hunter2-42",
+        {prompt, "--no-pipeline", "--allow-env", "CMFPIPE_TEST_SECRET", "--trace", trace});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(user_text(r.out) == "[hunter2-42]");  // the prompt has it: the host allowed it
@@ -176,8 +177,8 @@ TEST_CASE("run: a required input given as null is a ValueError naming the input"
     auto r = run_cli("run", examples + "chat.prompty", "--inputs", inputs, "--no-pipeline");
     CHECK(r.exit_code == 1);
     CHECK(r.out.empty());
-    CHECK(r.err == "cmfpipe: ValueError: " + examples +
-                       "chat.prompty: Required input is null: question\n");
+    CHECK(r.err ==
+          "cmfpipe: ValueError: " + examples + "chat.prompty: Required input is null: question\n");
 }
 
 TEST_CASE("run: an empty .prompty, or one with nothing after its frontmatter, names the file") {
@@ -193,12 +194,13 @@ TEST_CASE("run: an empty .prompty, or one with nothing after its frontmatter, na
     auto b = run_cli("run", bodiless, "--no-pipeline");
     CHECK(b.exit_code == 1);
     CHECK(b.out.empty());
-    CHECK(b.err == "cmfpipe: ValueError: " + bodiless +
-                       ": No template: nothing follows the frontmatter\n");
+    CHECK(b.err ==
+          "cmfpipe: ValueError: " + bodiless + ": No template: nothing follows the frontmatter\n");
 }
 
-TEST_CASE("run --to openai or anthropic without a model id names what is missing, chatml and "
-          "harmony need none") {
+TEST_CASE(
+    "run --to openai or anthropic without a model id names what is missing, chatml and "
+    "harmony need none") {
     Scratch dir("model");
     const std::string prompt = dir.write("p.prompty", "---\nname: x\n---\nuser:\nhi\n");
     for (const std::string provider : {"openai", "anthropic"}) {
