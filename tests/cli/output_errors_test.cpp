@@ -109,3 +109,11 @@ TEST_CASE("run --trace to a new file in an existing folder creates it with one r
     CHECK(first.rfind(R"({"runtime":"cpp")", 0) == 0);
     CHECK_FALSE(std::getline(in, second));
 }
+
+TEST_CASE("run --trace to a file that fails when written (/dev/full) is an error, exit 1") {
+    auto r = run_cli("run", examples + "chat.prompty", "--inputs", examples + "chat.json",
+                     "--no-pipeline", "--trace", "/dev/full");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err == "cmfpipe: Error: /dev/full: the trace could not be written\n");
+}

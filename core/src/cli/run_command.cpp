@@ -112,6 +112,11 @@ int run_run(const Arguments& args) {
             throw;
         }
     }
+    // A backend's failures are contained so that they cannot break the run; the trace asked for
+    // is lost all the same, and that is reported, not printed over.
+    if (tracer.failures() > 0) {
+        throw Error("the trace could not be written", {args.value("trace").value_or("")});
+    }
     if (output.is_string()) {
         std::cout << output.get<std::string>();  // a model prompt (chatml, harmony): the exact text
     } else {
@@ -147,8 +152,8 @@ const CommandRegistration registration{
      "load, render and parse a .prompty file, run the llm_input processors; prints the CMF "
      "messages "
      "(or --to KIND's wire form); exit 3 when a processor stopped the request",
-     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] [--trace "
-     "FILE.jsonl]",
+     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] "
+     "[--allow-env NAME]... [--allow-root DIR]... [--trace FILE.jsonl]",
      run_options(), 1, run_run}};
 
 }  // namespace
