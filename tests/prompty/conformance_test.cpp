@@ -94,6 +94,16 @@ struct ScratchDir {
     ~ScratchDir() { fs::remove_all(root); }
 };
 
+// The vectors say how ${env:} resolves, not which variables a host allows: as the host, the
+// harness allows every name the vector's text (or its fixture) references.
+std::vector<std::string> env_names_in(const std::string& text) {
+    static const std::regex reference(R"(\$\{env:([^:}]+))");
+    std::vector<std::string> names;
+    for (std::sregex_iterator it(text.begin(), text.end(), reference), end; it != end; ++it)
+        names.push_back((*it)[1]);
+    return names;
+}
+
 EnvironmentLookup env_of(const Json& vars) {
     std::map<std::string, std::string> map;
     if (vars.is_object()) {
@@ -144,10 +154,15 @@ class Runner {
     std::string load(const std::string& name, const Json& input, const Json& expected) {
         LoadOptions options;
         options.environment = env_of(input.value("env", Json::object()));
+        options.allowed_env = env_names_in(input.dump());
         Agent agent;
         if (input.contains("fixture")) {
-            agent =
-                prompty::load(corpus_ / "fixtures" / input["fixture"].get<std::string>(), options);
+            const fs::path fixture = corpus_ / "fixtures" / input["fixture"].get<std::string>();
+            if (fs::is_regular_file(fixture)) {  // a missing fixture is a vector of its own
+                for (auto& name : env_names_in(read_text_file(fixture)))
+                    options.allowed_env.push_back(std::move(name));
+            }
+            agent = prompty::load(fixture, options);
         } else {
             ScratchDir scratch(name);
             fs::path dir = scratch.root / input.value("agent_subdir", std::string("."));

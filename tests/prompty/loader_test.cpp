@@ -43,8 +43,12 @@ EnvironmentLookup env_of(std::map<std::string, std::string> vars) {
     };
 }
 
-LoadOptions with_env(std::map<std::string, std::string> vars) {
+// A hermetic environment: ${env:} may read its variables and the unset names in `also_allowed`.
+LoadOptions with_env(std::map<std::string, std::string> vars,
+                     std::vector<std::string> also_allowed = {}) {
     LoadOptions o;
+    o.allowed_env = std::move(also_allowed);
+    for (const auto& entry : vars) o.allowed_env.push_back(entry.first);
     o.environment = env_of(std::move(vars));
     return o;
 }
@@ -154,7 +158,7 @@ owner: team-x
 system:
 Hi {{question}}
 )";
-    Agent a = load_text(text, "full.prompty", ".", with_env({{"EP", "https://ep"}}));
+    Agent a = load_text(text, "full.prompty", ".", with_env({{"EP", "https://ep"}}, {"KEY"}));
     CHECK(a.body_line == 46);
     Json j = to_json(a);
     CHECK(
@@ -203,7 +207,7 @@ TEST_CASE("load: errors say what and where") {
           "format/parser, not the string 'jinja2'");
     CHECK(error_of([] {
               load_text("---\nmodel:\n  connection:\n    endpoint: ${env:NOPE}\n---\nb",
-                        "e.prompty", ".", with_env({}));
+                        "e.prompty", ".", with_env({}, {"NOPE"}));
           }) == "ValueError: e.prompty:4:15: Environment variable 'NOPE' not set");
     CHECK(error_of([] { load_text("---\n- a\n- b\n---\nb", "m.prompty", "."); }) ==
           "ValueError: m.prompty:2:1: Frontmatter must be a YAML mapping");
@@ -270,7 +274,7 @@ TEST_CASE("references: ${file:} parses by extension, stays inside the prompt's t
 TEST_CASE(
     "references: env default is everything after the second colon, and unknown protocols stay") {
     Agent a = load_text("---\nname: ${env:U:a:b}\ndescription: ${vault:x}\n---\nb", "r", ".",
-                        with_env({}));
+                        with_env({}, {"U"}));
     CHECK(a.name == "a:b");
     CHECK(*a.description == "${vault:x}");
 }
@@ -298,4 +302,71 @@ TEST_CASE("load: scalars read as text, extras keep what was not read") {
     CHECK(a.extra.dump() == R"({"inputSchema":{"y":1},"foo":"bar"})");
     Agent legacy = load_text("---\ninputSchema: {y: 1}\nfoo: bar\n---\nb", "l", ".");
     CHECK(legacy.extra.dump() == R"({"foo":"bar"})");
+}
+
+TEST_CASE(
+    "references: ${env:} refuses a name the host did not allow, default or not, at its place") {
+    const std::string refused =
+        "Environment variable 'SECRET' is not allowed: a .prompty reads only the variables its "
+        "host allows (cmfpipe: --allow-env SECRET)";
+    CHECK(error_of([] {
+              load_text("---\nname: ${env:SECRET}\n---\nb", "s.prompty", ".",
+                        with_env({{"OTHER", "x"}}));
+          }) == "ValueError: s.prompty:2:7: " + refused);
+    LoadOptions unset_secret = with_env({{"OTHER", "x"}});
+    unset_secret.environment = env_of({{"SECRET", "s3cr3t"}});  // set, yet not allowed
+    CHECK(error_of([&] {
+              load_text("---\nname: ok\ndescription: ${env:SECRET:fallback}\n---\nb", "d.prompty",
+                        ".", unset_secret);
+          }) == "ValueError: d.prompty:3:14: " + refused);
+    // Nothing allowed (the default LoadOptions): every reference is refused.
+    CHECK(error_of([] { load_text("---\nname: ${env:SECRET}\n---\nb", "n.prompty", "."); }) ==
+          "ValueError: n.prompty:2:7: " + refused);
+}
+
+TEST_CASE("load: the values ${env:} read are kept on the agent for trace redaction, not defaults") {
+    Agent a = load_text("---\nname: ${env:A}\ndescription: ${env:B:from-the-file}\n---\nb", "v",
+                        ".", with_env({{"A", "value-of-a"}}, {"B"}));
+    CHECK(a.name == "value-of-a");
+    CHECK(*a.description == "from-the-file");
+    CHECK(a.environment_values == std::vector<std::string>{"value-of-a"});
+}
+
+TEST_CASE("load: ${file:} of a symlinked .prompty resolves against the real file's folder") {
+    TempDir dir;
+    dir.write("secrets/secret.txt", "top secret");
+    dir.write("prompts/data.txt", "public data");
+    dir.write("prompts/steal.prompty", "---\ndescription: ${file:secret.txt}\n---\nb");
+    dir.write("prompts/read.prompty", "---\ndescription: ${file:data.txt}\n---\nb");
+    fs::create_symlink(dir.path / "prompts/steal.prompty", dir.path / "secrets/steal.prompty");
+    fs::create_symlink(dir.path / "prompts/read.prompty", dir.path / "secrets/read.prompty");
+    const fs::path real = fs::canonical(dir.path / "prompts");
+    CHECK(error_of([&] { load(dir.path / "secrets/steal.prompty"); }) ==
+          "ValueError: " + (dir.path / "secrets/steal.prompty").string() +
+              ":2:14: Referenced file not found: secret.txt (" + (real / "secret.txt").string() +
+              ")");
+    CHECK(*load(dir.path / "secrets/read.prompty").description == "public data");
+}
+
+TEST_CASE("validate_inputs: a required input given as null is a ValueError naming it") {
+    Agent a = load_text(
+        "---\ninputs:\n  - {name: q, kind: string, required: true}\n  - {name: o, kind: "
+        "string}\n---\nb",
+        "n.prompty", ".");
+    CHECK(error_of([&] {
+              validate_inputs(a, {{"q", nullptr}});
+          }) == "ValueError: n.prompty: Required input is null: q");
+    // An optional input may be null: the template decides what that means.
+    CHECK(validate_inputs(a, {{"q", "x"}, {"o", nullptr}}).dump() == R"({"q":"x","o":null})");
+}
+
+TEST_CASE("load: an empty .prompty, or one with nothing after its frontmatter, names the file") {
+    TempDir dir;
+    const fs::path empty = dir.write("empty.prompty", "");
+    CHECK(error_of([&] { load(empty); }) ==
+          "ValueError: " + empty.string() + ": Empty .prompty: no frontmatter and no template");
+    CHECK(error_of([] { load_text(" \n\t\n", "blank.prompty", "."); }) ==
+          "ValueError: blank.prompty: Empty .prompty: no frontmatter and no template");
+    CHECK(error_of([] { load_text("---\nname: x\n---\n\n", "fm.prompty", "."); }) ==
+          "ValueError: fm.prompty: No template: nothing follows the frontmatter");
 }

@@ -188,3 +188,41 @@ TEST_CASE("console backend and a traced load") {
         recorder->events.at(3) ==
         R"(emit load result {"agent_name":"traced","model":"m","inputs":0,"template":{"format":{"kind":"jinja2"},"parser":{"kind":"prompty"}}})");
 }
+
+TEST_CASE("redaction by value: a known secret goes wherever it appears, short ones only whole") {
+    const std::vector<std::string> values = {"s3cr3t-value", "42"};
+    CHECK(
+        redact({{"a", "s3cr3t-value"},
+                {"b", {"x s3cr3t-value y s3cr3t-value"}},
+                {"c", "42"},
+                {"d", "version 42.1"},
+                {"n", 42}},
+               values)
+            .dump() ==
+        R"({"a":"[REDACTED]","b":["x [REDACTED] y [REDACTED]"],"c":"[REDACTED]","d":"version 42.1","n":42})");
+    CHECK(redact("nothing known", {}).dump() == R"("nothing known")");
+}
+
+TEST_CASE("a traced load registers the values ${env:} read: no span shows them, its own included") {
+    Tracer tracer;
+    auto recorder = std::make_shared<Recorder>();
+    tracer.add("rec", recorder);
+    prompty::LoadOptions options;
+    options.trace.tracer = &tracer;
+    options.allowed_env = {"MODEL_KEY"};
+    options.environment = [](std::string_view) -> std::optional<std::string> {
+        return std::string("sk-live-9f8e7d");
+    };
+    prompty::load_text("---\nname: traced\nmodel: ${env:MODEL_KEY}\n---\nbody", "t.prompty", ".",
+                       options);
+    CHECK(
+        recorder->events.at(3) ==
+        R"(emit load result {"agent_name":"traced","model":"[REDACTED]","inputs":0,"template":{"format":{"kind":"jinja2"},"parser":{"kind":"prompty"}}})");
+    CHECK(tracer.redacted_values() == std::vector<std::string>{"sk-live-9f8e7d"});
+    {
+        Span later = tracer.start("request");
+        later.emit("inputs", {{"prompt", "use sk-live-9f8e7d please"}});
+    }
+    CHECK(recorder->events.at(recorder->events.size() - 2) ==
+          R"(emit request inputs {"prompt":"use [REDACTED] please"})");
+}

@@ -1,4 +1,5 @@
 // cmfpipe: the command-line host. Errors go to stderr; exit 1 for a failure, 2 for wrong usage.
+#include <cstdio>
 #include <iostream>
 
 #include "cmfpipe/errors.hpp"
@@ -16,11 +17,8 @@ void print_overview(std::ostream& out) {
     out << "\n`cmfpipe <command> --help` describes a command.\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_command_line(std::vector<std::string> words) {
     using namespace cmfpipe::cli;
-    std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
         if (words.size() >= 2 && words[0] == "help") {
             if (const Command* command = find_command(words[1])) {
@@ -62,4 +60,20 @@ int main(int argc, char** argv) {
         std::cerr << "cmfpipe: error: " << e.what() << "\n";
         return 1;
     }
+}
+
+// Output that did not reach its destination (a full disk, a closed pipe) is a failure, whatever
+// the command: checked here, once, after everything was written.
+int check_standard_output(int exit_code) {
+    std::cout.flush();
+    const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (!failed) return exit_code;
+    std::cerr << "cmfpipe: error: could not write standard output\n";
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return check_standard_output(run_command_line(std::vector<std::string>(argv + 1, argv + argc)));
 }

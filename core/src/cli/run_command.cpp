@@ -30,6 +30,17 @@ void report_decisions(const pipeline::PipelineResult& result, tracing::Span& spa
     span.emit("decisions", all);
 }
 
+// A request body for an API (a JSON object, unlike chatml's or harmony's prompt text) is sent to a
+// model: without one the provider refuses it, so say what is missing here.
+void require_model(const Json& output, const prompty::Agent& agent, const std::string& to,
+                   const std::string& file) {
+    if (!output.is_object() || output.contains("model")) return;
+    if (agent.model && !agent.model->id.empty()) return;
+    throw ValueError("No model id: an '" + to +
+                         "' request needs one; set model.id (or model: NAME) in the frontmatter",
+                     {file});
+}
+
 int run_run(const Arguments& args) {
     if (args.positionals().size() != 1) throw UsageError("run wants exactly one .prompty file");
     const std::string file = args.positionals()[0];
@@ -75,6 +86,7 @@ int run_run(const Arguments& args) {
             load_options.trace = trace;
             for (const auto& root : args.values("allow-root"))
                 load_options.allowed_roots.emplace_back(root);
+            load_options.allowed_env = args.values("allow-env");
             const prompty::Agent agent = prompty::load(file, load_options);
 
             prompty::RenderOptions render_options;
@@ -93,11 +105,17 @@ int run_run(const Arguments& args) {
             }
             output = adapter ? adapter->to_wire(messages, prompty::to_json(agent), Json::object())
                              : cmf::messages_to_json(messages);
+            if (adapter) require_model(output, agent, to, file);
             span.emit("result", output);
         } catch (const Error& e) {
             span.emit_error(e.kind(), e.what());
             throw;
         }
+    }
+    // A backend's failures are contained so that they cannot break the run; the trace asked for
+    // is lost all the same, and that is reported, not printed over.
+    if (tracer.failures() > 0) {
+        throw Error("the trace could not be written", {args.value("trace").value_or("")});
     }
     if (output.is_string()) {
         std::cout << output.get<std::string>();  // a model prompt (chatml, harmony): the exact text
@@ -118,8 +136,13 @@ std::vector<OptionSpec> run_options() {
           "the processor pipeline (default: the installed config/default.yaml)"},
          {"no-pipeline", "", "skip the processor pipeline"},
          {"allow-root", "DIR", "let ${file:} references read below DIR too", true},
+         {"allow-env", "NAME",
+          "let ${env:NAME} read the environment variable NAME (none is readable otherwise; its "
+          "value is redacted from traces)",
+          true},
          {"trace", "FILE.jsonl",
-          "append one trace record (spans: run, load, prepare, render, parse) per run"},
+          "append one trace record (spans: run, load, prepare, render, parse) per run; a "
+          "directory or a missing folder is an error before anything runs"},
          {"trace-console", "", "print span start/end lines on stderr"}});
     return options;
 }
@@ -129,8 +152,8 @@ const CommandRegistration registration{
      "load, render and parse a .prompty file, run the llm_input processors; prints the CMF "
      "messages "
      "(or --to KIND's wire form); exit 3 when a processor stopped the request",
-     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] [--trace "
-     "FILE.jsonl]",
+     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] "
+     "[--allow-env NAME]... [--allow-root DIR]... [--trace FILE.jsonl]",
      run_options(), 1, run_run}};
 
 }  // namespace

@@ -11,8 +11,15 @@ namespace {
 Agent load_untraced(std::string_view text, const std::string& source,
                     const std::filesystem::path& base_directory, const LoadOptions& options) {
     SplitDocument doc = split_frontmatter(text, source);
+    // Nothing to render would still become one empty system message sent to a model.
+    if (doc.body.empty()) {
+        throw ValueError(doc.frontmatter ? "No template: nothing follows the frontmatter"
+                                         : "Empty .prompty: no frontmatter and no template",
+                         {source});
+    }
     SourceMap map(source);
     Json frontmatter = Json::object();
+    std::vector<std::string> environment_values;
     if (doc.frontmatter) {
         frontmatter = parse_yaml(*doc.frontmatter, source, doc.frontmatter_line,
                                  doc.frontmatter_column, &map);
@@ -20,11 +27,15 @@ Agent load_untraced(std::string_view text, const std::string& source,
         if (!frontmatter.is_object()) {
             throw ValueError("Frontmatter must be a YAML mapping", map.at(""));
         }
-        ReferenceOptions refs{options.environment, base_directory, options.allowed_roots};
-        resolve_references(frontmatter, refs, map);
+        ReferenceOptions refs{options.environment, options.allowed_env, base_directory,
+                              options.allowed_roots};
+        environment_values = resolve_references(frontmatter, refs, map);
+        // Before anything of this agent reaches a trace (the load span's result included).
+        options.trace.redact_values(environment_values);
     }
     Agent agent = agent_from_json(frontmatter, std::move(doc.body), map);
     agent.body_line = doc.body_line;
+    agent.environment_values = std::move(environment_values);
     return agent;
 }
 
@@ -61,8 +72,11 @@ Agent load(const std::filesystem::path& file, const LoadOptions& options) {
         if (!std::filesystem::is_regular_file(file, ec)) {
             throw ValueError("File not found: " + file.string(), {file.string()});
         }
-        std::filesystem::path absolute = std::filesystem::absolute(file);
-        return load_untraced(read_text_file(file), file.string(), absolute.parent_path(), options);
+        // ${file:} is confined to the folder of the real file: a symlinked .prompty must not
+        // reach into the folder of its link.
+        std::filesystem::path real = std::filesystem::canonical(file, ec);
+        if (ec) real = std::filesystem::absolute(file);
+        return load_untraced(read_text_file(file), file.string(), real.parent_path(), options);
     });
 }
 

@@ -12,6 +12,7 @@ std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, st
         throw InvokerError("no parser for template parser kind '" +
                            agent.template_config.parser_kind + "'");
     }
+    trace.redact_values(agent.environment_values);
     tracing::Span span = trace.start("parse");
     try {
         if (span.active()) {
@@ -34,6 +35,7 @@ Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& input
         throw InvokerError("no parser for template parser kind '" +
                            agent.template_config.parser_kind + "'");
     }
+    options.trace.redact_values(agent.environment_values);
     tracing::Span span = options.trace.start("prepare");
     RenderOptions inner = options;
     inner.trace = {options.trace.tracer, &span};

@@ -48,6 +48,7 @@ std::string lower(std::string s) {
 struct Resolver {
     const ReferenceOptions& options;
     const SourceMap& map;
+    std::vector<std::string>& environment_values;
     int depth = 0;
 
     void walk(Json& value, const std::string& pointer) {
@@ -77,7 +78,18 @@ struct Resolver {
         std::string name = content.substr(0, colon);
         std::string fallback =
             colon == std::string::npos ? std::string() : content.substr(colon + 1);
-        if (auto found = options.environment(name)) return *found;
+        if (std::find(options.allowed_env.begin(), options.allowed_env.end(), name) ==
+            options.allowed_env.end()) {
+            throw ValueError("Environment variable '" + name +
+                                 "' is not allowed: a .prompty reads only the variables its host "
+                                 "allows (cmfpipe: --allow-env " +
+                                 name + ")",
+                             map.at(pointer));
+        }
+        if (auto found = options.environment(name)) {
+            environment_values.push_back(*found);
+            return *found;
+        }
         if (!fallback.empty()) return fallback;
         throw ValueError("Environment variable '" + name + "' not set", map.at(pointer));
     }
@@ -121,7 +133,7 @@ struct Resolver {
         }
         // References inside the loaded file resolve against the same roots; errors name the file.
         SourceMap inner_map(target.string());
-        Resolver inner{options, inner_map, depth + 1};
+        Resolver inner{options, inner_map, environment_values, depth + 1};
         inner.walk(loaded, "");
         return loaded;
     }
@@ -129,10 +141,12 @@ struct Resolver {
 
 }  // namespace
 
-void resolve_references(Json& value, const ReferenceOptions& options, const SourceMap& map,
-                        const std::string& pointer) {
-    Resolver resolver{options, map};
+std::vector<std::string> resolve_references(Json& value, const ReferenceOptions& options,
+                                            const SourceMap& map, const std::string& pointer) {
+    std::vector<std::string> environment_values;
+    Resolver resolver{options, map, environment_values};
     resolver.walk(value, pointer);
+    return environment_values;
 }
 
 }  // namespace cmfpipe::prompty

@@ -132,6 +132,7 @@ Json parser_options(const Agent& agent) {
 
 RenderResult render(const Invokers& invokers, const Agent& agent, const Json& inputs,
                     const RenderOptions& options) {
+    options.trace.redact_values(agent.environment_values);
     tracing::Span span = options.trace.start("render");
     try {
         Json validated = validate_inputs(agent, inputs);

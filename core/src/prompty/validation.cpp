@@ -13,7 +13,12 @@ Json validate_inputs(const Agent& agent, const Json& inputs) {
     Json validated = inputs.is_null() ? Json::object() : inputs;
     if (!agent.inputs) return validated;
     for (const Property& p : *agent.inputs) {
-        if (validated.contains(p.name)) continue;
+        if (validated.contains(p.name)) {
+            // null would render as "None" and reach the model as if it were an answer.
+            if (p.is_required() && validated[p.name].is_null())
+                throw ValueError("Required input is null: " + p.name, {agent.source});
+            continue;
+        }
         if (!p.default_value.is_null()) {
             validated[p.name] = p.default_value;
         } else if (p.is_required()) {

@@ -83,7 +83,22 @@ class FrameSink : public SpanSink {
 
 }  // namespace
 
-JsonLinesBackend::JsonLinesBackend(std::filesystem::path file) : file_(std::move(file)) {}
+JsonLinesBackend::JsonLinesBackend(std::filesystem::path file) : file_(std::move(file)) {
+    // Said now, before the traced work runs: a trace that cannot be written would otherwise be
+    // lost in silence (a backend's failures are contained, by design).
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path folder = file_.has_parent_path() ? file_.parent_path() : fs::path(".");
+    std::string reason;
+    if (fs::is_directory(file_, ec)) {
+        reason = "it is a directory";
+    } else if (!fs::is_directory(folder, ec)) {
+        reason = "the folder " + folder.string() + " does not exist";
+    } else if (!std::ofstream(file_, std::ios::app | std::ios::binary)) {
+        reason = "it cannot be opened for appending";
+    }
+    if (!reason.empty()) throw Error("cannot write the trace file: " + reason, {file_.string()});
+}
 
 std::unique_ptr<SpanSink> JsonLinesBackend::start(std::string_view name, SpanSink* parent) {
     return std::make_unique<FrameSink>(*this, name, static_cast<FrameSink*>(parent));

@@ -1,5 +1,6 @@
 // Secret-like keys -> "[REDACTED]" (spec §3.4), by words rather than raw substrings so that
-// usage counts (prompt_tokens) and people (authors) stay visible.
+// usage counts (prompt_tokens) and people (authors) stay visible; secrets known by value (resolved
+// ${env:} references) wherever they appear in a string.
 #include <array>
 #include <cctype>
 #include <string>
@@ -50,6 +51,23 @@ bool is_secret_word(const std::string& w) {
     return false;
 }
 
+// Values this short are redacted only as whole strings: inside text they would match by chance.
+constexpr std::size_t min_value_in_text = 4;
+
+Json redact_string(const std::string& text, const std::vector<std::string>& values) {
+    std::string out = text;
+    for (const auto& secret : values) {
+        if (secret.empty()) continue;
+        if (out == secret) return "[REDACTED]";
+        if (secret.size() < min_value_in_text) continue;
+        for (auto at = out.find(secret); at != std::string::npos;
+             at = out.find(secret, at + std::string_view("[REDACTED]").size())) {
+            out.replace(at, secret.size(), "[REDACTED]");
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 bool is_secret_key(std::string_view key, const Json& value) {
@@ -64,19 +82,21 @@ bool is_secret_key(std::string_view key, const Json& value) {
     return false;
 }
 
-Json redact(const Json& value) {
+Json redact(const Json& value, const std::vector<std::string>& values) {
     if (value.is_object()) {
         Json out = Json::object();
         for (const auto& [key, item] : value.items()) {
-            out[key] = is_secret_key(key, item) ? Json("[REDACTED]") : redact(item);
+            out[key] = is_secret_key(key, item) ? Json("[REDACTED]") : redact(item, values);
         }
         return out;
     }
     if (value.is_array()) {
         Json out = Json::array();
-        for (const auto& item : value) out.push_back(redact(item));
+        for (const auto& item : value) out.push_back(redact(item, values));
         return out;
     }
+    if (value.is_string() && !values.empty())
+        return redact_string(value.get_ref<const std::string&>(), values);
     return value;
 }
 

@@ -43,7 +43,8 @@ void Span::guard(Open& open, const char* what, const std::function<void()>& acti
 
 void Span::emit(std::string_view key, const Json& value) {
     if (sinks_.empty()) return;
-    const Json clean = redact(value);
+    const Json clean =
+        redact(value, tracer_ ? tracer_->redacted_values() : std::vector<std::string>{});
     for (auto& open : sinks_) {
         if (open.sink) guard(open, "emit", [&] { open.sink->emit(key, clean); });
     }
@@ -120,6 +121,20 @@ Span Tracer::start(std::string_view name) const {
     return Span(this, std::string(name), std::move(sinks));
 }
 
+void Tracer::redact_values(const std::vector<std::string>& values) const {
+    std::lock_guard lock(mutex_);
+    for (const auto& value : values) {
+        if (std::find(redacted_values_.begin(), redacted_values_.end(), value) ==
+            redacted_values_.end())
+            redacted_values_.push_back(value);
+    }
+}
+
+std::vector<std::string> Tracer::redacted_values() const {
+    std::lock_guard lock(mutex_);
+    return redacted_values_;
+}
+
 void Tracer::record_failure(std::string_view) const {
     ++failures_;
 }
@@ -128,6 +143,13 @@ Span TraceContext::start(std::string_view name) const {
     if (parent && parent->active()) return parent->child(name);
     if (tracer) return tracer->start(name);
     return Span();
+}
+
+void TraceContext::redact_values(const std::vector<std::string>& values) const {
+    if (values.empty()) return;
+    if (tracer) tracer->redact_values(values);
+    if (parent && parent->tracer() && parent->tracer() != tracer)
+        parent->tracer()->redact_values(values);
 }
 
 }  // namespace cmfpipe::tracing

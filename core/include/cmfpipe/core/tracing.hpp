@@ -56,6 +56,7 @@ class Span {
     Span child(std::string_view name);
     void end();
     bool active() const { return !sinks_.empty(); }
+    const Tracer* tracer() const { return tracer_; }
 
   private:
     friend class Tracer;
@@ -81,12 +82,18 @@ class Tracer {
     Span start(std::string_view name) const;
     // How many backend calls threw (and were contained).
     std::size_t failures() const { return failures_.load(); }
+    // Secrets known by value, not by key (what ${env:} references read): every span of this
+    // tracer redacts them wherever they appear (see redact). Const, as traced operations hold a
+    // const Tracer*; thread-safe.
+    void redact_values(const std::vector<std::string>& values) const;
+    std::vector<std::string> redacted_values() const;
 
   private:
     friend class Span;
     void record_failure(std::string_view backend_call) const;
 
     mutable std::mutex mutex_;
+    mutable std::vector<std::string> redacted_values_;
     std::vector<std::pair<std::string, std::shared_ptr<Backend>>> backends_;
     mutable std::atomic<std::size_t> failures_{0};
 };
@@ -97,6 +104,8 @@ struct TraceContext {
     Span* parent = nullptr;
     // A child of `parent` when there is one, else a root span of `tracer`, else an inactive span.
     Span start(std::string_view name) const;
+    // Tracer::redact_values on `tracer`, or on the parent's tracer; nothing when neither is set.
+    void redact_values(const std::vector<std::string>& values) const;
 };
 
 // Secret-like keys (spec §3.4) -> "[REDACTED]", recursively in objects and arrays. A key is
@@ -105,8 +114,11 @@ struct TraceContext {
 // pair "api" "key". So apiKey, api_key, x-api-key, client_secret, access_token, authToken are
 // redacted; prompt_tokens, max_tokens, authors, keywords are not ("tokens" holding a number is a
 // count; "tokens" holding anything else is redacted).
+// `values` (secrets known by value) are redacted wherever they appear: a string equal to one
+// becomes "[REDACTED]", and a value of 4 bytes or more is replaced by "[REDACTED]" inside longer
+// strings too (shorter ones only as whole strings, so that "1" does not eat every digit).
 bool is_secret_key(std::string_view key, const Json& value);
-Json redact(const Json& value);
+Json redact(const Json& value, const std::vector<std::string>& values = {});
 
 // The spec's .tracy record as JSON lines: when a root span ends, one line
 //   {"runtime":"cpp","version":V,"trace":{name,__time{start,end,duration},signature?,inputs?,
@@ -115,6 +127,8 @@ Json redact(const Json& value);
 // __usage and hoisted into every ancestor.
 class JsonLinesBackend : public Backend {
   public:
+    // Creates the file when it is missing. A directory, a missing folder or a file that cannot be
+    // opened for appending: Error "FILE: cannot write the trace file: REASON".
     explicit JsonLinesBackend(std::filesystem::path file);
     std::unique_ptr<SpanSink> start(std::string_view name, SpanSink* parent) override;
     void write_line(const Json& record);

@@ -85,6 +85,8 @@ struct Agent {
     // the 1-based line of the body's first character in it.
     std::string source;
     int body_line = 1;
+    // The values its ${env:} references read: every trace this agent goes through redacts them.
+    std::vector<std::string> environment_values;
 
     const Property* find_input(std::string_view input_name) const;
 };

@@ -15,13 +15,19 @@ namespace cmfpipe::prompty {
 
 struct LoadOptions {
     EnvironmentLookup environment = process_environment();
+    // The environment variables ${env:} may read (cmfpipe: --allow-env NAME; a host: its
+    // configuration). Empty: none, every ${env:} reference is a ValueError.
+    std::vector<std::string> allowed_env;
     // Roots outside the .prompty file's directory that ${file:} may read from.
     std::vector<std::filesystem::path> allowed_roots;
     // Where the `load` span goes (no tracer: no span).
     tracing::TraceContext trace;
 };
 
-// Loads a file. Missing file: ValueError "File not found: PATH". Every error says file:line:col.
+// Loads a file. Missing file: ValueError "File not found: PATH"; an empty (or whitespace) file:
+// "Empty .prompty: no frontmatter and no template"; frontmatter without a body: "No template:
+// nothing follows the frontmatter". Every error says file:line:col. ${file:} references resolve
+// against the folder of the real file (symlinks followed), not of a link to it.
 Agent load(const std::filesystem::path& file, const LoadOptions& options = {});
 
 // Loads .prompty text. `source` names it in errors; ${file:} references are relative to
