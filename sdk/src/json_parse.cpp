@@ -23,7 +23,9 @@ class BoundedDomBuilder {
     using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
 
     BoundedDomBuilder(ParseOutcome& outcome, std::size_t max_depth)
-        : outcome_(outcome), dom_(outcome.value, /*allow_exceptions=*/false), max_depth_(max_depth) {}
+        : outcome_(outcome),
+          dom_(outcome.value, /*allow_exceptions=*/false),
+          max_depth_(max_depth) {}
 
     bool null() { return dom_.null(); }
     bool boolean(bool v) { return dom_.boolean(v); }
@@ -45,7 +47,8 @@ class BoundedDomBuilder {
         --depth_;
         return dom_.end_array();
     }
-    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    bool parse_error(std::size_t position, const std::string&,
+                     const nlohmann::detail::exception& e) {
         // position is 1-based, just past the offending character.
         outcome_.error_offset = position == 0 ? 0 : position - 1;
         std::string what = e.what();
@@ -74,8 +77,10 @@ std::size_t offset_of_level(std::string_view text, std::size_t level) {
     for (std::size_t i = 0; i < text.size(); ++i) {
         char c = text[i];
         if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
@@ -92,8 +97,8 @@ ParseOutcome parse(std::string_view text, const InputLimits& limits) {
     BoundedDomBuilder builder(outcome, limits.max_depth);
     outcome.ok = Json::sax_parse(text.begin(), text.end(), &builder);
     if (outcome.too_deep) {
-        outcome.error = "JSON nested deeper than " + std::to_string(limits.max_depth) +
-                        " levels (max_depth)";
+        outcome.error =
+            "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels (max_depth)";
         outcome.error_offset = offset_of_level(text, limits.max_depth + 1);
     }
     if (!outcome.ok) outcome.value = Json();  // nlohmann's destructor is iterative
@@ -118,8 +123,8 @@ JsonParse try_parse_json(std::string_view text, const InputLimits& limits) {
         return result;
     }
     result.too_deep = outcome.too_deep;
-    result.error = wire::location_of(text, outcome.error_offset, "").to_string() + ": " +
-                   outcome.error;
+    result.error =
+        wire::location_of(text, outcome.error_offset, "").to_string() + ": " + outcome.error;
     return result;
 }
 

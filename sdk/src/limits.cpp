@@ -24,11 +24,11 @@ InputLimits InputLimits::from_json(const Json& overrides) {
     if (auto v = reader.find("max_depth"))
         limits.max_depth = static_cast<std::size_t>(v->integer_in(1, kDeepestAllowed));
     if (auto v = reader.find("max_input_bytes"))
-        limits.max_input_bytes = static_cast<std::size_t>(
-            v->integer_in(1, std::numeric_limits<std::int64_t>::max()));
+        limits.max_input_bytes =
+            static_cast<std::size_t>(v->integer_in(1, std::numeric_limits<std::int64_t>::max()));
     if (auto v = reader.find("max_yaml_nodes"))
-        limits.max_yaml_nodes = static_cast<std::size_t>(
-            v->integer_in(1, std::numeric_limits<std::int64_t>::max()));
+        limits.max_yaml_nodes =
+            static_cast<std::size_t>(v->integer_in(1, std::numeric_limits<std::int64_t>::max()));
     return limits;
 }
 
@@ -38,9 +38,13 @@ Json InputLimits::to_json() const {
                 {"max_yaml_nodes", max_yaml_nodes}};
 }
 
-const InputLimits& input_limits() { return current(); }
+const InputLimits& input_limits() {
+    return current();
+}
 
-void set_input_limits(const InputLimits& limits) { current() = limits; }
+void set_input_limits(const InputLimits& limits) {
+    current() = limits;
+}
 
 void check_input_size(std::size_t size, const std::string& source, const InputLimits& limits) {
     if (size > limits.max_input_bytes) {
