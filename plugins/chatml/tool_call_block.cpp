@@ -18,8 +18,10 @@ std::size_t skip_space(std::string_view text, std::size_t at) {
 // Past the string whose opening quote is at `at`.
 std::size_t skip_string(std::string_view text, std::size_t at) {
     for (++at; at < text.size(); ++at) {
-        if (text[at] == '\\') ++at;
-        else if (text[at] == '"') return at + 1;
+        if (text[at] == '\\')
+            ++at;
+        else if (text[at] == '"')
+            return at + 1;
     }
     return text.size();
 }
@@ -112,9 +114,9 @@ ToolCallBlock read_tool_call_block(std::string_view block) {
     JsonParse parse = try_parse_json(block);
     if (parse.value) {
         const Json& body = *parse.value;
-        return named_call(body, wire::tool_arguments_from_value(
-                                    body.is_object() ? body.value("arguments", Json::object())
-                                                     : Json::object()));
+        return named_call(
+            body, wire::tool_arguments_from_value(
+                      body.is_object() ? body.value("arguments", Json::object()) : Json::object()));
     }
     if (!parse.too_deep) return not_a_call(block, parse);
     // Too deep: when the depth is in the arguments, the call stands and its arguments are flagged.

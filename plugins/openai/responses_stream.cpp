@@ -38,7 +38,8 @@ void append(Json& target, const char* key, const std::string& delta) {
 }  // namespace
 
 ResponsesStream accumulate_responses_events(const std::vector<Json>& events) {
-    const Json message_item = {{"type", "message"}, {"role", "assistant"}, {"content", Json::array()}};
+    const Json message_item = {
+        {"type", "message"}, {"role", "assistant"}, {"content", Json::array()}};
     Json body = {{"object", "response"}, {"status", "in_progress"}};
     Json output = Json::array();
     for (std::size_t i = 0; i < events.size(); ++i) {
