@@ -75,6 +75,7 @@ std::optional<Span> arguments_span(std::string_view block) {
 
 // try_parse_json's "L:C: invalid JSON: reason" -> the offset of L:C in `text` and the reason.
 std::pair<std::size_t, std::string> located(std::string_view text, const std::string& error) {
+    if (error.empty() || error[0] < '0' || error[0] > '9') return {0, error};
     std::size_t line = std::stoul(error);
     std::size_t colon = error.find(':');
     std::size_t column = std::stoul(error.substr(colon + 1));

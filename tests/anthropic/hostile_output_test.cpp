@@ -41,18 +41,20 @@ Json block_stop(int index) {
     return {{"type", "content_block_stop"}, {"index", index}};
 }
 
-const Json tool_use_start = {{"type", "tool_use"}, {"id", "t1"}, {"name", "f"}, {"input", Json::object()}};
+const Json tool_use_start = {
+    {"type", "tool_use"}, {"id", "t1"}, {"name", "f"}, {"input", Json::object()}};
 
 // What every message of these streams carries besides its content and custom.
 Json expected(Json content, Json custom) {
-    Json ext = {{"completion",
-                 {{"stop_reason", nullptr},
-                  {"tokens", nullptr},
-                  {"model", nullptr},
-                  {"raw_format", "anthropic"},
-                  {"created_at", nullptr},
-                  {"latency_ms", nullptr}}},
-                {"provenance", {{"source", "anthropic"}, {"message_id", "m1"}, {"parent_id", nullptr}}}};
+    Json ext = {
+        {"completion",
+         {{"stop_reason", nullptr},
+          {"tokens", nullptr},
+          {"model", nullptr},
+          {"raw_format", "anthropic"},
+          {"created_at", nullptr},
+          {"latency_ms", nullptr}}},
+        {"provenance", {{"source", "anthropic"}, {"message_id", "m1"}, {"parent_id", nullptr}}}};
     if (!custom.is_null()) ext["custom"] = std::move(custom);
     return Json::array({{{"schema_version", "2.0"},
                          {"role", "assistant"},
@@ -63,7 +65,7 @@ Json expected(Json content, Json custom) {
 
 }  // namespace
 
-TEST_CASE("anthropic response body nested 100000 deep is LimitExceeded at its location, in bounds") {
+TEST_CASE("anthropic response body nested 100000 deep is LimitExceeded at its location in bounds") {
     Scratch scratch;
     auto input = scratch.write("deep.json", nested_arrays(100000));
     auto r = run_cli_measured({"parse-output", "--from", "anthropic", "-"}, input);
@@ -77,7 +79,7 @@ TEST_CASE("anthropic response body nested 100000 deep is LimitExceeded at its lo
     CHECK(r.seconds < 2);
 }
 
-TEST_CASE("anthropic tool_use.input 100000 deep in a response body is LimitExceeded, in bounds") {
+TEST_CASE("anthropic tool_use.input 100000 deep in a response body is LimitExceeded in bounds") {
     // The input is part of the body's JSON: the body's bound refuses it where it went over.
     Scratch scratch;
     const std::string body =
@@ -96,14 +98,16 @@ TEST_CASE("anthropic tool_use.input 100000 deep in a response body is LimitExcee
     CHECK(r.seconds < 2);
 }
 
-TEST_CASE("anthropic streamed tool input 100000 deep is flagged raw, in bounds") {
+TEST_CASE("anthropic streamed tool input 100000 deep is flagged raw in bounds") {
     Scratch scratch;
     const std::string arguments = nested_arguments(100000);
-    auto input = scratch.write(
-        "deep-stream.sse",
-        sse({message_start, block_start(0, tool_use_start),
-             delta(0, {{"type", "input_json_delta"}, {"partial_json", arguments}}), block_stop(0),
-             {{"type", "message_stop"}}}));
+    auto input =
+        scratch.write("deep-stream.sse",
+                      sse({message_start,
+                           block_start(0, tool_use_start),
+                           delta(0, {{"type", "input_json_delta"}, {"partial_json", arguments}}),
+                           block_stop(0),
+                           {{"type", "message_stop"}}}));
     auto r = run_cli_measured({"parse-output", "--from", "anthropic", "-"}, input);
     CHECK(r.signal == 0);
     REQUIRE(r.exit_code == 0);
@@ -121,12 +125,11 @@ TEST_CASE("anthropic streamed tool input 100000 deep is flagged raw, in bounds")
 }
 
 TEST_CASE("anthropic SSE stream cut mid-event parses as far as it goes and is marked incomplete") {
-    const std::string whole =
-        sse({message_start, block_start(0, {{"type", "text"}, {"text", ""}}),
-             delta(0, {{"type", "text_delta"}, {"text", "Hello"}})});
+    const std::string whole = sse({message_start, block_start(0, {{"type", "text"}, {"text", ""}}),
+                                   delta(0, {{"type", "text_delta"}, {"text", "Hello"}})});
     const std::string cut = whole + "event: content_block_delta\ndata: {\"type\":\"content_bl";
-    CHECK(parse_output(cut) == expected({{{"content_type", "text"}, {"text", "Hello"}}},
-                                        {{"incomplete", true}}));
+    CHECK(parse_output(cut) ==
+          expected({{{"content_type", "text"}, {"text", "Hello"}}}, {{"incomplete", true}}));
 }
 
 TEST_CASE("anthropic stream cut inside a tool_use keeps the partial JSON raw and flagged") {
@@ -144,20 +147,22 @@ TEST_CASE("anthropic stream cut inside a tool_use keeps the partial JSON raw and
                         "arguments are not valid JSON at 1:14: syntax error while parsing value - "
                         "invalid string: missing closing quote; last read: '\"Par'"}}}}}));
     // Cut right after the block started: no input was written, so none is made up.
-    CHECK(parse_output(sse({message_start, block_start(0, tool_use_start)}))[0]["extensions"]
-                      ["custom"]["invalid_tool_arguments"][0]["raw"] == "");
+    CHECK(parse_output(sse({message_start,
+                            block_start(0, tool_use_start)}))[0]["extensions"]["custom"]
+                                                             ["invalid_tool_arguments"][0]["raw"] ==
+          "");
 }
 
-TEST_CASE("anthropic stream without message_stop is marked incomplete, with it is not") {
-    const std::vector<Json> events = {message_start,
-                                      block_start(0, {{"type", "text"}, {"text", ""}}),
-                                      delta(0, {{"type", "text_delta"}, {"text", "Hi"}}),
-                                      block_stop(0)};
+TEST_CASE("anthropic stream without message_stop is marked incomplete and with it is not") {
+    const std::vector<Json> events = {
+        message_start, block_start(0, {{"type", "text"}, {"text", ""}}),
+        delta(0, {{"type", "text_delta"}, {"text", "Hi"}}), block_stop(0)};
     CHECK(parse_output(sse(events)) ==
           expected({{{"content_type", "text"}, {"text", "Hi"}}}, {{"incomplete", true}}));
     std::vector<Json> stopped = events;
     stopped.push_back({{"type", "message_stop"}});
-    CHECK(parse_output(sse(stopped)) == expected({{{"content_type", "text"}, {"text", "Hi"}}}, nullptr));
+    CHECK(parse_output(sse(stopped)) ==
+          expected({{{"content_type", "text"}, {"text", "Hi"}}}, nullptr));
     CHECK(parse_output(Json(stopped).dump()) ==
           expected({{{"content_type", "text"}, {"text", "Hi"}}}, nullptr));
 }

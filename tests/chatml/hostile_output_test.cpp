@@ -24,22 +24,24 @@ Json parse_output(const std::string& completion) {
 }
 
 Json flagged(const std::string& arguments, const std::string& error) {
-    return Json::array(
-        {{{"schema_version", "2.0"},
-          {"role", "assistant"},
-          {"content", Json::array()},
-          {"channel", nullptr},
-          {"extensions",
-           {{"completion",
-             {{"stop_reason", nullptr},
-              {"tokens", nullptr},
-              {"model", nullptr},
-              {"raw_format", "chatml"},
-              {"created_at", nullptr},
-              {"latency_ms", nullptr}}},
-            {"custom",
-             {{"invalid_tool_arguments",
-               {{{"tool_call_id", "call_1"}, {"name", "f"}, {"raw", arguments}, {"error", error}}}}}}}}}});
+    return Json::array({{{"schema_version", "2.0"},
+                         {"role", "assistant"},
+                         {"content", Json::array()},
+                         {"channel", nullptr},
+                         {"extensions",
+                          {{"completion",
+                            {{"stop_reason", nullptr},
+                             {"tokens", nullptr},
+                             {"model", nullptr},
+                             {"raw_format", "chatml"},
+                             {"created_at", nullptr},
+                             {"latency_ms", nullptr}}},
+                           {"custom",
+                            {{"invalid_tool_arguments",
+                              {{{"tool_call_id", "call_1"},
+                                {"name", "f"},
+                                {"raw", arguments},
+                                {"error", error}}}}}}}}}});
 }
 
 const std::string too_deep =
@@ -47,7 +49,7 @@ const std::string too_deep =
 
 }  // namespace
 
-TEST_CASE("chatml tool call with arguments 100000 deep is flagged raw, in bounds") {
+TEST_CASE("chatml tool call with arguments 100000 deep is flagged raw in bounds") {
     Scratch scratch;
     const std::string arguments = nested_arguments(100000);
     auto input = scratch.write("deep.txt", tool_call(arguments));
@@ -63,7 +65,7 @@ TEST_CASE("chatml tool call with arguments 100000 deep is flagged raw, in bounds
 
 TEST_CASE("chatml tool arguments 512 levels deep pass and 513 are flagged with the location") {
     Json pass = parse_output(tool_call(nested_arguments(512)));
-    CHECK(pass[0]["content"][0]["arguments"] == Json::parse(nested_arguments(512)));
+    CHECK(pass[0]["content"][0]["content"]["arguments"] == Json::parse(nested_arguments(512)));
     CHECK_FALSE(pass[0]["extensions"].contains("custom"));
     CHECK(parse_output(tool_call(nested_arguments(513))) ==
           flagged(nested_arguments(513), too_deep));
@@ -71,7 +73,8 @@ TEST_CASE("chatml tool arguments 512 levels deep pass and 513 are flagged with t
 
 TEST_CASE("chatml tool call too deep outside its arguments stays text with a located error") {
     // No arguments to set aside: the depth is in the call itself, which is not a call then.
-    const std::string block = "<tool_call>{\"name\":\"f\",\"x\":" + nested_arrays(600) + "}</tool_call>";
+    const std::string block =
+        "<tool_call>{\"name\":\"f\",\"x\":" + nested_arrays(600) + "}</tool_call>";
     Json out = parse_output(block);
     CHECK(out[0]["content"] == Json::array({{{"content_type", "text"}, {"text", block}}}));
     CHECK(out[0]["extensions"]["custom"]["parse_errors"] ==

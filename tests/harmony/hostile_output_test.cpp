@@ -24,23 +24,25 @@ Json parse_output(const std::string& completion) {
 }
 
 Json flagged(const std::string& arguments, const std::string& error) {
-    return Json::array(
-        {{{"schema_version", "2.0"},
-          {"role", "assistant"},
-          {"content", Json::array()},
-          {"channel", "commentary"},
-          {"extensions",
-           {{"completion",
-             {{"stop_reason", "call"},
-              {"tokens", nullptr},
-              {"model", nullptr},
-              {"raw_format", "harmony"},
-              {"created_at", nullptr},
-              {"latency_ms", nullptr}}},
-            {"custom",
-             {{"harmony", {{"content_type", "json"}}},
-              {"invalid_tool_arguments",
-               {{{"tool_call_id", "call_1"}, {"name", "f"}, {"raw", arguments}, {"error", error}}}}}}}}}});
+    return Json::array({{{"schema_version", "2.0"},
+                         {"role", "assistant"},
+                         {"content", Json::array()},
+                         {"channel", "commentary"},
+                         {"extensions",
+                          {{"completion",
+                            {{"stop_reason", "call"},
+                             {"tokens", nullptr},
+                             {"model", nullptr},
+                             {"raw_format", "harmony"},
+                             {"created_at", nullptr},
+                             {"latency_ms", nullptr}}},
+                           {"custom",
+                            {{"harmony", {{"content_type", "json"}}},
+                             {"invalid_tool_arguments",
+                              {{{"tool_call_id", "call_1"},
+                                {"name", "f"},
+                                {"raw", arguments},
+                                {"error", error}}}}}}}}}});
 }
 
 const std::string too_deep =
@@ -48,7 +50,7 @@ const std::string too_deep =
 
 }  // namespace
 
-TEST_CASE("harmony call with arguments 100000 deep is flagged raw, in bounds") {
+TEST_CASE("harmony call with arguments 100000 deep is flagged raw in bounds") {
     Scratch scratch;
     const std::string arguments = nested_arguments(100000);
     auto input = scratch.write("deep.txt", call(arguments));
@@ -63,7 +65,7 @@ TEST_CASE("harmony call with arguments 100000 deep is flagged raw, in bounds") {
 
 TEST_CASE("harmony call arguments 512 levels deep pass and 513 are flagged with the location") {
     Json pass = parse_output(call(nested_arguments(512)));
-    CHECK(pass[0]["content"][0]["arguments"] == Json::parse(nested_arguments(512)));
+    CHECK(pass[0]["content"][0]["content"]["arguments"] == Json::parse(nested_arguments(512)));
     CHECK(parse_output(call(nested_arguments(513))) == flagged(nested_arguments(513), too_deep));
 }
 

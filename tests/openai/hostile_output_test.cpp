@@ -37,7 +37,7 @@ const Json no_completion_fields = {{"stop_reason", nullptr}, {"tokens", nullptr}
 
 }  // namespace
 
-TEST_CASE("openai response body nested 100000 deep is LimitExceeded at its location, in bounds") {
+TEST_CASE("openai response body nested 100000 deep is LimitExceeded at its location in bounds") {
     Scratch scratch;
     auto input = scratch.write("deep.json", nested_arrays(100000));
     auto r = run_cli_measured({"parse-output", "--from", "openai", "-"}, input);
@@ -51,7 +51,7 @@ TEST_CASE("openai response body nested 100000 deep is LimitExceeded at its locat
     CHECK(r.seconds < 2);
 }
 
-TEST_CASE("openai function.arguments holding JSON 100000 deep are flagged raw, in bounds") {
+TEST_CASE("openai function.arguments holding JSON 100000 deep are flagged raw in bounds") {
     Scratch scratch;
     const std::string arguments = nested_arguments(100000);
     auto input = scratch.write("deep-arguments.json", chat_with_arguments(arguments));
@@ -63,6 +63,7 @@ TEST_CASE("openai function.arguments holding JSON 100000 deep are flagged raw, i
           Json::array({{{"schema_version", "2.0"},
                         {"role", "assistant"},
                         {"content", Json::array()},
+                        {"channel", nullptr},
                         {"extensions",
                          {{"completion", no_completion_fields},
                           {"custom",
@@ -79,7 +80,7 @@ TEST_CASE("openai function.arguments holding JSON 100000 deep are flagged raw, i
 
 TEST_CASE("openai tool arguments 512 levels deep pass and 513 are flagged with the location") {
     Json pass = parse_output(chat_with_arguments(nested_arguments(512)));
-    CHECK(pass[0]["content"][0]["arguments"] == Json::parse(nested_arguments(512)));
+    CHECK(pass[0]["content"][0]["content"]["arguments"] == Json::parse(nested_arguments(512)));
     CHECK_FALSE(pass[0]["extensions"].contains("custom"));
     Json over = parse_output(chat_with_arguments(nested_arguments(513)));
     CHECK(over[0]["content"] == Json::array());
@@ -94,16 +95,20 @@ TEST_CASE("openai SSE stream cut mid-event parses as far as it goes and is marke
         "\"content\":\"Hel\"}}]}\n\n"
         "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}}]}\n\n"
         "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"cont";
-    CHECK(parse_output(cut) ==
-          Json::array({{{"schema_version", "2.0"},
-                        {"role", "assistant"},
-                        {"content", {{{"content_type", "text"}, {"text", "Hello"}}}},
-                        {"extensions",
-                         {{"completion", no_completion_fields},
-                          {"custom", {{"incomplete", true}}}}}}}));
+    CHECK(
+        parse_output(cut) ==
+        Json::array(
+            {{{"schema_version", "2.0"},
+              {"role", "assistant"},
+              {"content", {{{"content_type", "text"}, {"text", "Hello"}}}},
+              {"channel", nullptr},
+              {"extensions",
+               {{"completion", no_completion_fields},
+                {"provenance", {{"source", "openai"}, {"message_id", "x"}, {"parent_id", nullptr}}},
+                {"custom", {{"incomplete", true}}}}}}}));
 }
 
-TEST_CASE("openai chat stream without data: [DONE] is marked incomplete, with it is not") {
+TEST_CASE("openai chat stream without the DONE event is marked incomplete and with it is not") {
     const std::string chunk =
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},"
         "\"finish_reason\":\"stop\"}]}\n\n";
@@ -129,18 +134,20 @@ TEST_CASE("openai Responses stream without response.completed gives the text its
         "\"delta\":\" wor\"}\n\n"
         "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_";
     CHECK(parse_output(cut) ==
-          Json::array({{{"schema_version", "2.0"},
-                        {"role", "assistant"},
-                        {"content", {{{"content_type", "text"}, {"text", "Hello wor"}}}},
-                        {"extensions",
-                         {{"completion",
-                           {{"stop_reason", nullptr},
-                            {"tokens", nullptr},
-                            {"model", "gpt-4o"},
-                            {"raw_format", "openai-responses"},
-                            {"created_at", nullptr},
-                            {"latency_ms", nullptr}}},
-                          {"custom",
-                           {{"incomplete", true},
-                            {"provider_stop_reason", "in_progress"}}}}}}}));
+          Json::array(
+              {{{"schema_version", "2.0"},
+                {"role", "assistant"},
+                {"content", {{{"content_type", "text"}, {"text", "Hello wor"}}}},
+                {"channel", nullptr},
+                {"extensions",
+                 {{"completion",
+                   {{"stop_reason", nullptr},
+                    {"tokens", nullptr},
+                    {"model", "gpt-4o"},
+                    {"raw_format", "openai-responses"},
+                    {"created_at", nullptr},
+                    {"latency_ms", nullptr}}},
+                  {"provenance",
+                   {{"source", "openai"}, {"message_id", "r1"}, {"parent_id", nullptr}}},
+                  {"custom", {{"incomplete", true}, {"provider_stop_reason", "in_progress"}}}}}}}));
 }
