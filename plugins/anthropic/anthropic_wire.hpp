@@ -31,7 +31,11 @@ std::vector<cmf::Message> read_conversation(const wire::WireNode& body);
 std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& options);
 
 // ---- stream.cpp: streamed events (SSE text or a JSON array of event objects) -> the message
-// object they add up to.
-Json accumulate_events(const std::vector<Json>& events);
+// object they add up to, as far as they go.
+struct StreamedMessage {
+    Json message;
+    bool stopped = false;  // message_stop came: otherwise the stream was cut
+};
+StreamedMessage accumulate_events(const std::vector<Json>& events);
 
 }  // namespace cmfpipe::anthropic

@@ -3,10 +3,21 @@
 #include "cmfpipe/plugin.hpp"
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/incomplete.hpp"
 #include "cmfpipe/wire/sse.hpp"
 
 namespace cmfpipe::anthropic {
 namespace {
+
+// A stream, as far as it goes: without message_stop it was cut, and its message says so.
+std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Json& options) {
+    StreamedMessage streamed = accumulate_events(events);
+    auto messages = read_response(wire::WireNode("anthropic stream", streamed.message), options);
+    if (!streamed.stopped) {
+        for (auto& m : messages) m = wire::mark_incomplete(m);
+    }
+    return messages;
+}
 
 class AnthropicAdapter final : public Adapter {
   public:
@@ -24,15 +35,10 @@ class AnthropicAdapter final : public Adapter {
         if (first == std::string_view::npos)
             throw ValueError("anthropic response: the completion is empty");
         std::string_view text = completion.substr(first);
-        if (wire::looks_like_sse(text)) {
-            Json message = accumulate_events(wire::sse_events(text, "anthropic stream"));
-            return read_response(wire::WireNode("anthropic stream", message), options);
-        }
+        if (wire::looks_like_sse(text))
+            return read_stream(wire::sse_events(text, "anthropic stream").events, options);
         Json doc = wire::parse_wire_json(text, "anthropic response");
-        if (doc.is_array()) {
-            Json message = accumulate_events(doc.get<std::vector<Json>>());
-            return read_response(wire::WireNode("anthropic stream", message), options);
-        }
+        if (doc.is_array()) return read_stream(doc.get<std::vector<Json>>(), options);
         wire::WireNode body("anthropic response", doc);
         body.object();
         if (doc.value("type", "") == "error") {

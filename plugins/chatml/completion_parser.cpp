@@ -7,6 +7,7 @@
 #include "cmfpipe/wire/text_position.hpp"
 #include "cmfpipe/wire/tool_arguments.hpp"
 #include "tag_scanner.hpp"
+#include "tool_call_block.hpp"
 
 namespace cmfpipe::chatml {
 namespace {
@@ -225,35 +226,24 @@ class Parser {
     void finish_call(std::size_t end_offset) {
         seen_any_tag_ = true;
         text_touches_tag_ = true;
-        std::string error;
-        std::size_t error_at = block_offset_ + spelling(Tag::call_open).size();
-        Json body = Json::parse(block_, nullptr, false);
-        if (body.is_discarded()) {
-            try {
-                (void)Json::parse(block_).is_null();
-            } catch (const Json::parse_error& e) {
-                error = std::string("a tool call is not valid JSON: ") + e.what();
-                error_at += e.byte > 0 ? e.byte - 1 : 0;
-            }
-        } else if (!body.is_object() || !body.contains("name") || !body["name"].is_string()) {
-            error = "a tool call must be a JSON object with a string \"name\"";
-        } else {
+        ToolCallBlock read = read_tool_call_block(block_);
+        if (read.name) {
             // A named call: its arguments follow the one tool-arguments policy (an object, or
             // no part and the raw text flagged in custom.invalid_tool_arguments).
-            cmf::ToolCall call{"call_" + std::to_string(++calls_), body["name"].get<std::string>(),
-                               Json::object(), std::nullopt};
+            cmf::ToolCall call{"call_" + std::to_string(++calls_), *read.name, Json::object(),
+                               std::nullopt};
             open_calls_.push_back({call.tool_call_id, call.name});
-            wire::ToolArguments arguments =
-                wire::tool_arguments_from_value(body.value("arguments", Json::object()));
-            if (arguments.error) {
-                wire::flag_invalid_tool_arguments(flagged_, call, arguments);
+            if (read.arguments.error) {
+                wire::flag_invalid_tool_arguments(flagged_, call, read.arguments);
             } else {
-                call.arguments = std::move(arguments.object);
+                call.arguments = std::move(read.arguments.object);
                 parts_.push_back(ContentPart::make(std::move(call)));
             }
             block_.clear();
             return;
         }
+        const std::string& error = read.error;
+        std::size_t error_at = block_offset_ + spelling(Tag::call_open).size() + read.error_offset;
         auto where = wire::location_of(input_, error_at, settings_.source);
         errors_.push_back(Json{{"message", error}, {"line", where.line}, {"column", where.column}});
         parts_.push_back(ContentPart::text(

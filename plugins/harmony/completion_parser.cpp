@@ -1,6 +1,8 @@
 // The harmony completion state machine (see completion_parser.hpp).
 #include "completion_parser.hpp"
 
+#include <functional>
+
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/text_position.hpp"
 
@@ -15,19 +17,20 @@ bool only_whitespace(std::string_view text) {
 
 class Machine {
   public:
-    Machine(std::string_view input, const ParseSettings& settings)
-        : input_(input), settings_(settings) {
+    Machine(std::string_view input, const ParseSettings& settings,
+            const std::function<void(RawMessage)>& emit)
+        : input_(input), settings_(settings), emit_(emit) {
         if (settings.open_role) {
             state_ = State::header;
             preset_role_ = settings.open_role;
+            header_from_prompt_ = true;
         }
     }
 
-    std::vector<RawMessage> run() {
+    void run() {
         TokenScanner scanner(input_);
         while (auto piece = scanner.next()) feed(*piece);
         finish();
-        return std::move(messages_);
     }
 
   private:
@@ -71,6 +74,7 @@ class Machine {
     void begin_header(std::size_t offset, std::optional<std::string> role) {
         state_ = State::header;
         preset_role_ = std::move(role);
+        header_from_prompt_ = false;
         header_text_.clear();
         header_offset_ = offset;
     }
@@ -90,8 +94,10 @@ class Machine {
                 header_text_ += p.text;
                 return;
             case Marker::start:
-                // "<|start|>" right where a header begins: the completion names its own role.
-                if (only_whitespace(header_text_)) {
+                // "<|start|>" right where the prompt's header begins: the completion names its
+                // own role. Anywhere else (after the completion's own <|start|> too) it is no
+                // longer harmony: "<|start|><|start|>" fails like "<|start|>assistant<|start|>".
+                if (header_from_prompt_ && only_whitespace(header_text_)) {
                     begin_header(p.offset + p.text.size(), std::nullopt);
                     return;
                 }
@@ -120,7 +126,7 @@ class Machine {
     void on_content(const Piece& p) {
         if (p.kind == Piece::Kind::marker && ends_message(p.marker)) {
             current_.stop = p.marker;
-            messages_.push_back(std::move(current_));
+            emit_(std::move(current_));
             current_ = RawMessage{};
             state_ = State::expect_start;
             return;
@@ -141,7 +147,7 @@ class Machine {
                     m.incomplete = true;
                     m.pending = pending_tail_;
                     m.content_offset = pending_offset_;
-                    messages_.push_back(std::move(m));
+                    emit_(std::move(m));
                 }
                 return;
             case State::header: {
@@ -153,7 +159,7 @@ class Machine {
                 if (settings_.complete && !only_whitespace(header_text_))
                     fail(header_offset_,
                          "the completion ends inside the message header '" + header_text_ + "'");
-                messages_.push_back(std::move(m));
+                emit_(std::move(m));
                 return;
             }
             case State::content:
@@ -162,7 +168,7 @@ class Machine {
                     current_.pending.clear();
                 }
                 current_.incomplete = !settings_.complete;
-                messages_.push_back(std::move(current_));
+                emit_(std::move(current_));
                 return;
         }
     }
@@ -171,10 +177,11 @@ class Machine {
     const ParseSettings& settings_;
     State state_ = State::expect_start;
     std::optional<std::string> preset_role_;
+    bool header_from_prompt_ = false;  // the header was opened by the prompt, not the completion
     std::string header_text_;
     std::size_t header_offset_ = 0;
     RawMessage current_;
-    std::vector<RawMessage> messages_;
+    const std::function<void(RawMessage)>& emit_;
     std::string pending_tail_;
     std::size_t pending_offset_ = 0;
 };
@@ -182,7 +189,14 @@ class Machine {
 }  // namespace
 
 std::vector<RawMessage> parse_completion(std::string_view text, const ParseSettings& settings) {
-    return Machine(text, settings).run();
+    std::vector<RawMessage> messages;
+    parse_completion(text, settings, [&](RawMessage m) { messages.push_back(std::move(m)); });
+    return messages;
+}
+
+void parse_completion(std::string_view text, const ParseSettings& settings,
+                      const std::function<void(RawMessage)>& emit) {
+    Machine(text, settings, emit).run();
 }
 
 }  // namespace cmfpipe::harmony

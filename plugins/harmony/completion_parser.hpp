@@ -11,6 +11,7 @@
 // marker cut in half) in `pending`. Input that no longer is a prefix of valid harmony (text
 // between messages, a stop token inside a header, an unreadable header) is a ValueError whose
 // location is the line and column in the completion.
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,5 +38,8 @@ struct ParseSettings {
 };
 
 std::vector<RawMessage> parse_completion(std::string_view text, const ParseSettings& settings);
+// The same, each message handed to `emit` as soon as it is read (one pass, nothing kept).
+void parse_completion(std::string_view text, const ParseSettings& settings,
+                      const std::function<void(RawMessage)>& emit);
 
 }  // namespace cmfpipe::harmony

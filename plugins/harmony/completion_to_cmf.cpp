@@ -48,7 +48,9 @@ std::optional<cmf::StopReason> stop_reason(const std::optional<Marker>& stop) {
     }
 }
 
-class Mapper {
+}  // namespace
+
+class CmfMapping::Mapper {
   public:
     cmf::Message map(const RawMessage& r) {
         const Header& h = r.header;
@@ -148,13 +150,18 @@ class Mapper {
     std::map<std::string, std::vector<std::string>> open_calls_;
 };
 
-}  // namespace
+CmfMapping::CmfMapping() : mapper_(std::make_unique<Mapper>()) {}
+CmfMapping::~CmfMapping() = default;
+
+cmf::Message CmfMapping::map(const RawMessage& raw) {
+    return mapper_->map(raw);
+}
 
 std::vector<cmf::Message> to_cmf(const std::vector<RawMessage>& raw) {
-    Mapper mapper;
+    CmfMapping mapping;
     std::vector<cmf::Message> out;
     out.reserve(raw.size());
-    for (const auto& r : raw) out.push_back(mapper.map(r));
+    for (const auto& r : raw) out.push_back(mapping.map(r));
     return out;
 }
 

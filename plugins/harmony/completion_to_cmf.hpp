@@ -17,6 +17,7 @@
 //   custom.invalid_tool_arguments [{tool_call_id, name, raw, error[, namespace]}]: a finished
 //                      call (JSON declared) whose arguments are not a JSON object: no part, the
 //                      raw text kept here (the policy of cmfpipe/wire/tool_arguments.hpp)
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -26,5 +27,17 @@
 namespace cmfpipe::harmony {
 
 std::vector<cmf::Message> to_cmf(const std::vector<RawMessage>& raw);
+
+// The same mapping, one message at a time (calls are numbered and answered across messages).
+class CmfMapping {
+  public:
+    CmfMapping();
+    ~CmfMapping();
+    cmf::Message map(const RawMessage& raw);
+
+  private:
+    class Mapper;
+    std::unique_ptr<Mapper> mapper_;
+};
 
 }  // namespace cmfpipe::harmony

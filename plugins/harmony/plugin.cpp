@@ -51,6 +51,16 @@ class HarmonyAdapter final : public Adapter {
         const ParseSettings settings = parse_settings(options);
         return to_cmf(parse_completion(completion, settings));
     }
+
+    // Two passes over the text, nothing kept between messages: the first only checks that it
+    // parses (so a failure comes before any message), the second maps and hands each over.
+    void from_wire_each(std::string_view completion, const Json& options,
+                        const std::function<void(cmf::Message)>& sink) const override {
+        const ParseSettings settings = parse_settings(options);
+        parse_completion(completion, settings, [](RawMessage) {});
+        CmfMapping mapping;
+        parse_completion(completion, settings, [&](RawMessage raw) { sink(mapping.map(raw)); });
+    }
 };
 
 void register_kinds(Registrar& r) {

@@ -80,6 +80,13 @@ std::vector<cmf::Message> read_chat_conversation(const wire::WireNode& messages)
 // ---- chat_stream.cpp: streamed chunks (SSE text or a JSON array) -> one chat.completion body.
 Json accumulate_chunks(const std::vector<Json>& chunks);
 
+// ---- responses_stream.cpp: streamed Responses events -> the response body, as far as they go.
+struct ResponsesStream {
+    Json body;
+    bool finished = false;  // a terminal event (response.completed, ...) came: otherwise cut
+};
+ResponsesStream accumulate_responses_events(const std::vector<Json>& events);
+
 // ---- responses_output.cpp / media_apis.cpp: other response bodies -> CMF.
 std::vector<cmf::Message> read_responses_output(const wire::WireNode& body, const Json& options);
 std::vector<cmf::Message> read_embedding_response(const wire::WireNode& body);

@@ -5,6 +5,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/plugin.hpp"
+#include "cmfpipe/wire/incomplete.hpp"
 #include "cmfpipe/wire/sse.hpp"
 #include "openai_wire.hpp"
 
@@ -16,26 +17,28 @@ std::string_view trim_left(std::string_view s) {
     return b == std::string_view::npos ? std::string_view{} : s.substr(b);
 }
 
-// A Responses stream: the response.completed event carries the whole response.
-std::optional<Json> completed_response(const std::vector<Json>& events) {
-    for (const Json& e : events) {
-        if (e.is_object() && e.value("type", "") == "response.completed" && e.contains("response"))
-            return e["response"];
-    }
-    return std::nullopt;
-}
-
-std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Json& options) {
+// A stream, as far as it goes. `done`: whether the SSE text ended with "data: [DONE]" (nullopt
+// for a JSON array of events, which has no such marker). A Responses stream is finished by its
+// terminal event. What a cut stream gave is marked custom.incomplete.
+std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Json& options,
+                                      std::optional<bool> done) {
+    std::vector<cmf::Message> messages;
+    bool finished = done.value_or(true);
     if (!events.empty() && events.front().is_object() &&
         events.front().value("type", "").rfind("response.", 0) == 0) {
-        auto response = completed_response(events);
-        if (!response)
-            throw ValueError(
-                "openai stream: a Responses stream without a response.completed event");
-        return read_responses_output(wire::WireNode("openai response", *response), options);
+        ResponsesStream stream = accumulate_responses_events(events);
+        finished = stream.finished;
+        messages = read_responses_output(wire::WireNode("openai response", stream.body), options);
+    } else if (events.empty() && !finished) {
+        messages = {cmf::Message(cmf::Role::assistant, {})};  // cut before its first event
+    } else {
+        Json body = accumulate_chunks(events);
+        messages = read_chat_completion(wire::WireNode("openai stream", body), options);
     }
-    Json body = accumulate_chunks(events);
-    return read_chat_completion(wire::WireNode("openai stream", body), options);
+    if (!finished) {
+        for (auto& m : messages) m = wire::mark_incomplete(m);
+    }
+    return messages;
 }
 
 class OpenAIAdapter final : public Adapter {
@@ -59,10 +62,12 @@ class OpenAIAdapter final : public Adapter {
                                         const Json& options) const override {
         std::string_view text = trim_left(completion);
         if (text.empty()) throw ValueError("openai response: the completion is empty");
-        if (wire::looks_like_sse(text))
-            return read_stream(wire::sse_events(text, "openai stream"), options);
+        if (wire::looks_like_sse(text)) {
+            wire::SseStream stream = wire::sse_events(text, "openai stream");
+            return read_stream(stream.events, options, stream.done);
+        }
         Json doc = wire::parse_wire_json(text, "openai response");
-        if (doc.is_array()) return read_stream(doc.get<std::vector<Json>>(), options);
+        if (doc.is_array()) return read_stream(doc.get<std::vector<Json>>(), options, std::nullopt);
         wire::WireNode body("openai response", doc);
         body.object();
         if (auto err = body.find("error"); err && !body.find("output")) {
@@ -88,7 +93,7 @@ class OpenAIAdapter final : public Adapter {
         switch (api) {
             case Api::chat:
                 if (doc.value("object", "") == "chat.completion.chunk")
-                    return read_stream({doc}, options);
+                    return read_stream({doc}, options, std::nullopt);
                 return read_chat_completion(body, options);
             case Api::responses:
                 return read_responses_output(body, options);

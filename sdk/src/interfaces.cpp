@@ -1,6 +1,7 @@
 // Out-of-line destructors: they anchor each interface's vtable and type information in
 // libcmfpipe_sdk.so, so host and plugins agree on one copy.
 #include "cmfpipe/adapter.hpp"
+#include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/parser.hpp"
 #include "cmfpipe/plugin.hpp"
 #include "cmfpipe/processor.hpp"
@@ -11,6 +12,15 @@ namespace cmfpipe {
 Renderer::~Renderer() = default;
 Parser::~Parser() = default;
 Adapter::~Adapter() = default;
+
+void Adapter::from_wire_each(std::string_view completion, const Json& options,
+                             const std::function<void(cmf::Message)>& sink) const {
+    std::vector<cmf::Message> messages = from_wire(completion, options);
+    for (cmf::Message& m : messages) {
+        sink(std::move(m));
+        m = cmf::Message();  // released once handed over
+    }
+}
 Processor::~Processor() = default;
 Registrar::~Registrar() = default;
 

@@ -10,6 +10,7 @@
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/core/registry.hpp"
+#include "support/nested_json.hpp"
 #include "support/registry.hpp"
 
 namespace {
@@ -28,25 +29,29 @@ struct Row {
 
 const std::vector<Row> table = {
     {R"({"a": 1,)",
-     "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
-     "column 9: syntax error while parsing object key - unexpected end of input; expected string "
+     "arguments are not valid JSON at 1:9: syntax error while parsing object key - unexpected end "
+     "of input; expected string "
      "literal"},
     {"not json",
-     "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
-     "column 2: syntax error while parsing value - invalid literal; last read: 'no'"},
+     "arguments are not valid JSON at 1:2: syntax error while parsing value - invalid literal; "
+     "last read: 'no'"},
     {R"({"a": 1} {"b": 2})",
-     "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
-     "column 10: syntax error while parsing value - unexpected '{'; expected end of input"},
+     "arguments are not valid JSON at 1:10: syntax error while parsing value - unexpected '{'; "
+     "expected end of input"},
     {"",
-     "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, "
-     "column 1: syntax error while parsing value - unexpected end of input; expected '[', "
+     "arguments are not valid JSON at 1:1: syntax error while parsing value - unexpected end of "
+     "input; expected '[', "
      "'{', or a literal"},
     {"[1,2]", "arguments are JSON but not an object: array"},
     {R"("x")", "arguments are JSON but not an object: string"},
     {"42", "arguments are JSON but not an object: number"},
     {"null", "arguments are JSON but not an object: null"},
     {"true", "arguments are JSON but not an object: boolean"},
-    // Controls: valid objects, however odd, are arguments.
+    // Nested past the limits policy's max_depth (512): flagged where it went over.
+    {cmfpipe::testing::nested_arguments(513),
+     "arguments are nested too deeply at 1:517: JSON nested deeper than 512 levels (max_depth)"},
+    // Controls: valid objects, however odd, are arguments (512 levels deep too).
+    {cmfpipe::testing::nested_arguments(512), ""},
     {"{}", ""},
     {R"({"a": {"b": [1, {"c": null}]}, "": "", "\u00e9": "\u0000", "n": -0.5e3})", ""},
 };

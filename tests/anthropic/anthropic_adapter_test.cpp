@@ -184,7 +184,7 @@ TEST_CASE("anthropic tool input that is not an object is kept raw and flagged, i
         R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}},)"
         R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"[1"}},)"
         R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"]"}},)"
-        R"({"type":"content_block_stop","index":0}])",
+        R"({"type":"content_block_stop","index":0},{"type":"message_stop"}])",
         Json::object());
     REQUIRE(stream.size() == 1);
     CHECK(stream[0].content().empty());

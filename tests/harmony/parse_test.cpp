@@ -133,7 +133,7 @@ TEST_CASE("harmony flags a finished call whose arguments are not JSON, keeping i
         "content": []}])"));
     CHECK(*custom_of(messages[0]) == Json::parse(R"({"invalid_tool_arguments": [{
         "tool_call_id": "call_1", "name": "f", "raw": "{\"a\": 1,}",
-        "error": "arguments are not valid JSON: [json.exception.parse_error.101] parse error at line 1, column 9: syntax error while parsing object key - unexpected '}'; expected string literal"}]})"));
+        "error": "arguments are not valid JSON at 1:9: syntax error while parsing object key - unexpected '}'; expected string literal"}]})"));
     // Written back, the call comes out as it came in.
     Json wire = adapter()->to_wire(messages, Json::object(),
                                    {{"system_message", false}, {"add_generation_prompt", false}});

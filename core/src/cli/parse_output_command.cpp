@@ -10,6 +10,26 @@
 namespace cmfpipe::cli {
 namespace {
 
+// Prints the CMF JSON message list as messages_to_json(...).dump(2) spells it, one message at a
+// time as the adapter hands it over: a long completion never holds its whole JSON in memory.
+class MessageListPrinter {
+  public:
+    void operator()(const cmf::Message& message) {
+        // Model output may hold invalid UTF-8: print it with U+FFFD rather than fail.
+        std::string text =
+            cmf::message_to_json(message).dump(2, ' ', false, Json::error_handler_t::replace);
+        std::cout << (count_++ == 0 ? "[\n  " : ",\n  ");
+        std::size_t from = 0;
+        for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1)
+            std::cout.write(text.data() + from, nl + 1 - from) << "  ";  // one level deeper
+        std::cout.write(text.data() + from, text.size() - from);
+    }
+    void finish() { std::cout << (count_ == 0 ? "[]\n" : "\n]\n"); }
+
+  private:
+    std::size_t count_ = 0;
+};
+
 int run_parse_output(const Arguments& args) {
     const std::string kind = args.required("from");
     Registry registry = load_registry(args);
@@ -21,10 +41,9 @@ int run_parse_output(const Arguments& args) {
     options["source"] = file == "-" ? "<stdin>" : file;
     options.update(option_pairs(args));
     const std::string completion = read_input(file);
-    std::vector<cmf::Message> messages = adapter->from_wire(completion, options);
-    // Model output may hold invalid UTF-8: print it with U+FFFD rather than fail.
-    std::cout << cmf::messages_to_json(messages).dump(2, ' ', false, Json::error_handler_t::replace)
-              << "\n";
+    MessageListPrinter print;
+    adapter->from_wire_each(completion, options, [&](cmf::Message m) { print(m); });
+    print.finish();
     std::cout.flush();
     return std::cout ? 0 : 1;
 }

@@ -97,6 +97,10 @@ class GuardedAdapter final : public Guarded<Adapter> {
                                         const Json& options) const override {
         return call([&](const Adapter& a) { return a.from_wire(completion, options); });
     }
+    void from_wire_each(std::string_view completion, const Json& options,
+                        const std::function<void(cmf::Message)>& sink) const override {
+        call([&](const Adapter& a) { a.from_wire_each(completion, options, sink); });
+    }
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,12 @@ class Adapter {
     // A completion (a JSON response body, streamed chunks, or raw model text) -> CMF messages.
     virtual std::vector<cmf::Message> from_wire(std::string_view completion,
                                                 const Json& options) const = 0;
+    // The same messages handed to `sink` one at a time, for a caller that writes each out and
+    // lets it go, so a long completion is never held whole. A completion that fails fails before
+    // the first message is handed over. By default from_wire's messages; an adapter that can
+    // read message by message overrides it.
+    virtual void from_wire_each(std::string_view completion, const Json& options,
+                                const std::function<void(cmf::Message)>& sink) const;
 };
 
 }  // namespace cmfpipe

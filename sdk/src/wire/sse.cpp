@@ -27,19 +27,25 @@ bool looks_like_sse(std::string_view text) {
            starts_with(head, ":");
 }
 
-std::vector<Json> sse_events(std::string_view text, std::string_view source) {
+SseStream sse_events(std::string_view text, std::string_view source) {
     const std::string what = std::string(source) + " event";
-    std::vector<Json> events;
+    SseStream stream;
     std::string data;
     bool has_data = false;
     int line_no = 0, event_line = 0;
-    auto flush = [&] {
+    auto flush = [&](bool at_end) {
         if (!has_data) return;
         has_data = false;
-        if (trim(data) != "[DONE]") {
+        if (trim(data) == "[DONE]") {
+            stream.done = true;
+        } else {
             try {
-                events.push_back(parse_wire_json(data, what));
-            } catch (const ValueError& e) {
+                stream.events.push_back(parse_wire_json(data, what));
+            } catch (const ValueError& e) {  // (LimitExceeded is no ValueError: it passes)
+                if (at_end) {  // the stream stopped mid-event: what came before stands
+                    stream.cut = true;
+                    return;
+                }
                 throw ValueError(std::string(source) + ": the event at line " +
                                  std::to_string(event_line) + ": " + e.message());
             }
@@ -47,14 +53,14 @@ std::vector<Json> sse_events(std::string_view text, std::string_view source) {
         data.clear();
     };
     std::size_t pos = 0;
-    while (pos <= text.size()) {
+    while (pos < text.size()) {  // the empty tail after a last "\n" is no blank line
         std::size_t end = text.find('\n', pos);
         if (end == std::string_view::npos) end = text.size();
         std::string_view line = text.substr(pos, end - pos);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         ++line_no;
         if (line.empty()) {
-            flush();
+            flush(false);
         } else if (starts_with(line, "data:")) {
             std::string_view value = line.substr(5);
             if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
@@ -68,8 +74,8 @@ std::vector<Json> sse_events(std::string_view text, std::string_view source) {
         }
         pos = end + 1;
     }
-    flush();
-    return events;
+    flush(true);
+    return stream;
 }
 
 }  // namespace cmfpipe::wire

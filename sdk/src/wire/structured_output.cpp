@@ -1,6 +1,7 @@
 // Structured output for the provider adapters (see structured_output.hpp).
 #include "cmfpipe/wire/structured_output.hpp"
 
+#include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::wire {
@@ -22,11 +23,13 @@ void add_structured_output(Json& custom, const cmf::Content& parts, const Json& 
         if (const auto* t = p->get_if<cmf::Text>()) text += t->text;
     }
     if (text.empty()) return;
-    Json parsed = Json::parse(text, nullptr, false);
-    if (parsed.is_discarded()) {
-        custom["structured_output_error"] = "the text is not valid JSON; kept as text";
+    JsonParse parsed = try_parse_json(text);  // model output: bounded, never throws
+    if (!parsed.value) {
+        custom["structured_output_error"] =
+            parsed.too_deep ? "the text is JSON nested deeper than max_depth; kept as text"
+                            : "the text is not valid JSON; kept as text";
     } else {
-        custom["structured_output"] = std::move(parsed);
+        custom["structured_output"] = std::move(*parsed.value);
     }
 }
 

@@ -1,20 +1,40 @@
 // Tool-call arguments that are not a JSON object: kept raw and flagged (see tool_arguments.hpp).
 #include "cmfpipe/wire/tool_arguments.hpp"
 
+#include "cmfpipe/json_parse.hpp"
+
 namespace cmfpipe::wire {
+
+namespace {
+
+// try_parse_json's "L:C: invalid JSON: reason" as "<what> at L:C: reason".
+std::string parse_failure(const JsonParse& parse) {
+    const std::string& error = parse.error;
+    auto colon = error.find(": ");
+    std::string where = error.substr(0, colon);
+    std::string reason = colon == std::string::npos ? "" : error.substr(colon + 2);
+    constexpr std::string_view syntax_prefix = "invalid JSON: ";
+    if (reason.rfind(syntax_prefix, 0) == 0) reason.erase(0, syntax_prefix.size());
+    return std::string(parse.too_deep ? "arguments are nested too deeply"
+                                      : "arguments are not valid JSON") +
+           " at " + where + ": " + reason;
+}
+
+}  // namespace
 
 ToolArguments tool_arguments_from_text(std::string_view raw) {
     ToolArguments out;
     out.raw = std::string(raw);
-    try {
-        Json parsed = Json::parse(raw);
-        if (parsed.is_object()) {
-            out.object = std::move(parsed);
-        } else {
-            out.error = std::string("arguments are JSON but not an object: ") + parsed.type_name();
-        }
-    } catch (const Json::parse_error& e) {
-        out.error = std::string("arguments are not valid JSON: ") + e.what();
+    // Bounded while parsing (the limits policy): arguments nested past max_depth are flagged
+    // like any other text that is not an object, and never reach recursive code.
+    JsonParse parsed = try_parse_json(raw);
+    if (!parsed.value) {
+        out.error = parse_failure(parsed);
+    } else if (parsed.value->is_object()) {
+        out.object = std::move(*parsed.value);
+    } else {
+        out.error =
+            std::string("arguments are JSON but not an object: ") + parsed.value->type_name();
     }
     return out;
 }

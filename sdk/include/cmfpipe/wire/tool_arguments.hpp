@@ -27,8 +27,10 @@ struct ToolArguments {
 };
 
 // Arguments written as JSON text (OpenAI's arguments string, a streamed partial_json, a harmony
-// message body). The errors: "arguments are not valid JSON: <parser message>" and
-// "arguments are JSON but not an object: <type>" (an empty text is not valid JSON).
+// message body), parsed under the limits policy. The errors: "arguments are not valid JSON at
+// L:C: <syntax error>", "arguments are nested too deeply at L:C: JSON nested deeper than N levels
+// (max_depth)" and "arguments are JSON but not an object: <type>" (an empty text is not valid
+// JSON); L:C is the line and column in the arguments text.
 ToolArguments tool_arguments_from_text(std::string_view raw);
 
 // Arguments given as a JSON value (Anthropic's input, the "arguments" member of a ChatML call):
