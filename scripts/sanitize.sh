@@ -10,6 +10,9 @@ build="${CMFPIPE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${CMFPIPE_JOBS:-$(nproc)}"
 parser_tests=(jinja2_tests mustache_tests prompty_parser_tests prompty_tests cmf_tests
   openai_adapter_tests anthropic_adapter_tests chatml_tests harmony_tests)
+# Tests that assert a wall-time bound on a hostile template: unoptimised ASan runs them 5-10x
+# slower, so their time is the g++ build's to judge (they run there); here it would measure ASan.
+timed='^jinja2 sandbox: (output size is bounded|an endless loop nest runs out of iterations|deeply nested input is refused)$'
 
 "$root/scripts/install-deps.sh" --fuzz
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja \
@@ -22,4 +25,4 @@ else
   labels=(-L "^($(IFS='|'; echo "fuzz|${parser_tests[*]}"))\$")
 fi
 cd "$build"
-ctest --output-on-failure -j "$jobs" --timeout 600 "${labels[@]}"
+ctest --output-on-failure -j "$jobs" --timeout 600 -E "$timed" "${labels[@]}"
