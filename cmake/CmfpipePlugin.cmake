@@ -25,7 +25,11 @@ function(cmfpipe_add_plugin target)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     INSTALL_RPATH "$ORIGIN/../..")
-  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  # clang links its sanitizer runtimes into the executable only, so a sanitized plugin leaves
+  # those references to the loader; the unsanitized build keeps catching missing symbols.
+  if(NOT (CMFPIPE_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang"))
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
   if(ARG_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIR}")
   elseif(DEFINED CMFPIPE_PLUGIN_OUTPUT_DIR)

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cmfpipe builds with, only those that are missing.
 # Safe to run again; needs root (or sudo) only when something is missing.
+# --fuzz adds what the sanitizer and fuzz build needs (clang 14 and libFuzzer; scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(g++ cmake ninja-build ccache python3 clang-format libboost-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libfuzzer-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,7 +8,10 @@ namespace cmfpipe::jinja2 {
 // Appends tpl's blocks to their override chains (a block already last in its chain is not
 // added twice).
 void Evaluator::add_blocks(const Template& tpl) {
-    for (const auto& [name, block] : tpl.blocks) {
+    for (const auto& entry : tpl.blocks) {
+        // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+        const auto& name = entry.first;
+        const auto& block = entry.second;
         auto it = std::find_if(block_chain_.begin(), block_chain_.end(),
                                [&](auto& p) { return p.first == name; });
         if (it == block_chain_.end())

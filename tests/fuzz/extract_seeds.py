@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Writes seed inputs for the fuzz targets out of the JSON case files that hold them (one file per
+template or completion, named by its SHA-1), so no corpus is copied into git.
+
+usage: extract_seeds.py CORPUS_DIR SOURCE_DIR OUT_DIR   (a missing case file is skipped)
+"""
+import hashlib
+import json
+import pathlib
+import sys
+
+
+def templates_of(cases):
+    for case in cases:
+        yield case.get("template")
+        yield from (case.get("partials") or {}).values()
+
+
+# target -> [(root, relative case file, function from the parsed file to its strings)]
+SOURCES = {
+    "jinja2": [
+        ("corpus", "jinja-cases/cases.json", templates_of),
+        ("source", "tests/jinja2/cases/engine_cases.json", templates_of),
+        ("source", "tests/jinja2/cases/prompty_cases.json", templates_of),
+    ],
+    "mustache": [("corpus", f"mustache-spec/{name}.json", lambda d: templates_of(d["tests"]))
+                 for name in ("comments", "delimiters", "interpolation", "inverted", "partials",
+                              "sections", "~dynamic-names", "~inheritance")],
+    "chatml": [("corpus", "output-parsing/parser-cases.json",
+                lambda d: (case.get("input") for case in d["cases"]))],
+}
+SOURCES["harmony"] = SOURCES["chatml"]
+
+
+def main():
+    roots = {"corpus": pathlib.Path(sys.argv[1]), "source": pathlib.Path(sys.argv[2])}
+    out = pathlib.Path(sys.argv[3])
+    for target, sources in SOURCES.items():
+        folder = out / target
+        folder.mkdir(parents=True, exist_ok=True)
+        for root, relative, strings in sources:
+            path = roots[root] / relative
+            if not path.is_file():
+                continue
+            for text in strings(json.loads(path.read_text(encoding="utf-8"))):
+                if isinstance(text, str) and text:
+                    data = text.encode("utf-8")
+                    (folder / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+if __name__ == "__main__":
+    main()

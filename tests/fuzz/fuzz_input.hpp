@@ -1,0 +1,51 @@
+#pragma once
+// What every fuzz target shares: the input admitted the way a real entry point admits it (the
+// limits policy first), the bundled plugins, and the rule that only a cmfpipe::Error may escape.
+// Any other exception, a crash, a sanitizer report, a hang or a blown memory bound is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/limits.hpp"
+#include "cmfpipe/utf8.hpp"
+#include "support/registry.hpp"
+
+namespace cmfpipe::fuzz {
+
+// Files and stdin are read with read_text_file (size, then UTF-8); model completions are taken
+// as they come (size only: invalid UTF-8 in model output is data).
+enum class Admit { text_file, model_output };
+
+inline std::optional<std::string_view> admit(const std::uint8_t* data, std::size_t size,
+                                             Admit how) {
+    const std::string_view input(reinterpret_cast<const char*>(data), size);
+    try {
+        check_input_size(input.size(), "<fuzz input>");
+        if (how == Admit::text_file) check_utf8(input, "<fuzz input>");
+    } catch (const Error&) {
+        return std::nullopt;  // refused where a real entry point refuses it
+    }
+    return input;
+}
+
+// Runs `body` on the admitted input; a cmfpipe::Error is the expected way to refuse it.
+template <typename Body>
+int run(const std::uint8_t* data, std::size_t size, Admit how, Body&& body) {
+    const auto input = admit(data, size, how);
+    if (!input) return 0;
+    try {
+        body(*input);
+    } catch (const Error&) {
+    }
+    return 0;
+}
+
+// The plugins the CLI loads (build/lib/cmfpipe/plugins, found beside libcmfpipe.so).
+inline const Registry& plugins() {
+    return testing::bundled_plugins();
+}
+
+}  // namespace cmfpipe::fuzz
