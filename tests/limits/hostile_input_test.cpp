@@ -5,20 +5,20 @@
 
 #include <string>
 
+#include "support/hostile.hpp"
+#include "support/nested_json.hpp"
 #include "support/process.hpp"
 #include "support/scratch.hpp"
 
+using cmfpipe::testing::check_hostile_bounds;
+using cmfpipe::testing::kHostileMaxRssKb;
+using cmfpipe::testing::kSanitized;
 using cmfpipe::testing::MeasuredResult;
+using cmfpipe::testing::nested_arrays;
 using cmfpipe::testing::run_cli_measured;
 using cmfpipe::testing::Scratch;
 
 namespace {
-
-constexpr long kMaxRssKb = 256 * 1024;
-
-std::string deep_arrays(std::size_t depth) {
-    return std::string(depth, '[') + std::string(depth, ']');
-}
 
 // Ends quickly and small, with exit 1 and exactly `error` on stderr, nothing on stdout.
 void check_refused(const MeasuredResult& r, const std::string& error) {
@@ -28,8 +28,7 @@ void check_refused(const MeasuredResult& r, const std::string& error) {
     CHECK(r.exit_code == 1);
     CHECK(r.out.empty());
     CHECK(r.err == error);
-    CHECK(r.seconds < 2.0);
-    CHECK(r.max_rss_kb < kMaxRssKb);
+    check_hostile_bounds(r);
 }
 
 const std::string kPrompty =
@@ -70,7 +69,7 @@ std::string billion_laughs(const std::string& indent) {
 TEST_CASE("hostile: run inputs nested 100000 deep are LimitExceeded, not a stack overflow") {
     Scratch s;
     auto prompty = s.write("t.prompty", kPrompty);
-    auto inputs = s.write("in.json", "{\"q\": " + deep_arrays(100'000) + "}");
+    auto inputs = s.write("in.json", "{\"q\": " + nested_arrays(100'000) + "}");
     check_refused(run_cli_measured({"run", prompty, "--inputs", inputs}),
                   "cmfpipe: LimitExceeded: " + inputs +
                       ":1:518: JSON nested deeper than 512 levels (max_depth)\n");
@@ -79,7 +78,7 @@ TEST_CASE("hostile: run inputs nested 100000 deep are LimitExceeded, not a stack
 TEST_CASE("hostile: run inputs from stdin nested 100000 deep are LimitExceeded") {
     Scratch s;
     auto prompty = s.write("t.prompty", kPrompty);
-    auto inputs = s.write("in.json", "{\"q\": " + deep_arrays(100'000) + "}");
+    auto inputs = s.write("in.json", "{\"q\": " + nested_arrays(100'000) + "}");
     check_refused(run_cli_measured({"run", prompty, "--inputs", "-"}, inputs),
                   "cmfpipe: LimitExceeded: <stdin>:1:518: JSON nested deeper than 512 levels "
                   "(max_depth)\n");
@@ -87,7 +86,7 @@ TEST_CASE("hostile: run inputs from stdin nested 100000 deep are LimitExceeded")
 
 TEST_CASE("hostile: process with tool-call arguments nested 100000 deep is LimitExceeded") {
     Scratch s;
-    auto file = s.write("m.json", messages_with("arguments", deep_arrays(100'000)));
+    auto file = s.write("m.json", messages_with("arguments", nested_arrays(100'000)));
     check_refused(run_cli_measured({"process", file}),
                   "cmfpipe: LimitExceeded: " + file +
                       ":1:650: JSON nested deeper than 512 levels (max_depth)\n");
@@ -95,7 +94,7 @@ TEST_CASE("hostile: process with tool-call arguments nested 100000 deep is Limit
 
 TEST_CASE("hostile: process and views with extensions.custom nested 100000 deep are refused") {
     Scratch s;
-    auto file = s.write("m.json", messages_with("custom", deep_arrays(100'000)));
+    auto file = s.write("m.json", messages_with("custom", nested_arrays(100'000)));
     const std::string error = "cmfpipe: LimitExceeded: " + file +
                               ":1:623: JSON nested deeper than 512 levels (max_depth)\n";
     check_refused(run_cli_measured({"process", file}), error);
@@ -112,7 +111,7 @@ TEST_CASE("hostile: messages at exactly max_depth are processed, redaction reach
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("x@example.com") == std::string::npos);
     CHECK(r.out.find("\"[REDACTED:EMAIL]\"") != std::string::npos);
-    CHECK(r.max_rss_kb < kMaxRssKb);
+    if (!kSanitized) CHECK(r.max_rss_kb < kHostileMaxRssKb);
     MeasuredResult views = run_cli_measured({"views", file});
     CHECK(views.exit_code == 0);
     CHECK(views.out.rfind("[\n  {\n    \"input\": {", 0) == 0);
@@ -121,12 +120,12 @@ TEST_CASE("hostile: messages at exactly max_depth are processed, redaction reach
 TEST_CASE("hostile: run inputs at exactly max_depth render without a crash") {
     Scratch s;
     auto prompty = s.write("t.prompty", kPrompty);
-    auto inputs = s.write("in.json", "{\"q\": " + deep_arrays(511) + "}");
+    auto inputs = s.write("in.json", "{\"q\": " + nested_arrays(511) + "}");
     MeasuredResult r = run_cli_measured({"run", prompty, "--inputs", inputs, "--no-pipeline"});
     INFO("stderr: " << r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.out.find(deep_arrays(511)) != std::string::npos);
-    CHECK(r.max_rss_kb < kMaxRssKb);
+    CHECK(r.out.find(nested_arrays(511)) != std::string::npos);
+    if (!kSanitized) CHECK(r.max_rss_kb < kHostileMaxRssKb);
 }
 
 TEST_CASE("hostile: a render option nested 60000 deep is LimitExceeded naming the option") {
@@ -134,7 +133,7 @@ TEST_CASE("hostile: a render option nested 60000 deep is LimitExceeded naming th
     auto tpl = s.write("t.j2", "hi");
     check_refused(
         run_cli_measured({"render", "--format", "jinja2", "--template", tpl, "--option",
-                          "limits=" + deep_arrays(60'000)}),
+                          "limits=" + nested_arrays(60'000)}),
         "cmfpipe: LimitExceeded: --option limits:1:513: JSON nested deeper than 512 levels "
         "(max_depth)\n");
 }

@@ -10,9 +10,11 @@
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/utf8.hpp"
+#include "support/nested_json.hpp"
 #include "support/thrown.hpp"
 
 using namespace cmfpipe;
+using cmfpipe::testing::nested_arrays;
 using cmfpipe::testing::thrown_message;
 
 namespace {
@@ -28,10 +30,6 @@ InputLimits with_max_depth(std::size_t depth) {
     InputLimits limits;
     limits.max_depth = depth;
     return limits;
-}
-
-std::string nested_arrays(std::size_t depth) {
-    return std::string(depth, '[') + std::string(depth, ']');
 }
 
 // A YAML flow sequence `depth` levels deep: [[[ ]]].
