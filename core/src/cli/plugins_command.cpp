@@ -7,23 +7,11 @@ namespace {
 
 int run_plugins(const Arguments& args) {
     Registry registry = load_registry(args);
-    auto kinds = registry.list();
     if (args.flag("json")) {
-        Json out = {{"plugins", Json::array()}, {"problems", Json::array()}};
-        for (const auto& k : kinds) {
-            out["plugins"].push_back({{"type", to_string(k.type)},
-                                      {"kind", k.kind},
-                                      {"plugin", k.origin.name},
-                                      {"version", k.origin.version},
-                                      {"build_id", k.origin.build_id},
-                                      {"file", k.origin.file.string()}});
-        }
-        for (const auto& p : registry.problems()) {
-            out["problems"].push_back({{"file", p.file.string()}, {"reason", p.reason}});
-        }
-        std::cout << out.dump(2) << "\n";
+        std::cout << registry_listing(registry).dump(2) << "\n";
         return 0;
     }
+    const auto kinds = registry.list();
     std::size_t widths[4] = {4, 4, 6, 7};
     for (const auto& k : kinds) {
         widths[0] = std::max(widths[0], to_string(k.type).size());

@@ -6,10 +6,10 @@
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/files.hpp"
+#include "cmfpipe/core/host/service.hpp"
 #include "cmfpipe/core/pipeline/config.hpp"
 #include "cmfpipe/core/pipeline/pipeline.hpp"
 #include "cmfpipe/core/prompty/loader.hpp"
-#include "cmfpipe/core/prompty/prepare.hpp"
 #include "cmfpipe/core/tracing.hpp"
 #include "cmfpipe/errors.hpp"
 #include "command.hpp"
@@ -19,26 +19,15 @@ namespace cmfpipe::cli {
 namespace {
 
 // Every decision of the pipeline goes to stderr, one JSON object a line, and into the trace.
-void report_decisions(const pipeline::PipelineResult& result, tracing::Span& span) {
-    if (result.decisions.empty()) return;
+void report_decisions(const std::vector<pipeline::Decision>& decisions, tracing::Span& span) {
+    if (decisions.empty()) return;
     Json all = Json::array();
-    for (const auto& decision : result.decisions) {
+    for (const auto& decision : decisions) {
         Json json = pipeline::to_json(decision);
         std::cerr << json.dump() << "\n";
         all.push_back(std::move(json));
     }
     span.emit("decisions", all);
-}
-
-// A request body for an API (a JSON object, unlike chatml's or harmony's prompt text) is sent to a
-// model: without one the provider refuses it, so say what is missing here.
-void require_model(const Json& output, const prompty::Agent& agent, const std::string& to,
-                   const std::string& file) {
-    if (!output.is_object() || output.contains("model")) return;
-    if (agent.model && !agent.model->id.empty()) return;
-    throw ValueError("No model id: an '" + to +
-                         "' request needs one; set model.id (or model: NAME) in the frontmatter",
-                     {file});
 }
 
 int run_run(const Arguments& args) {
@@ -65,9 +54,9 @@ int run_run(const Arguments& args) {
         load_registry(args, config ? config->plugin_dirs : std::vector<std::filesystem::path>{});
     std::optional<pipeline::Pipeline> processors;
     if (config) processors.emplace(pipeline::Pipeline::build(*config, registry));
+    const host::Service service(std::move(registry), std::move(processors));
     // The adapter is resolved first, so an unknown --to is reported before any work is done.
-    std::shared_ptr<Adapter> adapter;
-    if (to != "cmf") adapter = registry.make_adapter(to);
+    if (to != "cmf") (void)service.adapter(to);
 
     Json inputs = Json::object();
     if (auto inputs_file = args.value("inputs")) {
@@ -87,25 +76,15 @@ int run_run(const Arguments& args) {
             for (const auto& root : args.values("allow-root"))
                 load_options.allowed_roots.emplace_back(root);
             load_options.allowed_env = args.values("allow-env");
-            const prompty::Agent agent = prompty::load(file, load_options);
-
-            prompty::RenderOptions render_options;
-            render_options.trace = trace;
-            prompty::Prepared prepared = prompty::prepare(prompty::make_invokers(registry, agent),
-                                                          agent, inputs, render_options);
-            std::vector<cmf::Message> messages = std::move(prepared.messages);
-            if (processors) {
-                pipeline::PipelineResult result = processors->run("llm_input", std::move(messages));
-                report_decisions(result, span);
-                if (result.stopped) {
-                    span.emit("result", {{"stopped", true}});
-                    return 3;
-                }
-                messages = std::move(result.messages);
+            const host::Prompt prompt =
+                service.make_prompt(file, prompty::load(file, load_options));
+            host::Outcome outcome = service.run(prompt, inputs, to, trace);
+            report_decisions(outcome.decisions, span);
+            if (outcome.stopped) {
+                span.emit("result", {{"stopped", true}});
+                return 3;
             }
-            output = adapter ? adapter->to_wire(messages, prompty::to_json(agent), Json::object())
-                             : cmf::messages_to_json(messages);
-            if (adapter) require_model(output, agent, to, file);
+            output = std::move(outcome.output);
             span.emit("result", output);
         } catch (const Error& e) {
             span.emit_error(e.kind(), e.what());
@@ -122,8 +101,7 @@ int run_run(const Arguments& args) {
     } else {
         std::cout << output.dump(2) << "\n";
     }
-    std::cout.flush();
-    return std::cout ? 0 : 1;
+    return 0;
 }
 
 std::vector<OptionSpec> run_options() {

@@ -107,4 +107,8 @@ class Registry {
     std::unique_ptr<Impl> impl_;
 };
 
+// {"plugins": [{type, kind, plugin, version, build_id, file}...], "problems": [{file, reason}...]}:
+// what `cmfpipe plugins --json` prints and `serve` answers at GET /v1/plugins.
+Json registry_listing(const Registry& registry);
+
 }  // namespace cmfpipe

@@ -1,0 +1,54 @@
+#pragma once
+// `cmfpipe serve`: an HTTP/1.1 server (Boost.Beast, keep-alive) on the async Host
+// (host/async.hpp). It keeps no state between requests, so any number of instances behind a load
+// balancer serve the same prompts and pipeline. Routes and errors: docs/serve.md.
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "cmfpipe/core/host/async.hpp"
+#include "cmfpipe/core/host/prompt_catalog.hpp"
+#include "cmfpipe/core/tracing.hpp"
+
+namespace cmfpipe::serve {
+
+struct ServerOptions {
+    std::string host = "127.0.0.1";
+    unsigned short port = 8080;  // 0: a free one (Server::listen returns it)
+    std::size_t max_body = 8 * 1024 * 1024;
+    std::size_t max_header = 16 * 1024;
+    std::size_t io_threads = 1;
+    // The time a client has to send a whole request, counted from the end of the previous answer
+    // (keep-alive idle time included), and to read an answer: a slow or silent client is closed.
+    std::chrono::milliseconds client_timeout{30'000};
+    // After SIGTERM/SIGINT (or stop()): the requests in flight get this long to finish.
+    std::chrono::milliseconds grace{10'000};
+    bool handle_signals = true;
+};
+
+class Server {
+  public:
+    // prompts may be null: /v1/prompts/{name} then answers 404. tracer may be null. log gets the
+    // `listening on` line, the decision log (one JSON object a line, with the request id) and
+    // failures that have no client to go to.
+    Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
+           ServerOptions options, std::ostream& log, std::shared_ptr<const tracing::Tracer> tracer);
+    ~Server();
+
+    // Binds and listens; returns the port (the one picked when options.port is 0).
+    unsigned short listen();
+    // Accepts and serves until stop() or SIGTERM/SIGINT, then stops accepting, lets the requests
+    // in flight finish within the grace period, closes idle connections and returns.
+    void run();
+    // Begins the drain; thread-safe.
+    void stop();
+
+    struct Impl;
+
+  private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cmfpipe::serve

@@ -1,0 +1,138 @@
+// cmfpipe serve: the HTTP server (core/serve/server.hpp) over the prompts of a folder and the
+// processor pipeline, until SIGTERM or SIGINT.
+#include <sys/resource.h>
+
+#include <charconv>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cmfpipe/core/host/async.hpp"
+#include "cmfpipe/core/host/prompt_catalog.hpp"
+#include "cmfpipe/core/pipeline/config.hpp"
+#include "cmfpipe/core/serve/server.hpp"
+#include "cmfpipe/core/tracing.hpp"
+#include "command.hpp"
+#include "default_pipeline.hpp"
+
+namespace cmfpipe::cli {
+namespace {
+
+// A whole number of `option` within [low, high].
+std::size_t count_option(const Arguments& args, const std::string& option, std::size_t fallback,
+                         std::size_t low, std::size_t high) {
+    const auto text = args.value(option);
+    if (!text) return fallback;
+    std::size_t value = 0;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (error != std::errc() || end != text->data() + text->size() || value < low || value > high) {
+        throw UsageError("--" + option + " wants a whole number from " + std::to_string(low) +
+                         " to " + std::to_string(high) + ", got '" + *text + "'");
+    }
+    return value;
+}
+
+// HOST:PORT, [IPV6]:PORT.
+void parse_listen(const std::string& text, serve::ServerOptions& options) {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0) {
+        throw UsageError("--listen wants HOST:PORT, got '" + text + "'");
+    }
+    std::string host = text.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    unsigned port = 0;
+    const std::string digits = text.substr(colon + 1);
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() ||
+        port > 65535) {
+        throw UsageError("--listen wants a port from 0 to 65535, got '" + digits + "'");
+    }
+    options.host = host;
+    options.port = static_cast<unsigned short>(port);
+}
+
+// Every connection is a file descriptor: the soft limit (often 1024) goes up to the hard one.
+void raise_open_files_limit() {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+int run_serve(const Arguments& args) {
+    if (args.value("config") && args.flag("no-pipeline")) {
+        throw UsageError("--config and --no-pipeline exclude each other");
+    }
+    serve::ServerOptions options;
+    parse_listen(args.value("listen").value_or("127.0.0.1:8080"), options);
+    options.max_body = count_option(args, "max-body", options.max_body, 1, std::size_t(1) << 32);
+    options.io_threads = count_option(args, "io-threads", 1, 1, 64);
+    options.client_timeout =
+        std::chrono::seconds(count_option(args, "client-timeout", 30, 1, 3600));
+    options.grace = std::chrono::seconds(count_option(args, "grace", 10, 0, 3600));
+    const std::size_t threads = count_option(args, "threads", 0, 1, 256);
+
+    std::optional<pipeline::PipelineConfig> config;
+    if (!args.flag("no-pipeline"))
+        config = pipeline::load_pipeline_config(pipeline_config_file(args));
+    Registry registry =
+        load_registry(args, config ? config->plugin_dirs : std::vector<std::filesystem::path>{});
+    std::optional<pipeline::Pipeline> processors;
+    if (config) processors.emplace(pipeline::Pipeline::build(*config, registry));
+    auto service =
+        std::make_shared<const host::Service>(std::move(registry), std::move(processors));
+
+    std::shared_ptr<const host::PromptCatalog> prompts;
+    if (auto folder = args.value("prompts")) {
+        prompty::LoadOptions load_options;
+        for (const auto& root : args.values("allow-root"))
+            load_options.allowed_roots.emplace_back(root);
+        load_options.allowed_env = args.values("allow-env");
+        prompts = std::make_shared<const host::PromptCatalog>(*folder, service, load_options);
+    }
+    std::shared_ptr<tracing::Tracer> tracer;
+    if (auto trace_file = args.value("trace")) {
+        tracer = std::make_shared<tracing::Tracer>();
+        tracer->add("jsonl", std::make_shared<tracing::JsonLinesBackend>(*trace_file));
+    }
+
+    raise_open_files_limit();
+    auto host = std::make_shared<host::Host>(service, threads);
+    serve::Server server(host, prompts, options, std::cerr, tracer);
+    server.run();
+    return 0;
+}
+
+std::vector<OptionSpec> serve_options() {
+    auto options = registry_options();
+    options.insert(
+        options.begin(),
+        {{"listen", "HOST:PORT",
+          "where to accept connections (default 127.0.0.1:8080; port 0 picks a free one)"},
+         {"prompts", "DIR",
+          "serve DIR/NAME.prompty at POST /v1/prompts/NAME (reloaded when changed)"},
+         {"config", "PIPELINE.yaml",
+          "the processor pipeline (default: the installed config/default.yaml)"},
+         {"no-pipeline", "", "no processors"},
+         {"max-body", "BYTES", "largest request body (default 8388608); larger: 413"},
+         {"threads", "N", "threads of the pool that renders and runs processors (default: cores)"},
+         {"io-threads", "N", "threads that read and write connections (default 1)"},
+         {"client-timeout", "SECONDS",
+          "time a client has to send a request (idle keep-alive included) or read an answer "
+          "(default 30)"},
+         {"grace", "SECONDS", "on SIGTERM/SIGINT, time left to requests in flight (default 10)"},
+         {"allow-root", "DIR", "let the prompts' ${file:} references read below DIR too", true},
+         {"allow-env", "NAME", "let the prompts' ${env:NAME} read that variable", true},
+         {"trace", "FILE.jsonl", "append one trace record per request (with its x-request-id)"}});
+    return options;
+}
+
+const CommandRegistration registration{
+    {"serve", "serve prompts, the pipeline and parse-output over HTTP until SIGTERM/SIGINT",
+     "serve [--listen HOST:PORT] [--prompts DIR] [--config PIPELINE.yaml | --no-pipeline] "
+     "[--max-body BYTES] [--threads N]",
+     serve_options(), 0, run_serve}};
+
+}  // namespace
+}  // namespace cmfpipe::cli

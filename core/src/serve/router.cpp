@@ -1,0 +1,295 @@
+// The routes of serve/router.hpp.
+#include "router.hpp"
+
+#include "cmfpipe/cmf/json.hpp"
+#include "cmfpipe/core/pipeline/messages_file.hpp"
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_parse.hpp"
+
+namespace cmfpipe::serve {
+namespace {
+
+constexpr std::string_view prompts_prefix = "/v1/prompts/";
+constexpr std::string_view body_source = "request body";
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+std::string percent_decode(std::string_view text, bool plus_is_space) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '+' && plus_is_space) {
+            out += ' ';
+        } else if (c == '%') {
+            const int high = i + 2 < text.size() ? hex_digit(text[i + 1]) : -1;
+            const int low = i + 2 < text.size() ? hex_digit(text[i + 2]) : -1;
+            if (high < 0 || low < 0) {
+                throw ValueError("malformed percent escape in the request target at column " +
+                                 std::to_string(i + 1));
+            }
+            out += static_cast<char>(high * 16 + low);
+            i += 2;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+// The request body as JSON, through the limits policy; an empty body is `empty`.
+Json body_json(const Request& request, Json empty) {
+    if (request.body().empty()) return empty;
+    return parse_json(request.body(), std::string(body_source));
+}
+
+bool is_method(const Request& request, http::verb verb) {
+    return request.method() == verb;
+}
+
+Response method_not_allowed(std::string_view allowed) {
+    Response answer =
+        error_answer(http::status::method_not_allowed, "UsageError", "method_not_allowed",
+                     "this route answers " + std::string(allowed) + " only");
+    answer.set(http::field::allow, beast_view(allowed));
+    return answer;
+}
+
+Response stopped_answer(const std::vector<pipeline::Decision>& decisions, Json body) {
+    std::string message = "a processor stopped the request";
+    for (const auto& d : decisions) {
+        if (d.effect != pipeline::Effect::stopped) continue;
+        message = "processor '" + d.processor + "' stopped the request";
+        if (d.denial && !d.denial->reason.empty()) message += ": " + d.denial->reason;
+    }
+    body["error"] = {{"message", message}, {"type", "Stopped"}, {"code", "stopped"}};
+    return json_answer(http::status::forbidden, body);
+}
+
+Json decisions_json(const std::vector<pipeline::Decision>& decisions) {
+    Json list = Json::array();
+    for (const auto& d : decisions) list.push_back(pipeline::to_json(d));
+    return list;
+}
+
+}  // namespace
+
+void LogSink::line(std::string_view text) {
+    std::lock_guard lock(mutex_);
+    out_ << text << '\n';
+    out_.flush();
+}
+
+const std::string* Target::param(std::string_view name) const {
+    for (const auto& [key, value] : query)
+        if (key == name) return &value;
+    return nullptr;
+}
+
+Target parse_target(std::string_view target) {
+    Target out;
+    const std::size_t question = target.find('?');
+    out.path = percent_decode(target.substr(0, question), false);
+    if (question == std::string_view::npos) return out;
+    std::string_view rest = target.substr(question + 1);
+    while (!rest.empty()) {
+        const std::size_t amp = rest.find('&');
+        const std::string_view pair = rest.substr(0, amp);
+        if (!pair.empty()) {
+            const std::size_t eq = pair.find('=');
+            out.query.emplace_back(percent_decode(pair.substr(0, eq), true),
+                                   eq == std::string_view::npos
+                                       ? std::string()
+                                       : percent_decode(pair.substr(eq + 1), true));
+        }
+        if (amp == std::string_view::npos) break;
+        rest.remove_prefix(amp + 1);
+    }
+    return out;
+}
+
+Router::Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
+               Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer)
+    : host_(std::move(host)),
+      prompts_(std::move(prompts)),
+      metrics_(metrics),
+      log_(log),
+      tracer_(std::move(tracer)),
+      plugins_(registry_listing(host_->service().registry()).dump(2) + "\n") {}
+
+Metrics::Route Router::route_of(std::string_view path) {
+    using Route = Metrics::Route;
+    if (path == "/health") return Route::health;
+    if (path == "/metrics") return Route::metrics;
+    if (path == "/v1/plugins") return Route::plugins;
+    if (path.starts_with(prompts_prefix)) return Route::prompts;
+    if (path == "/v1/process") return Route::process;
+    if (path == "/v1/parse-output") return Route::parse_output;
+    if (path == "/v1/chat/completions") return Route::chat_completions;
+    if (path == "/v1/messages") return Route::messages;
+    return Route::other;
+}
+
+void Router::handle(Request request, const std::string& request_id, bool draining, Done done) {
+    using Route = Metrics::Route;
+    Target target;
+    try {
+        target = parse_target(std_view(request.target()));
+    } catch (...) {
+        return done(error_answer(std::current_exception()));
+    }
+    const Route route = route_of(target.path);
+    // Cheap answers are made here, on the I/O thread.
+    switch (route) {
+        case Route::health:
+            if (!is_method(request, http::verb::get)) return done(method_not_allowed("GET"));
+            if (draining) {
+                return done(
+                    json_answer(http::status::service_unavailable, {{"status", "draining"}}));
+            }
+            return done(json_answer(http::status::ok, {{"status", "ok"}}));
+        case Route::metrics:
+            if (!is_method(request, http::verb::get)) return done(method_not_allowed("GET"));
+            return done(text_answer(http::status::ok, metrics_.text(),
+                                    "text/plain; version=0.0.4; charset=utf-8"));
+        case Route::plugins:
+            if (!is_method(request, http::verb::get)) return done(method_not_allowed("GET"));
+            return done(text_answer(http::status::ok, plugins_, "application/json"));
+        case Route::other:
+            return done(error_answer(http::status::not_found, "NotFound", "unknown_route",
+                                     "no route " + target.path));
+        case Route::chat_completions:
+        case Route::messages:
+            return done(error_answer(http::status::not_found, "NotFound", "no_upstream",
+                                     "no upstream is configured for " + target.path));
+        default:
+            break;
+    }
+    if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
+    // The rest runs on the pool. The request and the target move there with the work.
+    {
+        std::lock_guard lock(idle_mutex_);
+        ++on_pool_;
+    }
+    host_->async_call(
+        [this, route, request = std::move(request), target = std::move(target), request_id] {
+            switch (route) {
+                case Route::prompts:
+                    return run_prompt(request, target, request_id);
+                case Route::process:
+                    return process(request, target, request_id);
+                default:
+                    return parse_output(request, target);
+            }
+        },
+        [this, done = std::move(done)](std::exception_ptr error, Response answer) {
+            done(error ? error_answer(error) : std::move(answer));
+            std::lock_guard lock(idle_mutex_);
+            if (--on_pool_ == 0) idle_.notify_all();
+        });
+}
+
+void Router::wait_idle() const {
+    std::unique_lock lock(idle_mutex_);
+    idle_.wait(lock, [this] { return on_pool_ == 0; });
+}
+
+Response Router::run_prompt(const Request& request, const Target& target,
+                            const std::string& request_id) const {
+    const std::string name = target.path.substr(prompts_prefix.size());
+    if (!prompts_) throw host::NotFound("no prompt named '" + name + "' (no --prompts folder)");
+    std::shared_ptr<const host::Prompt> prompt;
+    try {
+        prompt = prompts_->get(name);
+    } catch (const host::NotFound&) {
+        throw;
+    } catch (const Error& e) {
+        // The served file no longer loads: the server's problem, not the client's.
+        log_.line(
+            Json({{"request_id", request_id}, {"error", e.kind()}, {"message", e.what()}}).dump());
+        return error_answer(http::status::internal_server_error, e.kind(), "prompt_unavailable",
+                            e.what());
+    }
+    const Json inputs = body_json(request, Json::object());
+    if (!inputs.is_object()) {
+        throw ValueError("the inputs must be a JSON object, got " + std::string(inputs.type_name()),
+                         {std::string(body_source)});
+    }
+    const std::string* to = target.param("to");
+
+    tracing::Span span = tracer_ ? tracer_->start("serve") : tracing::Span();
+    span.emit("request_id", request_id);
+    span.emit("inputs", {{"prompt", name}, {"to", to ? *to : "cmf"}});
+    host::Outcome outcome;
+    try {
+        outcome = host_->service().run(*prompt, inputs, to ? *to : "cmf",
+                                       tracing::TraceContext{tracer_.get(), &span});
+    } catch (const Error& e) {
+        span.emit_error(e.kind(), e.what());
+        throw;
+    }
+    record(outcome.decisions, Metrics::route_label(Metrics::Route::prompts), request_id);
+    if (outcome.stopped) {
+        span.emit("result", {{"stopped", true}});
+        return stopped_answer(outcome.decisions,
+                              {{"decisions", decisions_json(outcome.decisions)}});
+    }
+    span.emit("result", outcome.output);
+    if (outcome.output.is_string()) {
+        // A model prompt (chatml, harmony): the exact text, as `cmfpipe run` prints it.
+        return text_answer(http::status::ok, outcome.output.get<std::string>(),
+                           "text/plain; charset=utf-8");
+    }
+    return json_answer(http::status::ok, outcome.output);
+}
+
+Response Router::process(const Request& request, const Target& target,
+                         const std::string& request_id) const {
+    const std::string* hook = target.param("hook");
+    const Json document = body_json(request, Json());
+    if (document.is_null()) {
+        throw ValueError("the body must be a messages document {\"messages\": [...]}",
+                         {std::string(body_source)});
+    }
+    pipeline::PipelineResult result = host_->service().process(
+        hook ? *hook : "llm_input",
+        pipeline::messages_from_document(document, std::string(body_source)));
+    record(result.decisions, Metrics::route_label(Metrics::Route::process), request_id);
+    if (result.stopped) return stopped_answer(result.decisions, pipeline::to_json(result));
+    return json_answer(http::status::ok, pipeline::to_json(result));
+}
+
+Response Router::parse_output(const Request& request, const Target& target) const {
+    const std::string* kind = target.param("from");
+    if (kind == nullptr) {
+        throw ValueError("parse-output wants ?from=KIND (openai, anthropic, chatml, harmony, ...)");
+    }
+    // Every other parameter is an adapter option, as `--option KEY=JSON`: JSON, or else a string.
+    Json options = {{"source", std::string(body_source)}};
+    for (const auto& [key, value] : target.query) {
+        if (key == "from") continue;
+        JsonParse parsed = try_parse_json(value);
+        if (parsed.too_deep) throw LimitExceeded(parsed.error, {"query parameter " + key});
+        options[key] = parsed.value ? std::move(*parsed.value) : Json(value);
+    }
+    return json_answer(http::status::ok, cmf::messages_to_json(host_->service().parse_output(
+                                             *kind, request.body(), options)));
+}
+
+void Router::record(const std::vector<pipeline::Decision>& decisions, std::string_view route,
+                    const std::string& request_id) const {
+    for (const auto& d : decisions) {
+        metrics_.decision(d.processor, pipeline::to_string(d.outcome),
+                          pipeline::to_string(d.effect));
+        Json line = {{"request_id", request_id}, {"route", route}};
+        line.update(pipeline::to_json(d));
+        log_.line(line.dump());
+    }
+}
+
+}  // namespace cmfpipe::serve

@@ -1,0 +1,77 @@
+#pragma once
+// What each route of `cmfpipe serve` answers (docs/serve.md). The CPU-bound part of a request (the
+// body's JSON, render, parse, processors, adapters) runs on the Host's pool; `done` gets the
+// answer there, exactly once.
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "cmfpipe/core/host/async.hpp"
+#include "cmfpipe/core/host/prompt_catalog.hpp"
+#include "cmfpipe/core/tracing.hpp"
+#include "http_answer.hpp"
+#include "metrics.hpp"
+
+namespace cmfpipe::serve {
+
+// Lines written whole from any thread: the decision log, failures without a client to go to.
+class LogSink {
+  public:
+    explicit LogSink(std::ostream& out) : out_(out) {}
+    void line(std::string_view text);
+
+  private:
+    std::mutex mutex_;
+    std::ostream& out_;
+};
+
+// The path and the decoded query parameters of a request target.
+struct Target {
+    std::string path;
+    std::vector<std::pair<std::string, std::string>> query;
+    const std::string* param(std::string_view name) const;
+};
+// ValueError for a malformed percent escape.
+Target parse_target(std::string_view target);
+
+class Router {
+  public:
+    using Done = std::function<void(Response)>;
+
+    Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
+           Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer);
+
+    static Metrics::Route route_of(std::string_view path);
+
+    // `draining`: the server is shutting down (GET /health answers 503 then).
+    void handle(Request request, const std::string& request_id, bool draining, Done done);
+    // Blocks until no work of a request is left on the pool (the server's last step: the work
+    // refers to this router).
+    void wait_idle() const;
+
+  private:
+    Response run_prompt(const Request& request, const Target& target,
+                        const std::string& request_id) const;
+    Response process(const Request& request, const Target& target,
+                     const std::string& request_id) const;
+    Response parse_output(const Request& request, const Target& target) const;
+    // Every decision to the log (with the request id) and to the metrics.
+    void record(const std::vector<pipeline::Decision>& decisions, std::string_view route,
+                const std::string& request_id) const;
+
+    std::shared_ptr<host::Host> host_;
+    std::shared_ptr<const host::PromptCatalog> prompts_;
+    Metrics& metrics_;
+    LogSink& log_;
+    std::shared_ptr<const tracing::Tracer> tracer_;
+    std::string plugins_;  // GET /v1/plugins, made once
+    mutable std::mutex idle_mutex_;
+    mutable std::condition_variable idle_;
+    std::size_t on_pool_ = 0;  // requests whose work is on the pool (guarded by idle_mutex_)
+};
+
+}  // namespace cmfpipe::serve

@@ -1,0 +1,193 @@
+// `cmfpipe serve`'s listener, signals and drain: serve/server.hpp.
+#include "cmfpipe/core/serve/server.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <csignal>
+#include <thread>
+
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/request.hpp"
+#include "server_state.hpp"
+#include "session.hpp"
+
+namespace cmfpipe::serve {
+namespace {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+bool usable_request_id(std::string_view id) {
+    if (id.empty() || id.size() > 128) return false;
+    for (char c : id)
+        if (c < 0x21 || c > 0x7e) return false;
+    return true;
+}
+
+}  // namespace
+
+ServerState::ServerState(ServerOptions options_in, std::ostream& log_stream)
+    : options(std::move(options_in)), log(log_stream), id_prefix_(random_hex(8) + "-") {}
+
+std::string ServerState::request_id(std::string_view given) {
+    if (usable_request_id(given)) return std::string(given);
+    const std::uint64_t n = next_id_.fetch_add(1, std::memory_order_relaxed);
+    char digits[17];
+    std::snprintf(digits, sizeof digits, "%016llx", static_cast<unsigned long long>(n));
+    return id_prefix_ + digits;
+}
+
+struct Server::Impl {
+    Impl(std::shared_ptr<host::Host> host_in, ServerOptions options, std::ostream& log)
+        : host(std::move(host_in)),
+          state(std::move(options), log),
+          strand(net::make_strand(io)),
+          acceptor(strand),
+          signals(strand),
+          drain_timer(strand) {}
+
+    ~Impl() {
+        // Work of a request still on the pool refers to the router, and posts its answer to a
+        // session's strand on `io`: both must outlive it.
+        if (state.router) state.router->wait_idle();
+    }
+
+    void accept() {
+        acceptor.async_accept(
+            net::make_strand(io), [this](boost::system::error_code error, tcp::socket socket) {
+                if (error == net::error::operation_aborted || !acceptor.is_open()) return;
+                if (error) {
+                    // Out of file descriptors and the like: say so and try again shortly, rather
+                    // than spin or stop serving.
+                    state.log.line("cmfpipe serve: accept failed: " + error.message());
+                    retry_timer = std::make_unique<net::steady_timer>(strand);
+                    retry_timer->expires_after(std::chrono::milliseconds(100));
+                    retry_timer->async_wait([this](boost::system::error_code) { accept(); });
+                    return;
+                }
+                boost::system::error_code ignored;
+                socket.set_option(tcp::no_delay(true), ignored);
+                std::make_shared<Session>(std::move(socket), state)->start();
+                accept();
+            });
+    }
+
+    // On `io`: no more connections; idle ones are closed now, busy ones after their answer.
+    void drain() {
+        if (state.draining.exchange(true)) return;
+        boost::system::error_code ignored;
+        acceptor.close(ignored);
+        signals.cancel(ignored);
+        drain_deadline = std::chrono::steady_clock::now() + state.options.grace;
+        std::vector<std::shared_ptr<Session>> sessions;
+        {
+            std::lock_guard lock(state.sessions_mutex);
+            for (auto& [key, weak] : state.sessions)
+                if (auto session = weak.lock()) sessions.push_back(std::move(session));
+        }
+        for (auto& session : sessions) {
+            net::post(session_executor(*session), [session] { session->close_if_idle(); });
+        }
+        watch_drain();
+    }
+
+    // Every 20 ms: done when the last connection has closed; at the grace period's end the
+    // remaining ones are dropped.
+    void watch_drain() {
+        bool open;
+        {
+            std::lock_guard lock(state.sessions_mutex);
+            open = !state.sessions.empty();
+        }
+        if (!open) return;  // nothing left to wait for: io runs out of work and run() returns
+        if (std::chrono::steady_clock::now() >= drain_deadline) {
+            state.log.line("cmfpipe serve: grace period over, closing the connections left");
+            io.stop();
+            return;
+        }
+        drain_timer.expires_after(std::chrono::milliseconds(20));
+        drain_timer.async_wait([this](boost::system::error_code) { watch_drain(); });
+    }
+
+    static net::any_io_executor session_executor(Session& session) { return session.executor(); }
+
+    std::shared_ptr<host::Host> host;
+    ServerState state;  // before io: handlers queued on io refer to it when io destroys them
+    net::io_context io;
+    // The listener's own objects (acceptor, signals, timers) are used on this strand only.
+    net::strand<net::io_context::executor_type> strand;
+    tcp::acceptor acceptor;
+    net::signal_set signals;
+    net::steady_timer drain_timer;
+    std::unique_ptr<net::steady_timer> retry_timer;
+    std::chrono::steady_clock::time_point drain_deadline{};
+};
+
+Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
+               ServerOptions options, std::ostream& log,
+               std::shared_ptr<const tracing::Tracer> tracer)
+    : impl_(std::make_unique<Impl>(host, std::move(options), log)) {
+    impl_->state.router =
+        std::make_unique<Router>(std::move(host), std::move(prompts), impl_->state.metrics,
+                                 impl_->state.log, std::move(tracer));
+}
+
+Server::~Server() = default;
+
+unsigned short Server::listen() {
+    Impl& impl = *impl_;
+    if (impl.acceptor.is_open()) return impl.acceptor.local_endpoint().port();
+    const ServerOptions& options = impl.state.options;
+    boost::system::error_code error;
+    tcp::resolver resolver(impl.io);
+    auto endpoints =
+        resolver.resolve(options.host, std::to_string(options.port), tcp::resolver::passive, error);
+    if (error || endpoints.empty()) {
+        throw Error("--listen: cannot resolve '" + options.host + "': " + error.message());
+    }
+    const tcp::endpoint endpoint = *endpoints.begin();
+    const std::string where = options.host + ":" + std::to_string(options.port);
+    impl.acceptor.open(endpoint.protocol(), error);
+    if (!error) impl.acceptor.set_option(net::socket_base::reuse_address(true), error);
+    if (!error) impl.acceptor.bind(endpoint, error);
+    if (!error) impl.acceptor.listen(net::socket_base::max_listen_connections, error);
+    if (error) {
+        boost::system::error_code ignored;
+        impl.acceptor.close(ignored);
+        throw Error("--listen " + where + ": " + error.message());
+    }
+    return impl.acceptor.local_endpoint().port();
+}
+
+void Server::run() {
+    Impl& impl = *impl_;
+    const unsigned short port = listen();
+    if (impl.state.options.handle_signals) {
+        impl.signals.add(SIGINT);
+        impl.signals.add(SIGTERM);
+        impl.signals.async_wait([&impl](boost::system::error_code error, int) {
+            if (!error) impl.drain();
+        });
+    }
+    net::post(impl.strand, [&impl] { impl.accept(); });
+    std::string host = impl.state.options.host;
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 address
+    impl.state.log.line("listening on http://" + host + ":" + std::to_string(port));
+
+    std::vector<std::thread> threads;
+    for (std::size_t i = 1; i < impl.state.options.io_threads; ++i)
+        threads.emplace_back([&impl] { impl.io.run(); });
+    impl.io.run();
+    for (auto& thread : threads) thread.join();
+    impl.state.router->wait_idle();
+}
+
+void Server::stop() {
+    net::post(impl_->strand, [impl = impl_.get()] { impl->drain(); });
+}
+
+}  // namespace cmfpipe::serve

@@ -1,0 +1,252 @@
+// One connection of `cmfpipe serve`: serve/session.hpp.
+#include "session.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <cstring>
+
+#include "server_state.hpp"
+
+namespace cmfpipe::serve {
+namespace {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+
+// A parse error of the request, as opposed to a connection that failed.
+bool is_http_error(const beast::error_code& error) {
+    return std::strcmp(error.category().name(), "beast.http") == 0;
+}
+
+bool connection_gone(const beast::error_code& error) {
+    return error == http::error::end_of_stream || error == net::error::eof ||
+           error == net::error::connection_reset || error == net::error::operation_aborted ||
+           error == net::error::broken_pipe || error == net::error::not_connected;
+}
+
+// The statuses a request that ended without an answer is counted under in the metrics: the client
+// closed it (nginx's convention), or it ran out of --client-timeout.
+constexpr unsigned client_closed_request = 499;
+constexpr unsigned request_timeout = 408;
+
+}  // namespace
+
+Session::Session(net::ip::tcp::socket socket, ServerState& state)
+    : stream_(std::move(socket)), state_(state) {
+    state_.metrics.connection_opened();
+}
+
+Session::~Session() {
+    state_.metrics.connection_closed();
+    std::lock_guard lock(state_.sessions_mutex);
+    state_.sessions.erase(this);
+}
+
+void Session::start() {
+    {
+        std::lock_guard lock(state_.sessions_mutex);
+        state_.sessions.emplace(this, weak_from_this());
+    }
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+}
+
+void Session::close_if_idle() {
+    if (idle_) close();
+}
+
+void Session::read_request() {
+    if (state_.draining) return close();
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header));
+    parser_->body_limit(state_.options.max_body);
+    idle_ = true;
+    stream_.expires_after(state_.options.client_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code error, std::size_t) {
+                                self->on_header(error);
+                            });
+}
+
+void Session::on_header(beast::error_code error) {
+    idle_ = false;
+    if (closed_) return;
+    if (error == beast::error::timeout) return timed_out();
+    if (error == http::error::header_limit) {
+        return refuse(error_answer(
+            http::status::request_header_fields_too_large, "LimitExceeded", "header_too_large",
+            "the request header is over " + std::to_string(state_.options.max_header) + " bytes"));
+    }
+    if (error == http::error::body_limit) {
+        // The parser compares a declared Content-Length with --max-body as it reads the header:
+        // refused before any of the body is read, the client learns at once.
+        begin_request();
+        const auto length = parser_->content_length();
+        return refuse(error_answer(
+            http::status::payload_too_large, "LimitExceeded", "body_too_large",
+            "the request body (" + (length ? std::to_string(*length) + " bytes" : "declared") +
+                ") is over --max-body " + std::to_string(state_.options.max_body)));
+    }
+    if (error && is_http_error(error) && error != http::error::end_of_stream) {
+        return refuse(error_answer(http::status::bad_request, "ValueError", "malformed_request",
+                                   "malformed HTTP request: " + error.message()));
+    }
+    if (error) return close();  // gone, silent, or closed by the drain
+
+    begin_request();
+    const auto& header = parser_->get();
+    if (beast::iequals(header[http::field::expect], "100-continue")) {
+        auto go_on =
+            std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+        return http::async_write(
+            stream_, *go_on,
+            [self = shared_from_this(), go_on](beast::error_code error, std::size_t) {
+                if (error) return self->close();
+                self->read_body();
+            });
+    }
+    read_body();
+}
+
+void Session::begin_request() {
+    const auto& header = parser_->get();
+    request_id_ = state_.request_id(std_view(header["x-request-id"]));
+    const std::string_view target = std_view(header.target());
+    route_ = Router::route_of(target.substr(0, target.find('?')));
+    started_ = std::chrono::steady_clock::now();
+    state_.metrics.request_started();
+    counted_ = true;
+}
+
+void Session::read_body() {
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code error, std::size_t) {
+                         self->on_body(error);
+                     });
+}
+
+void Session::on_body(beast::error_code error) {
+    if (closed_) return;
+    if (error == http::error::body_limit) {
+        return refuse(error_answer(
+            http::status::payload_too_large, "LimitExceeded", "body_too_large",
+            "the request body is over --max-body " + std::to_string(state_.options.max_body)));
+    }
+    if (error == beast::error::timeout) return timed_out();
+    if (error && is_http_error(error) && !connection_gone(error)) {
+        return refuse(error_answer(http::status::bad_request, "ValueError", "malformed_request",
+                                   "malformed HTTP request: " + error.message()));
+    }
+    if (error) return close();
+
+    Request request = parser_->release();
+    const bool keep_alive = request.keep_alive();
+    state_.router->handle(std::move(request), request_id_, state_.draining,
+                          [self = shared_from_this(), keep_alive](Response response) {
+                              net::dispatch(
+                                  self->stream_.get_executor(),
+                                  [self, keep_alive, response = std::move(response)]() mutable {
+                                      response.keep_alive(keep_alive);
+                                      self->answer(std::move(response));
+                                  });
+                          });
+}
+
+void Session::answer(Response response) {
+    if (closed_) return;
+    response.set(http::field::server, "cmfpipe");
+    response.set("x-request-id", request_id_);
+    if (state_.draining) response.keep_alive(false);
+    response.prepare_payload();
+    response_ = std::move(response);
+    stream_.expires_after(state_.options.client_timeout);
+    http::async_write(stream_, response_,
+                      [self = shared_from_this()](beast::error_code error, std::size_t) {
+                          self->on_written(error, self->response_.keep_alive());
+                      });
+}
+
+void Session::on_written(beast::error_code error, bool keep_alive) {
+    if (counted_) {
+        counted_ = false;
+        state_.metrics.request_finished(route_, response_.result_int(),
+                                        std::chrono::steady_clock::now() - started_);
+    }
+    if (error || !keep_alive) return close();
+    response_ = {};
+    read_request();
+}
+
+void Session::refuse(Response response) {
+    if (!counted_) {
+        request_id_ = state_.request_id({});  // no header to take one from
+        started_ = std::chrono::steady_clock::now();
+        state_.metrics.request_started();
+        counted_ = true;
+    }
+    response.set(http::field::server, "cmfpipe");
+    response.set("x-request-id", request_id_);
+    response.keep_alive(false);
+    response.prepare_payload();
+    response_ = std::move(response);
+    stream_.expires_after(state_.options.client_timeout);
+    http::async_write(stream_, response_,
+                      [self = shared_from_this()](beast::error_code error, std::size_t) {
+                          if (self->counted_) {
+                              self->counted_ = false;
+                              self->state_.metrics.request_finished(
+                                  self->route_, self->response_.result_int(),
+                                  std::chrono::steady_clock::now() - self->started_);
+                          }
+                          if (error) return self->close();
+                          self->drain_and_close();
+                      });
+}
+
+void Session::drain_and_close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(2));  // once: the whole drain has 2 s
+    discard_rest();
+}
+
+void Session::discard_rest() {
+    stream_.async_read_some(net::buffer(discard_),
+                            [self = shared_from_this()](beast::error_code error, std::size_t) {
+                                if (error) return self->close();
+                                self->discard_rest();
+                            });
+}
+
+void Session::timed_out() {
+    // The stream has closed the socket already: there is no answer to give, only the count. A
+    // request whose header never completed counts too (an idle keep-alive connection does not).
+    if (!counted_ && buffer_.size() > 0) {
+        route_ = Metrics::Route::other;
+        started_ = std::chrono::steady_clock::now();
+        state_.metrics.request_started();
+        counted_ = true;
+    }
+    if (counted_) {
+        counted_ = false;
+        state_.metrics.request_finished(route_, request_timeout,
+                                        std::chrono::steady_clock::now() - started_);
+    }
+    close();
+}
+
+void Session::close() {
+    if (closed_) return;
+    closed_ = true;
+    if (counted_) {
+        counted_ = false;
+        state_.metrics.request_finished(route_, client_closed_request,
+                                        std::chrono::steady_clock::now() - started_);
+    }
+    beast::error_code ignored;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+    stream_.close();
+}
+
+}  // namespace cmfpipe::serve

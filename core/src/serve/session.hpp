@@ -1,0 +1,66 @@
+#pragma once
+// One client connection of `cmfpipe serve`: HTTP/1.1 with keep-alive, on its own strand. It reads
+// a request under the limits (header size, --max-body: a declared Content-Length over it is
+// refused with 413 before any of the body is read), hands it to the Router, writes the answer,
+// and reads the next. A client that is too slow to send a request or to read an answer
+// (--client-timeout) is closed; so is an idle one when the server drains.
+#include <array>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "http_answer.hpp"
+#include "metrics.hpp"
+
+namespace cmfpipe::serve {
+
+struct ServerState;
+
+class Session : public std::enable_shared_from_this<Session> {
+  public:
+    Session(boost::asio::ip::tcp::socket socket, ServerState& state);
+    ~Session();
+    void start();
+    boost::asio::any_io_executor executor() { return stream_.get_executor(); }
+    // On the session's strand: closes the connection if it is waiting for a request.
+    void close_if_idle();
+
+  private:
+    void read_request();
+    void on_header(boost::beast::error_code error);
+    // The header is read: the request's id, its route, its start (for the metrics).
+    void begin_request();
+    void read_body();
+    void on_body(boost::beast::error_code error);
+    void answer(Response response);
+    void on_written(boost::beast::error_code error, bool keep_alive);
+    // Answers and closes: for a request that cannot be read (malformed, too large).
+    void refuse(Response response);
+    // After a refusal: the rest the client sends is read and dropped for a moment, so that it
+    // sees the answer rather than a reset connection, then the connection is closed.
+    void drain_and_close();
+    void discard_rest();
+    // --client-timeout ran out (tcp_stream has closed the socket).
+    void timed_out();
+    void close();
+
+    boost::beast::tcp_stream stream_;
+    boost::beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    Response response_;  // alive while it is written
+    ServerState& state_;
+    std::string request_id_;
+    Metrics::Route route_ = Metrics::Route::other;
+    std::chrono::steady_clock::time_point started_{};
+    bool idle_ = true;      // waiting for the first byte of a request
+    bool counted_ = false;  // the request in flight is counted in the metrics
+    bool closed_ = false;
+    std::array<char, 16 * 1024> discard_{};
+};
+
+}  // namespace cmfpipe::serve

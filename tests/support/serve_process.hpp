@@ -1,0 +1,107 @@
+#pragma once
+// `cmfpipe serve` started as a real child process on 127.0.0.1 with a port of its own choosing
+// (--listen 127.0.0.1:0): the test learns the port from the `listening on` line it prints.
+// The destructor kills a server that is still running, so a failing test never leaves one behind.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/process.hpp"
+
+namespace cmfpipe::testing {
+
+class ServeProcess {
+  public:
+    explicit ServeProcess(const std::vector<std::string>& args) {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("cmfpipe-serve-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+        std::filesystem::create_directories(dir_);
+        std::string command = "exec " + shell_quote(CMFPIPE_CLI) + " serve --listen 127.0.0.1:0";
+        for (const auto& a : args) command += " " + shell_quote(a);
+        command += " </dev/null >" + shell_quote((dir_ / "out").string()) + " 2>" +
+                   shell_quote((dir_ / "err").string());
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (std::chrono::steady_clock::now() < deadline) {
+            std::smatch match;
+            const std::string err = stderr_text();
+            if (std::regex_search(err, match, listening)) {
+                port_ = static_cast<unsigned short>(std::stoi(match[1]));
+                return;
+            }
+            int status = 0;
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = -1;
+                exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+                return;  // it did not start: exit_code() and stderr_text() say why
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        throw std::runtime_error("cmfpipe serve did not start within 30 s: " + stderr_text());
+    }
+    ~ServeProcess() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+        std::filesystem::remove_all(dir_);
+    }
+    ServeProcess(const ServeProcess&) = delete;
+    ServeProcess& operator=(const ServeProcess&) = delete;
+
+    bool running() const { return pid_ > 0; }
+    unsigned short port() const { return port_; }
+    pid_t pid() const { return pid_; }
+    // The exit code once it has exited (-1 before, or when a signal ended it).
+    int exit_code() const { return exit_code_; }
+    std::string stderr_text() const { return slurp(dir_ / "err"); }
+
+    void signal(int number) const { ::kill(pid_, number); }
+
+    // Waits for the exit; false when it is still running after `seconds`.
+    bool wait_exit(double seconds) {
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+        while (pid_ > 0 && std::chrono::steady_clock::now() < deadline) {
+            int status = 0;
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = -1;
+                exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+                return true;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return pid_ <= 0;
+    }
+
+    // Its resident memory now, from /proc/PID/status (VmRSS, kB).
+    long rss_kb() const {
+        std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+        std::string line;
+        while (std::getline(status, line))
+            if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+        return -1;
+    }
+
+  private:
+    std::filesystem::path dir_;
+    pid_t pid_ = -1;
+    unsigned short port_ = 0;
+    int exit_code_ = -1;
+};
+
+}  // namespace cmfpipe::testing
