@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+
+#include "cmfpipe/json_parse.hpp"
 
 #include "support/process.hpp"
 
@@ -115,5 +118,46 @@ TEST_CASE(
                   shell_quote(source + "/greeting.txt"));
     CHECK(unknown.exit_code == 1);
     CHECK_THAT(unknown.err, Catch::Contains("no renderer registered for kind 'dollar'"));
+    fs::remove_all(work);
+}
+
+TEST_CASE(
+    "out-of-tree embedding host: find_package - its own io_context - concurrent async requests") {
+    const fs::path work =
+        fs::temp_directory_path() / ("cmfpipe-embed-" + std::to_string(::getpid()));
+    fs::remove_all(work);
+    const fs::path prefix = work / "prefix", build = work / "build";
+    const std::string source = std::string(CMFPIPE_SOURCE_DIR) + "/examples/embedding-host";
+
+    auto install = run_shell("cmake --install " + shell_quote(CMFPIPE_BINARY_DIR) + " --prefix " +
+                             shell_quote(prefix.string()));
+    INFO(install.out << install.err);
+    REQUIRE(install.exit_code == 0);
+    auto configure = run_shell("env -u CMFPIPE_PLUGIN_PATH cmake -S " + shell_quote(source) +
+                               " -B " + shell_quote(build.string()) +
+                               " -G Ninja -DCMAKE_PREFIX_PATH=" + shell_quote(prefix.string()));
+    INFO(configure.out << configure.err);
+    REQUIRE(configure.exit_code == 0);
+    auto compile = run_shell("cmake --build " + shell_quote(build.string()));
+    INFO(compile.out << compile.err);
+    REQUIRE(compile.exit_code == 0);
+
+    // The plugins come from the install prefix (beside its libcmfpipe.so), nothing else.
+    auto run = run_shell(
+        "env -u CMFPIPE_PLUGIN_PATH " + shell_quote((build / "embedding-host").string()) + " " +
+        shell_quote(std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/chat.prompty") + " " +
+        shell_quote(std::string(CMFPIPE_SOURCE_DIR) + "/config/default.yaml") + " 40");
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.err.empty());
+    std::istringstream lines(run.out);
+    std::string line;
+    int count = 0;
+    for (; std::getline(lines, line); ++count) {
+        const cmfpipe::Json body = cmfpipe::parse_json(line, "line");
+        CHECK(body["model"] == "gpt-4o-mini");
+        CHECK(body["messages"][1]["content"] == "question " + std::to_string(count));
+    }
+    CHECK(count == 40);
     fs::remove_all(work);
 }

@@ -43,7 +43,8 @@ Json inputs_for(const std::string& question) {
 
 }  // namespace
 
-TEST_CASE("async host: a callback gets the outcome on its own executor; the work ran on the pool") {
+TEST_CASE(
+    "async host: a callback gets the outcome on its own executor - the work ran on the pool") {
     auto service = make_service();
     auto prompt = std::make_shared<const host::Prompt>(
         service->make_prompt("chat", prompty::load(chat_file)));
@@ -70,7 +71,7 @@ TEST_CASE("async host: a callback gets the outcome on its own executor; the work
     }
 }
 
-TEST_CASE("async host: use_future returns the outcome; and rethrows the flow's error") {
+TEST_CASE("async host: use_future returns the outcome - and rethrows the flow's error") {
     auto service = make_service();
     auto prompt = std::make_shared<const host::Prompt>(
         service->make_prompt("chat", prompty::load(chat_file)));
@@ -86,7 +87,7 @@ TEST_CASE("async host: use_future returns the outcome; and rethrows the flow's e
     CHECK_THROWS_AS(unknown.get(), InvokerError);
 }
 
-TEST_CASE("async host: awaitables in coroutines; prompt then completion back through llm_output") {
+TEST_CASE("async host: awaitables in coroutines - prompt then completion back through llm_output") {
     auto service = make_service();
     auto prompt = std::make_shared<const host::Prompt>(
         service->make_prompt("chat", prompty::load(chat_file)));

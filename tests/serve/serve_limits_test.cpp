@@ -42,7 +42,7 @@ std::string question_body(const std::string& question) {
 
 }  // namespace
 
-TEST_CASE("serve: --max-body: a body just under passes; just over is 413; chunked too") {
+TEST_CASE("serve: --max-body: a body just under passes - just over is 413 - chunked too") {
     ChatServer chat({"--max-body", "1024"});
     HttpConnection client(chat.port());
     const std::string padding = "{\"question\": \"" + std::string(1024 - 16, 'q') + "\"}";
@@ -109,7 +109,7 @@ TEST_CASE("serve: a 100 MB body is refused with 413 and the server's memory grow
     CHECK(warm.request("GET", "/health").status == 200);
 }
 
-TEST_CASE("serve: an oversized header is 431; a malformed request 400; each with a JSON body") {
+TEST_CASE("serve: an oversized header is 431 - a malformed request 400 - each with a JSON body") {
     ChatServer chat({});
     HttpConnection big(chat.port());
     REQUIRE(big.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') +
@@ -158,7 +158,7 @@ TEST_CASE("serve: a slowloris client and 2000 idle connections do not stop other
                Catch::Contains("cmfpipe_http_requests_total{route=\"other\",status=\"408\"} 1\n"));
 }
 
-TEST_CASE("serve: 1000 requests over 64 connections; each answer its own") {
+TEST_CASE("serve: 1000 requests over 64 connections - each answer its own") {
     ChatServer chat({});
     constexpr int connections = 64, total = 1000;
     std::atomic<int> next{0}, right{0}, wrong{0};
@@ -185,7 +185,8 @@ TEST_CASE("serve: 1000 requests over 64 connections; each answer its own") {
 }
 
 TEST_CASE(
-    "serve: SIGTERM stops accepting; finishes the requests in flight; closes idle ones; exits 0") {
+    "serve: SIGTERM stops accepting - finishes the requests in flight - closes idle ones - exits "
+    "0") {
     ChatServer chat({"--grace", "10"});
     HttpConnection idle(chat.port());
     REQUIRE(idle.request("GET", "/health").status == 200);

@@ -31,7 +31,7 @@ const Json conversation = {
 
 }  // namespace
 
-TEST_CASE("serve: a processor's stop is 403 with the decisions; logged with the request id") {
+TEST_CASE("serve: a processor's stop is 403 with the decisions - logged with the request id") {
     Scratch s;
     std::filesystem::copy_file(examples / "prompty" / "chat.prompty", s.dir / "chat.prompty");
     const std::string config = s.write(
@@ -84,7 +84,7 @@ TEST_CASE("serve: the default pipeline redacts a prompt's PII as cmfpipe run doe
     CHECK_THAT(answer.body, !Catch::Contains("ada@example.com"));
 }
 
-TEST_CASE("serve: POST /v1/process answers as cmfpipe process; 403 when stopped") {
+TEST_CASE("serve: POST /v1/process answers as cmfpipe process - 403 when stopped") {
     Scratch s;
     const std::string file = s.write("m.json", conversation.dump());
     ServeProcess server({});

@@ -65,7 +65,7 @@ TEST_CASE("serve: GET /v1/plugins answers what cmfpipe plugins --json prints") {
     CHECK(answer.body == cli.out);
 }
 
-TEST_CASE("serve: POST /v1/prompts/NAME answers exactly what cmfpipe run prints; for every --to") {
+TEST_CASE("serve: POST /v1/prompts/NAME answers exactly what cmfpipe run prints - for every --to") {
     PromptFolder prompts;
     Scratch s;
     const std::string inputs_file = s.write("inputs.json", chat_inputs);
@@ -89,7 +89,7 @@ TEST_CASE("serve: POST /v1/prompts/NAME answers exactly what cmfpipe run prints;
     CHECK(json_of(plain)[1]["content"][0]["text"] == "What is a nonce?");
 }
 
-TEST_CASE("serve: a prompt's errors: 400 naming the input; 404 for an unknown prompt or route") {
+TEST_CASE("serve: a prompt's errors: 400 naming the input - 404 for an unknown prompt or route") {
     PromptFolder prompts;
     ServeProcess server({"--prompts", prompts.dir(), "--no-pipeline"});
     HttpConnection client(server.port());
@@ -143,7 +143,7 @@ TEST_CASE("serve: malformed JSON is 400 with its line and column") {
 }
 
 TEST_CASE(
-    "serve: a changed prompt file is served changed; a new one is found; a removed one is gone") {
+    "serve: a changed prompt file is served changed - a new one is found - a removed one is gone") {
     PromptFolder prompts;
     ServeProcess server({"--prompts", prompts.dir(), "--no-pipeline"});
     HttpConnection client(server.port());
