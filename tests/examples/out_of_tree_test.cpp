@@ -1,5 +1,6 @@
-// examples/custom-renderer, the way a plugin author meets cmfpipe: install to a prefix, build the
-// plugin out of tree with find_package(cmfpipe), load it through CMFPIPE_PLUGIN_PATH.
+// The examples the way their users meet cmfpipe: install to a prefix, build out of tree with
+// find_package(cmfpipe). examples/custom-renderer: a plugin loaded through CMFPIPE_PLUGIN_PATH;
+// examples/embedding-host: an application that links the library.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -14,21 +15,20 @@ namespace fs = std::filesystem;
 using cmfpipe::testing::run_shell;
 using cmfpipe::testing::shell_quote;
 
-TEST_CASE(
-    "out-of-tree custom renderer: install, find_package, build, load via CMFPIPE_PLUGIN_PATH") {
-    const fs::path work = fs::temp_directory_path() / ("cmfpipe-oot-" + std::to_string(::getpid()));
+namespace {
+
+// cmake --install of this build into work/prefix, then the example `name` configured against it
+// in a clean environment (nothing of the source or build tree visible) and built in work/build.
+void install_and_build_example(const fs::path& work, const std::string& name) {
     fs::remove_all(work);
     const fs::path prefix = work / "prefix", build = work / "build";
-    const std::string source = std::string(CMFPIPE_SOURCE_DIR) + "/examples/custom-renderer";
-
     auto install = run_shell("cmake --install " + shell_quote(CMFPIPE_BINARY_DIR) + " --prefix " +
                              shell_quote(prefix.string()));
     INFO(install.out << install.err);
     REQUIRE(install.exit_code == 0);
     REQUIRE(fs::exists(prefix / "lib/cmake/cmfpipe/cmfpipeConfig.cmake"));
     REQUIRE(fs::exists(prefix / "include/cmfpipe/plugin.hpp"));
-
-    // A clean environment: nothing of the source or build tree is visible to the example's build.
+    const std::string source = std::string(CMFPIPE_SOURCE_DIR) + "/examples/" + name;
     auto configure = run_shell("env -u CMFPIPE_PLUGIN_PATH cmake -S " + shell_quote(source) +
                                " -B " + shell_quote(build.string()) +
                                " -G Ninja -DCMAKE_PREFIX_PATH=" + shell_quote(prefix.string()));
@@ -37,6 +37,16 @@ TEST_CASE(
     auto compile = run_shell("cmake --build " + shell_quote(build.string()));
     INFO(compile.out << compile.err);
     REQUIRE(compile.exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "out-of-tree custom renderer: install, find_package, build, load via CMFPIPE_PLUGIN_PATH") {
+    const fs::path work = fs::temp_directory_path() / ("cmfpipe-oot-" + std::to_string(::getpid()));
+    const fs::path prefix = work / "prefix", build = work / "build";
+    const std::string source = std::string(CMFPIPE_SOURCE_DIR) + "/examples/custom-renderer";
+    install_and_build_example(work, "custom-renderer");
     REQUIRE(fs::exists(build / "dollar.so"));
 
     const std::string cli = shell_quote((prefix / "bin/cmfpipe").string());
@@ -125,22 +135,8 @@ TEST_CASE(
     "out-of-tree embedding host: find_package - its own io_context - concurrent async requests") {
     const fs::path work =
         fs::temp_directory_path() / ("cmfpipe-embed-" + std::to_string(::getpid()));
-    fs::remove_all(work);
-    const fs::path prefix = work / "prefix", build = work / "build";
-    const std::string source = std::string(CMFPIPE_SOURCE_DIR) + "/examples/embedding-host";
-
-    auto install = run_shell("cmake --install " + shell_quote(CMFPIPE_BINARY_DIR) + " --prefix " +
-                             shell_quote(prefix.string()));
-    INFO(install.out << install.err);
-    REQUIRE(install.exit_code == 0);
-    auto configure = run_shell("env -u CMFPIPE_PLUGIN_PATH cmake -S " + shell_quote(source) +
-                               " -B " + shell_quote(build.string()) +
-                               " -G Ninja -DCMAKE_PREFIX_PATH=" + shell_quote(prefix.string()));
-    INFO(configure.out << configure.err);
-    REQUIRE(configure.exit_code == 0);
-    auto compile = run_shell("cmake --build " + shell_quote(build.string()));
-    INFO(compile.out << compile.err);
-    REQUIRE(compile.exit_code == 0);
+    const fs::path build = work / "build";
+    install_and_build_example(work, "embedding-host");
 
     // The plugins come from the install prefix (beside its libcmfpipe.so), nothing else.
     auto run = run_shell(
