@@ -50,7 +50,7 @@ struct WireGroup {
 };
 
 // The content of `original` rebuilt for `after`, the messages the processors made of the group's
-// messages (matched by role: tool results with the tool message, the rest with the other).
+// messages (each with the group's message of its role).
 Json rewrite_content(const Json& original, const WireGroup& group,
                      const std::vector<const cmf::Message*>& after, std::size_t index,
                      bool system) {
@@ -68,10 +68,9 @@ Json rewrite_content(const Json& original, const WireGroup& group,
     for (std::size_t r = 0; r < group.messages.size(); ++r) {
         const cmf::Message& before = *group.messages[r];
         const MessageSlots& slots = *group.slots[r];
-        const bool tool = before.role() == cmf::Role::tool;
         std::size_t match = after.size();
         for (std::size_t a = 0; a < after.size() && match == after.size(); ++a) {
-            if (!used[a] && (after[a]->role() == cmf::Role::tool) == tool) match = a;
+            if (!used[a] && after[a]->role() == before.role()) match = a;
         }
         if (match == after.size()) continue;  // removed: its blocks go with it
         used[match] = true;
@@ -102,15 +101,6 @@ Json rewrite_content(const Json& original, const WireGroup& group,
         for (const Json& entry : flagged.added) blocks.added(flagged_tool_use(entry));
         for (const PartSlot& slot : slots.opaque)
             blocks.at(*slot.index, wire::at_slot(original, slot));
-    }
-    for (std::size_t a = 0; a < after.size(); ++a) {  // a message the group had no place for
-        if (used[a]) continue;
-        blocks.next_message();
-        std::size_t thinking = 0;
-        for (std::size_t j = 0; j < after[a]->size(); ++j)
-            blocks.added(block_for(*after[a], j, thinking));
-        for (const Json& entry : wire::invalid_tool_arguments(*after[a]))
-            blocks.added(flagged_tool_use(entry));
     }
     Json rebuilt = blocks.array();
     if (content.is_string() && rebuilt.size() == 1 && rebuilt[0].size() == 2 &&
@@ -162,24 +152,43 @@ Json with_body_request_messages(const Json& body, const std::vector<cmf::Message
             ++i;
             continue;
         }
-        std::vector<const cmf::Message*> after;  // the messages of this origin, in a row
+        // The messages of this origin, in a row: those with a role the wire message gave go back
+        // into it; one whose role changed is written as a new message after it.
+        std::vector<const cmf::Message*> after;
+        std::vector<std::size_t> others;
+        std::vector<bool> taken(group->second.messages.size(), false);
         const std::size_t first = i;
-        while (i < messages.size() && wire::body_origin(messages[i], request_source) == origin)
-            after.push_back(&messages[i++]);
-        last_was_tool = false;
-        const bool is_system = *origin == "system";
-        const Json original = is_system
-                                  ? Json{{"content", body.at("system")}}
-                                  : body.at("messages").at(*wire::body_index(*origin, "messages"));
-        Json rewritten = original;
-        if (!group_unchanged(group->second, after))
-            rewritten["content"] =
-                rewrite_content(original, group->second, after, first, is_system);
-        if (is_system) {
-            kept_system = std::move(rewritten["content"]);
-        } else {
-            wire_messages.push_back(std::move(rewritten));
+        for (; i < messages.size() && wire::body_origin(messages[i], request_source) == origin;
+             ++i) {
+            bool placed = false;
+            for (std::size_t r = 0; r < taken.size() && !placed; ++r) {
+                placed = !taken[r] && group->second.messages[r]->role() == messages[i].role();
+                if (placed) taken[r] = true;
+            }
+            if (placed) {
+                after.push_back(&messages[i]);
+            } else {
+                others.push_back(i);
+            }
         }
+        const bool is_system = *origin == "system";
+        if (!after.empty()) {
+            last_was_tool = false;
+            const Json original =
+                is_system ? Json{{"content", body.at("system")}}
+                          : body.at("messages").at(*wire::body_index(*origin, "messages"));
+            Json rewritten = original;
+            if (!group_unchanged(group->second, after))
+                rewritten["content"] =
+                    rewrite_content(original, group->second, after, first, is_system);
+            if (is_system) {
+                kept_system = std::move(rewritten["content"]);
+            } else {
+                wire_messages.push_back(std::move(rewritten));
+            }
+        }
+        for (std::size_t k : others)
+            append_message(system, wire_messages, messages[k], k, last_was_tool);
     }
     std::vector<std::pair<std::string, Json>> replace{{"messages", std::move(wire_messages)}};
     if (!system.empty()) {
