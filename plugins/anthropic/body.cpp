@@ -199,7 +199,7 @@ Json with_body_request_messages(const Json& body, const std::vector<cmf::Message
             system = std::move(kept_system);
         }
         replace.emplace_back("system", system_value(std::move(system)));
-    } else if (body.contains("system")) {
+    } else if (groups.count("system")) {                         // (a system: null stays)
         replace.emplace_back("system", std::move(kept_system));  // null: removed
     }
     return wire::replace_members(body, std::move(replace), "messages");

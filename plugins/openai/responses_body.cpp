@@ -231,7 +231,7 @@ Json with_responses_request_messages(const Json& body, const std::vector<cmf::Me
     }
     if (fresh.has_instructions) add_instructions(instructions, fresh.instructions);
     std::vector<std::pair<std::string, Json>> replace;
-    if (instructions || body.contains("instructions"))
+    if (instructions || by_origin.count("instructions"))  // (an instructions: null stays)
         replace.emplace_back("instructions", instructions ? Json(*instructions) : Json());
     if (input.is_string() && input_string && items.size() == 1) {
         replace.emplace_back("input", items[0]["content"]);  // still the one string

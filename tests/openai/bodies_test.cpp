@@ -59,7 +59,7 @@ std::string exact(const char* json) {
 
 TEST_CASE("openai request bodies of the case file come back exactly") {
     const auto bodies = case_bodies(cases, "requests");
-    REQUIRE(bodies.size() == 7);
+    REQUIRE(bodies.size() == 8);
     for (const auto& c : bodies) check_request_round_trip(adapter(), c);
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("openai request_messages reads Responses instructions, input strings a
     CHECK(outline(adapter().request_messages(case_body("requests", 5), Json::object())) ==
           "instructions system: text \"Be brief.\"\n"
           "input user: text \"Hello there\"\n");
-    CHECK(outline(adapter().request_messages(case_body("requests", 6), Json::object())) ==
+    CHECK(outline(adapter().request_messages(case_body("requests", 7), Json::object())) ==
           "input[0] developer: text \"Use tools.\"\n"
           "input[1] user: text \"Look at these.\" | image url https://x.test/c.png | image url "
           "file-img1 | document base64 application/pdf JVBER \"b.pdf\" | document url file-doc1 | "
