@@ -189,3 +189,19 @@ TEST_CASE("anthropic bodies with every text edited read back as edited, the rest
     for (const auto& c : case_bodies(cases, "requests")) check_edited_round_trip(adapter(), c);
     for (const auto& c : corpus_requests("anthropic")) check_edited_round_trip(adapter(), c);
 }
+
+TEST_CASE("anthropic response: a text added, a call removed, server-tool blocks in place") {
+    const Json& body = case_body("responses", 0);
+    auto messages = adapter().from_wire(body.dump(), Json::object());
+    REQUIRE(messages.size() == 1);
+    const Message& m = messages[0];
+    REQUIRE(m.size() == 3);
+    messages[0] = m.with_content({m.part(0), m.part(1), ContentPart::text("Anything else?")});
+    CHECK(
+        adapter().with_response_messages(body, messages, Json::object())["content"].dump() ==
+        exact(
+            R"([{"type":"thinking","thinking":"hmm","signature":"sig=="},{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"weather"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},{"type":"text","text":"Mail bob@example.com for the rest.","citations":[{"type":"web_search_result_location","url":"https://x.test"}]},{"type":"text","text":"Anything else?"}])"));
+    CHECK(thrown_message<cmfpipe::ValueError>([&] {
+              adapter().with_response_messages(body, {m, m}, Json::object());
+          }) == "anthropic response: 2 messages for one response message");
+}

@@ -260,3 +260,17 @@ TEST_CASE("openai bodies with every text edited read back as edited, the rest in
     for (const auto& c : case_bodies(cases, "requests")) check_edited_round_trip(adapter(), c);
     for (const auto& c : corpus_requests("openai")) check_edited_round_trip(adapter(), c);
 }
+
+TEST_CASE("openai Responses output: a part rewritten, a call removed, a text added") {
+    const Json& body = case_body("responses", 2);
+    auto messages = adapter().from_wire(body.dump(), Json::object());
+    REQUIRE(messages.size() == 1);
+    const Message& m = messages[0];
+    REQUIRE(m.size() == 3);
+    messages[0] = m.with_content(
+        {ContentPart::thinking("thought"), m.part(1), ContentPart::text("See you.")});
+    CHECK(
+        adapter().with_response_messages(body, messages, Json::object())["output"].dump() ==
+        exact(
+            R"([{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"thought"}]},{"type":"web_search_call","id":"ws_1","status":"completed"},{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Call 555-123-4567 tomorrow.","annotations":[]},{"type":"output_text","text":"See you."}]}])"));
+}

@@ -79,13 +79,35 @@ std::vector<std::optional<std::size_t>> pair_parts(const cmf::Content& before,
         return pairs;
     }
     constexpr std::size_t window = 32;  // bounds the work on a hostile body with many parts
+    std::vector<bool> used(before.size(), false);
     std::size_t next = 0;
     for (std::size_t j = 0; j < after.size(); ++j) {
         const std::size_t end = std::min(before.size(), next + window);
         for (std::size_t i = next; i < end; ++i) {
             if (*before[i] == *after[j]) {
                 pairs[j] = i;
+                used[i] = true;
                 next = i + 1;
+                break;
+            }
+        }
+    }
+    // A part rewritten while others came or went: between the same pairs, a new part takes the
+    // next unpaired part of its type.
+    std::vector<std::size_t> gap_end(after.size() + 1, before.size());
+    for (std::size_t j = after.size(); j-- > 0;) gap_end[j] = pairs[j] ? *pairs[j] : gap_end[j + 1];
+    std::size_t from = 0;
+    for (std::size_t j = 0; j < after.size(); ++j) {
+        if (pairs[j]) {
+            from = *pairs[j] + 1;
+            continue;
+        }
+        const std::size_t end = std::min(gap_end[j + 1], from + window);
+        for (std::size_t i = from; i < end; ++i) {
+            if (!used[i] && before[i]->type() == after[j]->type()) {
+                pairs[j] = i;
+                used[i] = true;
+                from = i + 1;
                 break;
             }
         }

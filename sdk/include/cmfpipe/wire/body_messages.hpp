@@ -59,8 +59,10 @@ bool same_on_wire(const cmf::Message& before, const cmf::Message& after,
                   std::initializer_list<std::string_view> custom_keys);
 // For each part of `after`, the part of `before` it stands for (nullopt: a new part). The same
 // count with the same type at every index pairs by position (a part a processor rewrote stands
-// for the one it replaced); otherwise each part of `after` takes the next equal part of `before`
-// within 32 places, in order (a part moved further is taken as removed and added again).
+// for the one it replaced). Otherwise each part of `after` takes the next equal part of `before`
+// within 32 places, in order; then, between those pairs, a part left over takes the next unpaired
+// part of its type (rewritten while others were added or removed). A part moved further is taken
+// as removed and added again.
 std::vector<std::optional<std::size_t>> pair_parts(const cmf::Content& before,
                                                    const cmf::Content& after);
 // The flagged tool calls (custom.invalid_tool_arguments) of `before` that `after` still has
