@@ -5,6 +5,7 @@
 
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/wire/body_messages.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 
 namespace cmfpipe::anthropic {
@@ -13,22 +14,62 @@ namespace cmfpipe::anthropic {
 // default_max_tokens: max_tokens when the agent sets no maxOutputTokens (the API requires one).
 Json messages_request(const std::vector<cmf::Message>& messages, const Json& agent,
                       const Json& options, std::int64_t default_max_tokens);
+// The pieces of messages_request that the body calls share (body.cpp).
+// "message 2 part 1 (video)": where a part is, for error messages.
+std::string place_of(std::size_t message, std::size_t part, const cmf::ContentPart& p);
+// The signature kept in custom.thinking_signatures for the k-th thinking part ("" when none).
+std::string thinking_signature(const cmf::Message& message, std::size_t k);
+// Part `i` of system message `m` as a system text block (other parts: ValueError).
+Json system_block(const cmf::Message& message, std::size_t m, std::size_t i);
+// A tool_use block for a flagged call (custom.invalid_tool_arguments entry): its raw input.
+Json flagged_tool_use(const Json& flagged);
+// One CMF message as messages_request writes it: system/developer text blocks onto `system`,
+// others onto `wire_messages` (a tool message right after another joins its user message).
+void append_message(Json& system, Json& wire_messages, const cmf::Message& message, std::size_t m,
+                    bool& last_was_tool);
+// The system field for these text blocks: one is a string, several an array.
+Json system_value(Json system);
 
 // ---- blocks.cpp: content blocks <-> CMF parts, shared by requests, responses and conversations.
 // One CMF part as a block; `signature` is a thinking part's signature (may be empty).
 Json part_to_block(const cmf::ContentPart& part, const std::string& place,
                    const std::string& signature);
 // One block of a message as parts. Thinking signatures, redacted thinking and blocks CMF has no
-// type for are kept in `custom` (thinking_signatures, redacted_thinking, provider_blocks).
-void block_to_parts(const wire::WireNode& block, cmf::Content& parts, Json& custom);
+// type for are kept in `custom` (thinking_signatures, redacted_thinking, provider_blocks); with
+// UnknownBlocks::refuse (request bodies) a block CMF has no type for is a ValueError instead.
+// Returns what the block became: a part, a flagged tool call, or an opaque custom entry.
+enum class UnknownBlocks { keep, refuse };
+enum class BlockRead { part, flagged, opaque };
+BlockRead block_to_parts(const wire::WireNode& block, cmf::Content& parts, Json& custom,
+                         UnknownBlocks unknown = UnknownBlocks::keep);
+// The blocks of a content array; given `slots`, each block's slot ("content"[k]) is noted.
+void read_blocks(const wire::WireNode& content, cmf::Content& parts, Json& custom,
+                 wire::MessageSlots* slots, UnknownBlocks unknown);
 // Drops custom["thinking_signatures"] when no thinking block had a signature (so a message that
 // never had signatures reads back equal), and returns the finished custom slot (null when empty).
 std::shared_ptr<const Json> finish_custom(Json custom);
-// A request body's system + messages (the inverse of messages_request).
-std::vector<cmf::Message> read_conversation(const wire::WireNode& body);
+// A request body's system + messages (the inverse of messages_request). Given `where`, each
+// message read gets its origin ("system", "messages[N]": a user message that holds tool results
+// gives a tool message and, for the rest, a user message of the same origin) and part slots.
+struct ConversationSlots {
+    std::vector<std::string> origins;
+    std::vector<wire::MessageSlots> slots;
+};
+std::vector<cmf::Message> read_conversation(const wire::WireNode& body,
+                                            UnknownBlocks unknown = UnknownBlocks::keep,
+                                            ConversationSlots* where = nullptr);
 
 // ---- response.cpp: a Messages API response -> one assistant message with its extensions.
-std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& options);
+// Given `slots`, the part slots of its content ("content"[k]) are noted there.
+std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& options,
+                                        wire::MessageSlots* slots = nullptr);
+
+// ---- body.cpp: the body calls (Adapter::request_messages, with_request_messages,
+// with_response_messages).
+std::vector<cmf::Message> body_request_messages(const Json& body);
+Json with_body_request_messages(const Json& body, const std::vector<cmf::Message>& messages);
+Json with_body_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                 const Json& options);
 
 // ---- stream.cpp: streamed events (SSE text or a JSON array of event objects) -> the message
 // object they add up to, as far as they go.

@@ -1,5 +1,6 @@
 // Anthropic content blocks <-> CMF parts. Text, thinking, tool_use, tool_result, image and
 // document have a block each; CMF parts with no block (video, resources, prompts) are errors.
+// Given MessageSlots, the readers also note where each part was (for the body calls, body.cpp).
 #include <map>
 
 #include "anthropic_wire.hpp"
@@ -85,8 +86,10 @@ Json part_to_block(const ContentPart& part, const std::string& place,
     if (const auto* result = part.get_if<cmf::ToolResult>()) {
         Json block = {{"type", "tool_result"}, {"tool_use_id", result->tool_call_id}};
         if (!result->content.is_null()) {
-            block["content"] =
-                result->content.is_string() ? result->content : Json(result->content.dump());
+            const Json& content = result->content;
+            block["content"] = content.is_string() || wire::is_block_array(content)
+                                   ? content
+                                   : Json(content.dump());
         }
         if (result->is_error) block["is_error"] = true;
         return block;
@@ -102,7 +105,8 @@ Json part_to_block(const ContentPart& part, const std::string& place,
     throw ValueError("anthropic: " + place + ": the Messages API has no block for this part");
 }
 
-void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
+BlockRead block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom,
+                         UnknownBlocks unknown) {
     block.object();
     const std::string& type = block.at("type").string();
     if (type == "text") {
@@ -112,6 +116,7 @@ void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
         custom["thinking_signatures"].push_back(block.string_or("signature", ""));
     } else if (type == "redacted_thinking") {
         custom["redacted_thinking"].push_back(block.at("data").string());
+        return BlockRead::opaque;
     } else if (type == "tool_use") {
         cmf::ToolCall call{block.at("id").string(), block.at("name").string(), Json::object(),
                            std::nullopt};
@@ -119,6 +124,7 @@ void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
         wire::ToolArguments arguments = wire::tool_arguments_from_value(block.json()["input"]);
         if (arguments.error) {
             wire::flag_invalid_tool_arguments(custom, call, arguments);
+            return BlockRead::flagged;
         } else {
             call.arguments = std::move(arguments.object);
             parts.push_back(ContentPart::make(std::move(call)));
@@ -138,44 +144,84 @@ void block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom) {
         read_source(block.at("source").object(), doc);
         doc.title = block.optional_string("title");
         parts.push_back(ContentPart::make(std::move(doc)));
+    } else if (unknown == UnknownBlocks::refuse) {
+        block.at("type").fail("unsupported content block type '" + type +
+                              "' (CMF has no part for it)");
     } else {
         custom["provider_blocks"].push_back(
             block.json());  // server tools, citations...: kept verbatim
+        return BlockRead::opaque;
+    }
+    return BlockRead::part;
+}
+
+void read_blocks(const WireNode& content, cmf::Content& parts, Json& custom,
+                 wire::MessageSlots* slots, UnknownBlocks unknown) {
+    std::vector<WireNode> blocks = content.elements();
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        BlockRead read = block_to_parts(blocks[k], parts, custom, unknown);
+        if (!slots) continue;
+        auto& list = read == BlockRead::part      ? slots->parts
+                     : read == BlockRead::flagged ? slots->flagged
+                                                  : slots->opaque;
+        list.push_back(wire::PartSlot{"content", k});
     }
 }
 
-std::vector<cmf::Message> read_conversation(const WireNode& body) {
+std::vector<cmf::Message> read_conversation(const WireNode& body, UnknownBlocks unknown,
+                                            ConversationSlots* where) {
     std::vector<cmf::Message> out;
-    Json custom = Json::object();
+    auto origin = [&](std::string path) -> wire::MessageSlots* {
+        if (!where) return nullptr;
+        where->origins.push_back(std::move(path));
+        return &where->slots.emplace_back();
+    };
     if (auto system = body.find("system")) {
+        wire::MessageSlots* slots = origin("system");
         cmf::Content parts;
+        Json custom = Json::object();
         if (system->is_string()) {
             parts.push_back(ContentPart::text(system->string()));
+            if (slots) slots->parts.push_back(wire::PartSlot{"content", std::nullopt});
         } else {
-            for (const WireNode& block : system->elements()) block_to_parts(block, parts, custom);
+            if (unknown == UnknownBlocks::refuse) {
+                for (const WireNode& block : system->elements()) {
+                    if (block.object().at("type").string() != "text")
+                        block.at("type").fail("the system takes text blocks only");
+                }
+            }
+            read_blocks(*system, parts, custom, slots, unknown);
         }
         out.emplace_back(cmf::Role::system, std::move(parts));
+        if (auto slot = finish_custom(std::move(custom)))
+            out.back() = out.back().with_custom(std::move(slot));
     }
     std::map<std::string, std::string, std::less<>> tool_names;
-    for (const WireNode& message : body.at("messages").elements()) {
+    std::vector<WireNode> messages = body.at("messages").elements();
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        const WireNode& message = messages[k];
         message.object();
         WireNode role_node = message.at("role");
         const std::string& role_name = role_node.string();
         if (role_name != "user" && role_name != "assistant")
             role_node.fail("unknown role '" + role_name + "'");
         cmf::Role role = role_name == "user" ? cmf::Role::user : cmf::Role::assistant;
-        cmf::Content parts, results;
+        cmf::Content parts;
         Json message_custom = Json::object();
+        wire::MessageSlots read;
         WireNode content = message.at("content");
         if (content.is_string()) {
             parts.push_back(ContentPart::text(content.string()));
+            read.parts.push_back(wire::PartSlot{"content", std::nullopt});
         } else {
-            for (const WireNode& block : content.elements())
-                block_to_parts(block, parts, message_custom);
+            read_blocks(content, parts, message_custom, &read, unknown);
         }
-        // Tool results ride in user messages on this wire; in CMF they are a tool message.
-        cmf::Content rest;
-        for (cmf::PartPtr& p : parts) {
+        // Tool results ride in user messages on this wire; in CMF they are a tool message (first).
+        cmf::Content results, rest;
+        wire::MessageSlots result_slots,
+            rest_slots{{}, std::move(read.flagged), std::move(read.opaque)};
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            cmf::PartPtr& p = parts[i];
             if (const auto* call = p->get_if<cmf::ToolCall>())
                 tool_names[call->tool_call_id] = call->name;
             if (const auto* result = p->get_if<cmf::ToolResult>()) {
@@ -183,17 +229,24 @@ std::vector<cmf::Message> read_conversation(const WireNode& body) {
                 if (auto it = tool_names.find(named.tool_call_id); it != tool_names.end())
                     named.tool_name = it->second;
                 results.push_back(ContentPart::make(std::move(named)));
+                result_slots.parts.push_back(read.parts[i]);
             } else {
                 rest.push_back(std::move(p));
+                rest_slots.parts.push_back(read.parts[i]);
             }
         }
+        const std::string path = "messages[" + std::to_string(k) + "]";
         const bool had_results = !results.empty();
-        if (had_results) out.emplace_back(cmf::Role::tool, std::move(results));
-        if (!rest.empty() || !had_results) {
+        if (had_results) {
+            out.emplace_back(cmf::Role::tool, std::move(results));
+            if (wire::MessageSlots* slots = origin(path)) *slots = std::move(result_slots);
+        }
+        std::shared_ptr<const Json> custom = finish_custom(std::move(message_custom));
+        if (!rest.empty() || !had_results || custom) {
             cmf::Message m(role, std::move(rest));
-            if (auto slot = finish_custom(std::move(message_custom)))
-                m = m.with_custom(std::move(slot));
+            if (custom) m = m.with_custom(std::move(custom));
             out.push_back(std::move(m));
+            if (wire::MessageSlots* slots = origin(path)) *slots = std::move(rest_slots);
         }
     }
     return out;

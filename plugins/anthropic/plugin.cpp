@@ -52,6 +52,20 @@ class AnthropicAdapter final : public Adapter {
         return read_response(body, options);
     }
 
+    std::vector<cmf::Message> request_messages(const Json& body, const Json&) const override {
+        return body_request_messages(body);
+    }
+
+    Json with_request_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                               const Json&) const override {
+        return with_body_request_messages(body, messages);
+    }
+
+    Json with_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                const Json& options) const override {
+        return with_body_response_messages(body, messages, options);
+    }
+
   private:
     std::int64_t default_max_tokens_;
 };

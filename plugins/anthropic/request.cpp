@@ -8,14 +8,12 @@
 #include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::anthropic {
-namespace {
 
 std::string place_of(std::size_t message, std::size_t part, const cmf::ContentPart& p) {
     return "message " + std::to_string(message) + " part " + std::to_string(part) + " (" +
            std::string(cmf::to_string(p.type())) + ")";
 }
 
-// The signature kept for the k-th thinking part of a message that came from this wire.
 std::string thinking_signature(const cmf::Message& message, std::size_t k) {
     const auto& custom = message.custom();
     if (!custom) return "";
@@ -24,6 +22,63 @@ std::string thinking_signature(const cmf::Message& message, std::size_t k) {
         return "";
     return (*sigs)[k].get<std::string>();
 }
+
+Json system_block(const cmf::Message& message, std::size_t m, std::size_t i) {
+    const auto* text = message.part(i)->get_if<cmf::Text>();
+    if (!text) {
+        throw ValueError("anthropic: " + place_of(m, i, *message.part(i)) +
+                         ": system takes text only");
+    }
+    return Json{{"type", "text"}, {"text", text->text}};
+}
+
+Json message_blocks(const cmf::Message& message, std::size_t m) {
+    Json blocks = Json::array();
+    std::size_t thinking_index = 0;
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        const cmf::ContentPart& part = *message.part(i);
+        std::string signature;
+        if (part.type() == cmf::ContentType::thinking)
+            signature = thinking_signature(message, thinking_index++);
+        blocks.push_back(part_to_block(part, place_of(m, i, part), signature));
+    }
+    // Calls whose input was not an object go back with their raw text as the input.
+    for (const Json& flagged : wire::invalid_tool_arguments(message))
+        blocks.push_back(flagged_tool_use(flagged));
+    return blocks;
+}
+
+Json flagged_tool_use(const Json& flagged) {
+    return Json{{"type", "tool_use"},
+                {"id", flagged.value("tool_call_id", "")},
+                {"name", flagged.value("name", "")},
+                {"input", flagged.value("raw", "")}};
+}
+
+void append_message(Json& system, Json& wire_messages, const cmf::Message& message, std::size_t m,
+                    bool& last_was_tool) {
+    if (message.role() == cmf::Role::system || message.role() == cmf::Role::developer) {
+        for (std::size_t i = 0; i < message.size(); ++i)
+            system.push_back(system_block(message, m, i));
+        return;
+    }
+    Json blocks = message_blocks(message, m);
+    const bool is_tool = message.role() == cmf::Role::tool;
+    if (is_tool && last_was_tool) {
+        for (Json& b : blocks) wire_messages.back()["content"].push_back(std::move(b));
+    } else {
+        const char* role = message.role() == cmf::Role::assistant ? "assistant" : "user";
+        wire_messages.push_back(Json{{"role", role}, {"content", std::move(blocks)}});
+    }
+    last_was_tool = is_tool;
+}
+
+Json system_value(Json system) {
+    if (system.size() == 1) return system[0]["text"];
+    return system;
+}
+
+namespace {
 
 const Json* model_options(const Json& agent) {
     if (!agent.is_object()) return nullptr;
@@ -66,48 +121,9 @@ Json messages_request(const std::vector<cmf::Message>& messages, const Json& age
     Json system = Json::array();
     Json wire_messages = Json::array();
     bool last_was_tool = false;
-    for (std::size_t m = 0; m < messages.size(); ++m) {
-        const cmf::Message& message = messages[m];
-        if (message.role() == cmf::Role::system || message.role() == cmf::Role::developer) {
-            for (std::size_t i = 0; i < message.size(); ++i) {
-                const auto* text = message.part(i)->get_if<cmf::Text>();
-                if (!text)
-                    throw ValueError("anthropic: " + place_of(m, i, *message.part(i)) +
-                                     ": system takes text only");
-                system.push_back(Json{{"type", "text"}, {"text", text->text}});
-            }
-            continue;
-        }
-        Json blocks = Json::array();
-        std::size_t thinking_index = 0;
-        for (std::size_t i = 0; i < message.size(); ++i) {
-            const cmf::ContentPart& part = *message.part(i);
-            std::string signature;
-            if (part.type() == cmf::ContentType::thinking)
-                signature = thinking_signature(message, thinking_index++);
-            blocks.push_back(part_to_block(part, place_of(m, i, part), signature));
-        }
-        // Calls whose input was not an object go back with their raw text as the input.
-        for (const Json& flagged : wire::invalid_tool_arguments(message)) {
-            blocks.push_back(Json{{"type", "tool_use"},
-                                  {"id", flagged.value("tool_call_id", "")},
-                                  {"name", flagged.value("name", "")},
-                                  {"input", flagged.value("raw", "")}});
-        }
-        const bool is_tool = message.role() == cmf::Role::tool;
-        if (is_tool && last_was_tool) {
-            for (Json& b : blocks) wire_messages.back()["content"].push_back(std::move(b));
-        } else {
-            const char* role = message.role() == cmf::Role::assistant ? "assistant" : "user";
-            wire_messages.push_back(Json{{"role", role}, {"content", std::move(blocks)}});
-        }
-        last_was_tool = is_tool;
-    }
-    if (system.size() == 1) {
-        body["system"] = system[0]["text"];
-    } else if (!system.empty()) {
-        body["system"] = std::move(system);
-    }
+    for (std::size_t m = 0; m < messages.size(); ++m)
+        append_message(system, wire_messages, messages[m], m, last_was_tool);
+    if (!system.empty()) body["system"] = system_value(std::move(system));
     body["messages"] = std::move(wire_messages);
 
     const Json* opts = model_options(agent);

@@ -18,7 +18,8 @@ std::optional<cmf::StopReason> stop_reason_of(std::string_view reason) {
 
 }  // namespace
 
-std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& options) {
+std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& options,
+                                        wire::MessageSlots* slots) {
     body.object();
     if (auto type = body.find("type"); type && type->string() != "message") {
         type->fail("expected a message, got type '" + type->string() + "'");
@@ -28,9 +29,7 @@ std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& 
     }
     Json custom = Json::object();
     cmf::Content parts;
-    for (const wire::WireNode& block : body.at("content").elements()) {
-        block_to_parts(block, parts, custom);
-    }
+    read_blocks(body.at("content"), parts, custom, slots, UnknownBlocks::keep);
     for (const cmf::PartPtr& p : parts) {
         if (p->type() == cmf::ContentType::tool_result)
             body.at("content").fail("a response cannot hold tool_result blocks");

@@ -1,6 +1,8 @@
 // OpenAI Chat Completions JSON -> CMF: a chat.completion response (one assistant message per
 // choice) and a request's "messages" array (the inverse of chat_request). Everything in a message
 // becomes a part or lands in the custom slot; a shape we do not know is a ValueError with its path.
+// Given MessageSlots, the readers also note where each part was (for the body calls,
+// chat_body.cpp).
 #include <map>
 
 #include "cmfpipe/errors.hpp"
@@ -12,7 +14,14 @@ namespace {
 
 using cmf::ContentPart;
 using cmf::PartPtr;
+using wire::MessageSlots;
+using wire::PartSlot;
 using wire::WireNode;
+
+void note(MessageSlots* slots, std::vector<PartSlot> MessageSlots::*list, std::string member,
+          std::optional<std::size_t> index = std::nullopt) {
+    if (slots) (slots->*list).push_back(PartSlot{std::move(member), index});
+}
 
 cmf::Role role_of(const WireNode& node) {
     const std::string& role = node.string();
@@ -20,38 +29,9 @@ cmf::Role role_of(const WireNode& node) {
     node.fail("unknown role '" + role + "'");
 }
 
-PartPtr image_part(const std::string& url) {
-    if (auto inline_data = parse_data_url(url)) {
-        return ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::base64, inline_data->data,
-                                                  inline_data->media_type});
-    }
-    return ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::url, url, std::nullopt});
-}
-
-PartPtr file_part(const WireNode& file) {
-    cmf::DocumentSource doc;
-    doc.title = file.optional_string("filename");
-    if (auto data = file.find("file_data")) {
-        if (auto inline_data = parse_data_url(data->string())) {
-            doc.type = cmf::MediaSourceType::base64;
-            doc.data = inline_data->data;
-            doc.media_type = inline_data->media_type;
-        } else {
-            doc.type = cmf::MediaSourceType::base64;
-            doc.data = data->string();
-        }
-    } else if (auto id = file.find("file_id")) {
-        doc.data = id->string();
-    } else if (auto url = file.find("url")) {
-        doc.data = url->string();
-    } else {
-        file.fail("a file block needs file_data, file_id or url");
-    }
-    return ContentPart::make(std::move(doc));
-}
-
 // One element of a content array.
 void read_block(const WireNode& block, cmf::Content& parts, Json& custom) {
+    block.object();
     const std::string& type = block.at("type").string();
     if (type == "text") {
         parts.push_back(ContentPart::text(block.at("text").string()));
@@ -61,33 +41,44 @@ void read_block(const WireNode& block, cmf::Content& parts, Json& custom) {
         custom["refusal"] = refusal;
     } else if (type == "image_url") {
         WireNode image = block.at("image_url");
-        parts.push_back(image_part(image.is_string() ? image.string() : image.at("url").string()));
+        parts.push_back(
+            image_from_url(image.is_string() ? image.string() : image.at("url").string()));
     } else if (type == "input_audio") {
         WireNode audio = block.at("input_audio");
         parts.push_back(ContentPart::make(
             cmf::AudioSource{cmf::MediaSourceType::base64, audio.at("data").string(),
                              audio_media_type(audio.at("format").string()), std::nullopt}));
     } else if (type == "file") {
-        parts.push_back(file_part(block.at("file").object()));
+        parts.push_back(document_from_file(block.at("file").object(), "url"));
     } else {
         block.at("type").fail("unknown content block type '" + type + "'");
     }
 }
 
-void read_content(const WireNode& message, cmf::Content& parts, Json& custom) {
+void read_content(const WireNode& message, cmf::Content& parts, Json& custom, MessageSlots* slots) {
     auto content = message.find("content");
     if (!content) return;
     if (content->is_string()) {
-        if (!content->string().empty()) parts.push_back(ContentPart::text(content->string()));
+        if (!content->string().empty()) {
+            parts.push_back(ContentPart::text(content->string()));
+            note(slots, &MessageSlots::parts, "content");
+        }
         return;
     }
-    for (const WireNode& block : content->elements()) read_block(block.object(), parts, custom);
+    std::vector<WireNode> blocks = content->elements();
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        read_block(blocks[k], parts, custom);
+        note(slots, &MessageSlots::parts, "content", k);
+    }
 }
 
-void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom) {
+void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom,
+                     MessageSlots* slots) {
     auto calls = message.find("tool_calls");
     if (!calls) return;
-    for (const WireNode& call : calls->elements()) {
+    std::vector<WireNode> elements = calls->elements();
+    for (std::size_t j = 0; j < elements.size(); ++j) {
+        const WireNode& call = elements[j];
         call.object();
         if (auto type = call.find("type"); type && type->string() != "function") {
             type->fail("unsupported tool call type '" + type->string() + "' (expected function)");
@@ -96,25 +87,29 @@ void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom)
         cmf::ToolCall tool_call;
         tool_call.tool_call_id = call.string_or("id", "");
         tool_call.name = function.at("name").string();
-        add_tool_call(parts, custom, std::move(tool_call), function.optional_string("arguments"));
+        const bool made_part = add_tool_call(parts, custom, std::move(tool_call),
+                                             function.optional_string("arguments"));
+        note(slots, made_part ? &MessageSlots::parts : &MessageSlots::flagged, "tool_calls", j);
     }
 }
 
 // An assistant message: thinking first (reasoning_content / reasoning), then content, then calls.
-cmf::Content read_assistant_parts(const WireNode& message, Json& custom) {
+cmf::Content read_assistant_parts(const WireNode& message, Json& custom, MessageSlots* slots) {
     cmf::Content parts;
     for (const char* key : {"reasoning_content", "reasoning"}) {
         if (auto thinking = message.find(key); thinking && thinking->is_string()) {
             parts.push_back(ContentPart::thinking(thinking->string()));
+            note(slots, &MessageSlots::parts, key);
             break;
         }
     }
-    read_content(message, parts, custom);
+    read_content(message, parts, custom, slots);
     if (auto refusal = message.find("refusal")) {
         parts.push_back(ContentPart::text(refusal->string()));
         custom["refusal"] = refusal->string();
+        note(slots, &MessageSlots::parts, "refusal");
     }
-    read_tool_calls(message, parts, custom);
+    read_tool_calls(message, parts, custom, slots);
     return parts;
 }
 
@@ -133,7 +128,8 @@ std::optional<cmf::TokenUsage> read_usage(const WireNode& body) {
 
 }  // namespace
 
-std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json& options) {
+std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json& options,
+                                               std::vector<MessageSlots>* slots) {
     body.object();
     CompletionInfo info;
     info.id = body.optional_string("id");
@@ -153,7 +149,8 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
                        "'");
         }
         Json custom = Json::object();
-        cmf::Content parts = read_assistant_parts(message, custom);
+        MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
+        cmf::Content parts = read_assistant_parts(message, custom, message_slots);
         wire::add_structured_output(custom, parts, options);
         CompletionInfo choice_info = info;
         choice_info.finish_reason = choice.optional_string("finish_reason");
@@ -163,12 +160,14 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
     return out;
 }
 
-std::vector<cmf::Message> read_chat_conversation(const WireNode& messages) {
+std::vector<cmf::Message> read_chat_conversation(const WireNode& messages,
+                                                 std::vector<MessageSlots>* slots) {
     std::vector<cmf::Message> out;
     std::map<std::string, std::string, std::less<>>
         tool_names;  // tool_call_id -> name, for results
     for (const WireNode& message : messages.elements()) {
         message.object();
+        MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
         WireNode role_node = message.at("role");
         if (role_node.string() == "function")
             role_node.fail("the legacy role 'function' is not supported");
@@ -182,17 +181,18 @@ std::vector<cmf::Message> read_chat_conversation(const WireNode& messages) {
             WireNode content = message.at("content");
             result.content = content.json();
             out.push_back(cmf::Message(role, {ContentPart::make(std::move(result))}));
+            note(message_slots, &MessageSlots::parts, "");
             continue;
         }
         cmf::Content parts;
         if (role == cmf::Role::assistant) {
-            parts = read_assistant_parts(message, custom);
+            parts = read_assistant_parts(message, custom, message_slots);
             for (const PartPtr& p : parts) {
                 if (const auto* call = p->get_if<cmf::ToolCall>())
                     tool_names[call->tool_call_id] = call->name;
             }
         } else {
-            read_content(message, parts, custom);
+            read_content(message, parts, custom, message_slots);
         }
         out.push_back(finish(role, std::move(parts), std::move(custom)));
     }

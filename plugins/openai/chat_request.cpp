@@ -5,7 +5,6 @@
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
-namespace {
 
 using cmf::ContentPart;
 
@@ -41,9 +40,10 @@ Json tool_call_json(const std::string& id, const std::string& name, const std::s
         {"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
 }
 
-// A tool result's content: text as is, any other JSON value as its JSON text.
+// A tool result's content: text or an array of content parts as is, any other JSON value as its
+// JSON text.
 Json tool_result_content(const Json& content) {
-    if (content.is_string()) return content;
+    if (content.is_string() || wire::is_block_array(content)) return content;
     if (content.is_null()) return "";
     return content.dump();
 }
@@ -114,8 +114,6 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
     if (!tool_calls.empty()) wire["tool_calls"] = std::move(tool_calls);
     out.push_back(std::move(wire));
 }
-
-}  // namespace
 
 Json chat_tools(const Json& agent) {
     if (!agent.is_object()) return nullptr;

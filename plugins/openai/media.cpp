@@ -1,4 +1,5 @@
-// Media in OpenAI form: data URLs ("data:image/png;base64,...") and input_audio formats.
+// Media in OpenAI form: data URLs ("data:image/png;base64,...") and input_audio formats, images
+// and files both ways.
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/errors.hpp"
 #include "openai_wire.hpp"
@@ -58,6 +59,35 @@ Json file_fields(const cmf::DocumentSource& doc, const std::string& place,
         file[std::string(url_key)] = doc.data;
     }
     return file;
+}
+
+cmf::PartPtr image_from_url(const std::string& url) {
+    if (auto inline_data = parse_data_url(url)) {
+        return cmf::ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::base64,
+                                                       inline_data->data, inline_data->media_type});
+    }
+    return cmf::ContentPart::make(cmf::ImageSource{cmf::MediaSourceType::url, url, std::nullopt});
+}
+
+cmf::PartPtr document_from_file(const wire::WireNode& file, std::string_view url_key) {
+    cmf::DocumentSource doc;
+    doc.title = file.optional_string("filename");
+    if (auto data = file.find("file_data")) {
+        doc.type = cmf::MediaSourceType::base64;
+        if (auto inline_data = parse_data_url(data->string())) {
+            doc.data = inline_data->data;
+            doc.media_type = inline_data->media_type;
+        } else {
+            doc.data = data->string();
+        }
+    } else if (auto id = file.find("file_id")) {
+        doc.data = id->string();
+    } else if (auto url = file.find(url_key)) {
+        doc.data = url->string();
+    } else {
+        file.fail("a file needs file_data, file_id or " + std::string(url_key));
+    }
+    return cmf::ContentPart::make(std::move(doc));
 }
 
 std::string part_place(std::size_t message, std::size_t part, const cmf::ContentPart& p) {

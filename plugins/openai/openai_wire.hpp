@@ -8,6 +8,7 @@
 
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/wire/body_messages.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 
 namespace cmfpipe::openai {
@@ -36,13 +37,18 @@ std::string image_url(const cmf::ImageSource& image, const std::string& place);
 // `url_key` (chat: "url", responses: "file_url").
 Json file_fields(const cmf::DocumentSource& doc, const std::string& place,
                  std::string_view url_key);
+// The inverses: an image URL (a data: URL is base64 + media_type) and a file object (file_data,
+// a data: URL or bare base64 | file_id | `url_key`; ValueError naming the path when none).
+cmf::PartPtr image_from_url(const std::string& url);
+cmf::PartPtr document_from_file(const wire::WireNode& file, std::string_view url_key);
 // "message 2 part 1 (video)": where a part is, for error messages.
 std::string part_place(std::size_t message, std::size_t part, const cmf::ContentPart& p);
 
 // ---- tool_arguments.cpp: arguments strings <-> objects, by the one policy of
 // cmfpipe/wire/tool_arguments.hpp (not an object: no part, flagged with the raw text in custom).
-// Adds a tool_call part, or the flag; `raw` is nullopt when the wire had no arguments at all.
-void add_tool_call(cmf::Content& parts, Json& custom, cmf::ToolCall call,
+// Adds a tool_call part (true), or the flag (false); `raw` is nullopt when the wire had no
+// arguments at all.
+bool add_tool_call(cmf::Content& parts, Json& custom, cmf::ToolCall call,
                    const std::optional<std::string>& raw);
 
 // ---- completion_info.cpp: the extensions of a returned assistant message.
@@ -66,16 +72,46 @@ cmf::TokenUsage read_token_usage(const wire::WireNode& usage, std::string_view i
 Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent,
                   const Json& options);
 Json chat_tools(const Json& agent);  // null when there are none
+// The pieces of chat_request that the body calls share (chat_body.cpp): one content block (a part
+// Chat Completions cannot carry is a ValueError at `place`), one tool call, a tool result's
+// content, and the wire messages of one CMF message (a tool message gives one per result).
+Json content_block(const cmf::ContentPart& part, const std::string& place);
+Json tool_call_json(const std::string& id, const std::string& name, const std::string& arguments);
+Json tool_result_content(const Json& content);
+void append_wire_messages(Json& out, const cmf::Message& message, std::size_t index);
 Json responses_request(const std::vector<cmf::Message>& messages, const Json& agent,
                        const Json& options);
+// The pieces of responses_request that the body calls share (responses_body.cpp).
+// System text joined into `instructions`; every other message as input items (a message item,
+// then its function_call / function_call_output items; thinking as reasoning items before it).
+struct ResponsesInput {
+    Json items = Json::array();
+    std::string instructions;
+    bool has_instructions = false;
+    void add(const cmf::Message& message, std::size_t m);
+};
+Json input_block(const cmf::ContentPart& part, bool assistant, const std::string& place);
+Json function_call_item(const std::string& id, const std::string& name,
+                        const std::string& arguments);
+Json function_call_output_item(const cmf::ToolResult& result);
+Json reasoning_summary(const std::string& text);
 Json embedding_request(const std::vector<cmf::Message>& messages, const Json& agent);
 Json image_request(const std::vector<cmf::Message>& messages, const Json& agent);
 
-// ---- chat_messages.cpp: Chat Completions JSON -> CMF.
+// ---- chat_messages.cpp: Chat Completions JSON -> CMF. Given `slots`, each message's part slots
+// are appended to it (one MessageSlots per message read).
 // A chat.completion response: one assistant message per choice.
-std::vector<cmf::Message> read_chat_completion(const wire::WireNode& body, const Json& options);
+std::vector<cmf::Message> read_chat_completion(const wire::WireNode& body, const Json& options,
+                                               std::vector<wire::MessageSlots>* slots = nullptr);
 // A request body's "messages" (a conversation in OpenAI form): the inverse of chat_request.
-std::vector<cmf::Message> read_chat_conversation(const wire::WireNode& messages);
+std::vector<cmf::Message> read_chat_conversation(const wire::WireNode& messages,
+                                                 std::vector<wire::MessageSlots>* slots = nullptr);
+
+// ---- chat_body.cpp: the body calls for Chat Completions (Adapter::request_messages, ...).
+std::vector<cmf::Message> chat_request_messages(const Json& body);
+Json with_chat_request_messages(const Json& body, const std::vector<cmf::Message>& messages);
+Json with_chat_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                 const Json& options);
 
 // ---- chat_stream.cpp: streamed chunks (SSE text or a JSON array) -> one chat.completion body.
 Json accumulate_chunks(const std::vector<Json>& chunks);
@@ -87,8 +123,36 @@ struct ResponsesStream {
 };
 ResponsesStream accumulate_responses_events(const std::vector<Json>& events);
 
+// ---- responses_input.cpp: a Responses request's instructions and input -> CMF (the inverse of
+// responses_request): one message per input item, each with its origin ("instructions", "input"
+// for an input string, "input[N]") and part slots (in the item; in {"content": text} for the
+// two strings).
+struct ResponsesConversation {
+    std::vector<cmf::Message> messages;
+    std::vector<std::string> origins;
+    std::vector<wire::MessageSlots> slots;
+};
+ResponsesConversation read_responses_input(const wire::WireNode& body);
+
+// ---- responses_body.cpp: the body calls for the Responses API.
+std::vector<cmf::Message> responses_request_messages(const Json& body);
+Json with_responses_request_messages(const Json& body, const std::vector<cmf::Message>& messages);
+Json with_responses_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                      const Json& options);
+
 // ---- responses_output.cpp / media_apis.cpp: other response bodies -> CMF.
-std::vector<cmf::Message> read_responses_output(const wire::WireNode& body, const Json& options);
+// Where a part of a Responses output message was: in output[item] (nullopt: the body's
+// output_text), at `inner` there ("content"[k], "summary"[k], "" for a function_call item).
+struct OutputSlot {
+    std::optional<std::size_t> item;
+    wire::PartSlot inner;
+};
+struct OutputSlots {
+    std::vector<OutputSlot> parts;     // per part
+    std::vector<std::size_t> flagged;  // the function_call item of each flagged call
+};
+std::vector<cmf::Message> read_responses_output(const wire::WireNode& body, const Json& options,
+                                                OutputSlots* slots = nullptr);
 std::vector<cmf::Message> read_embedding_response(const wire::WireNode& body);
 std::vector<cmf::Message> read_image_response(const wire::WireNode& body);
 

@@ -41,6 +41,23 @@ std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Jso
     return messages;
 }
 
+// The API of a body for the body calls: options.apiType (chat or responses), else its shape:
+// `input` without `messages` (a request) or `output` (a response) is the Responses API.
+Api body_api(const Json& body, const Json& options) {
+    if (options.is_object() && options.contains("apiType")) {
+        Api api = api_of(Json::object(), options);
+        if (api != Api::chat && api != Api::responses) {
+            throw ValueError("openai: apiType '" + options["apiType"].get<std::string>() +
+                             "' bodies hold no conversation (chat and responses do)");
+        }
+        return api;
+    }
+    if (!body.is_object()) return Api::chat;  // the reader says what is wrong with it
+    if (body.contains("output") || (body.contains("input") && !body.contains("messages")))
+        return Api::responses;
+    return Api::chat;
+}
+
 class OpenAIAdapter final : public Adapter {
   public:
     Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
@@ -103,6 +120,26 @@ class OpenAIAdapter final : public Adapter {
                 return read_image_response(body);
         }
         return {};
+    }
+
+    std::vector<cmf::Message> request_messages(const Json& body,
+                                               const Json& options) const override {
+        if (body_api(body, options) == Api::responses) return responses_request_messages(body);
+        return chat_request_messages(body);
+    }
+
+    Json with_request_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                               const Json& options) const override {
+        if (body_api(body, options) == Api::responses)
+            return with_responses_request_messages(body, messages);
+        return with_chat_request_messages(body, messages);
+    }
+
+    Json with_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                const Json& options) const override {
+        if (body_api(body, options) == Api::responses)
+            return with_responses_response_messages(body, messages, options);
+        return with_chat_response_messages(body, messages, options);
     }
 };
 

@@ -11,7 +11,13 @@ namespace cmfpipe::openai {
 using cmf::ContentPart;
 using wire::WireNode;
 
-std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json& options) {
+std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json& options,
+                                                OutputSlots* slots) {
+    auto note = [&](std::optional<std::size_t> item, std::string member,
+                    std::optional<std::size_t> index) {
+        if (slots)
+            slots->parts.push_back(OutputSlot{item, wire::PartSlot{std::move(member), index}});
+    };
     body.object();
     if (auto error = body.find("error")) {
         throw ValueError("openai response reported an error: " +
@@ -21,19 +27,25 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
     Json custom = Json::object();
     cmf::Content parts;
     bool has_text = false, has_calls = false;
-    for (const WireNode& item : body.at("output").elements()) {
+    std::vector<WireNode> items = body.at("output").elements();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const WireNode& item = items[i];
         item.object();
         const std::string& type = item.at("type").string();
         if (type == "message") {
-            for (const WireNode& block : item.at("content").elements()) {
+            std::vector<WireNode> blocks = item.at("content").elements();
+            for (std::size_t k = 0; k < blocks.size(); ++k) {
+                const WireNode& block = blocks[k];
                 block.object();
                 const std::string& block_type = block.at("type").string();
                 if (block_type == "output_text") {
                     parts.push_back(ContentPart::text(block.at("text").string()));
+                    note(i, "content", k);
                     has_text = true;
                 } else if (block_type == "refusal") {
                     parts.push_back(ContentPart::text(block.at("refusal").string()));
                     custom["refusal"] = block.at("refusal").string();
+                    note(i, "content", k);
                     has_text = true;
                 } else {
                     block.at("type").fail("unknown message content type '" + block_type + "'");
@@ -43,12 +55,19 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
             cmf::ToolCall call;
             call.tool_call_id = item.at("call_id").string();
             call.name = item.at("name").string();
-            add_tool_call(parts, custom, std::move(call), item.optional_string("arguments"));
+            if (add_tool_call(parts, custom, std::move(call), item.optional_string("arguments"))) {
+                note(i, "", std::nullopt);
+            } else if (slots) {
+                slots->flagged.push_back(i);
+            }
             has_calls = true;
         } else if (type == "reasoning") {
             if (auto summary = item.find("summary")) {
-                for (const WireNode& s : summary->elements())
-                    parts.push_back(ContentPart::thinking(s.object().at("text").string()));
+                std::vector<WireNode> texts = summary->elements();
+                for (std::size_t k = 0; k < texts.size(); ++k) {
+                    parts.push_back(ContentPart::thinking(texts[k].object().at("text").string()));
+                    note(i, "summary", k);
+                }
             }
         } else {
             custom["provider_items"].push_back(item.json());
@@ -59,6 +78,7 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
         if (auto output_text = body.find("output_text");
             output_text && !output_text->string().empty()) {
             parts.push_back(ContentPart::text(output_text->string()));
+            note(std::nullopt, "output_text", std::nullopt);
         }
     }
     wire::add_structured_output(custom, parts, options);

@@ -8,7 +8,6 @@
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
-namespace {
 
 using cmf::ContentPart;
 
@@ -16,8 +15,11 @@ Json input_block(const ContentPart& part, bool assistant, const std::string& pla
     if (const auto* text = part.get_if<cmf::Text>()) {
         return Json{{"type", assistant ? "output_text" : "input_text"}, {"text", text->text}};
     }
-    if (const auto* image = part.get_if<cmf::ImageSource>())
+    if (const auto* image = part.get_if<cmf::ImageSource>()) {
+        if (image->type == cmf::MediaSourceType::url && image->data.rfind("file-", 0) == 0)
+            return Json{{"type", "input_image"}, {"file_id", image->data}};  // an uploaded file
         return Json{{"type", "input_image"}, {"image_url", image_url(*image, place)}};
+    }
     if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
         Json block = {{"type", "input_file"}};
         block.update(file_fields(*doc, place, "file_url"));
@@ -31,6 +33,69 @@ Json function_call_item(const std::string& id, const std::string& name,
     return Json{
         {"type", "function_call"}, {"call_id", id}, {"name", name}, {"arguments", arguments}};
 }
+
+Json function_call_output_item(const cmf::ToolResult& result) {
+    return Json{{"type", "function_call_output"},
+                {"call_id", result.tool_call_id},
+                {"output", result.content.is_string() || wire::is_block_array(result.content)
+                               ? result.content
+                               : Json(result.content.dump())}};
+}
+
+Json reasoning_summary(const std::string& text) {
+    return Json{{"type", "summary_text"}, {"text", text}};
+}
+
+void ResponsesInput::add(const cmf::Message& message, std::size_t m) {
+    if (message.role() == cmf::Role::system) {
+        for (std::size_t i = 0; i < message.size(); ++i) {
+            const auto* text = message.part(i)->get_if<cmf::Text>();
+            if (!text) {
+                throw ValueError("openai: " + part_place(m, i, *message.part(i)) +
+                                 ": Responses instructions take text only");
+            }
+            if (has_instructions) instructions += "\n";
+            instructions += text->text;
+            has_instructions = true;
+        }
+        return;
+    }
+    const bool assistant = message.role() == cmf::Role::assistant;
+    Json blocks = Json::array();
+    Json after = Json::array();  // function_call items follow the message they came with
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        const ContentPart& part = *message.part(i);
+        std::string place = part_place(m, i, part);
+        if (const auto* call = part.get_if<cmf::ToolCall>()) {
+            after.push_back(
+                function_call_item(call->tool_call_id, call->name, call->arguments.dump()));
+        } else if (const auto* result = part.get_if<cmf::ToolResult>()) {
+            after.push_back(function_call_output_item(*result));
+        } else if (const auto* thinking = part.get_if<cmf::Thinking>()) {
+            items.push_back(Json{{"type", "reasoning"},
+                                 {"summary", Json::array({reasoning_summary(thinking->text)})}});
+        } else {
+            blocks.push_back(input_block(part, assistant, place));
+        }
+    }
+    for (const Json& flagged : wire::invalid_tool_arguments(message)) {
+        after.push_back(function_call_item(flagged.value("tool_call_id", ""),
+                                           flagged.value("name", ""), flagged.value("raw", "")));
+    }
+    if (!blocks.empty()) {
+        Json item = {{"role", std::string(cmf::to_string(message.role()))}};
+        if (blocks.size() == 1 &&
+            (blocks[0]["type"] == "input_text" || blocks[0]["type"] == "output_text")) {
+            item["content"] = blocks[0]["text"];
+        } else {
+            item["content"] = std::move(blocks);
+        }
+        items.push_back(std::move(item));
+    }
+    for (Json& item : after) items.push_back(std::move(item));
+}
+
+namespace {
 
 Json flat_tools(const Json& agent) {
     Json chat = chat_tools(agent);
@@ -50,66 +115,10 @@ Json responses_request(const std::vector<cmf::Message>& messages, const Json& ag
                        const Json& options) {
     Json body = Json::object();
     if (Json id = model_id(agent); !id.is_null()) body["model"] = std::move(id);
-    std::string instructions;
-    bool has_instructions = false;
-    Json input = Json::array();
-    for (std::size_t m = 0; m < messages.size(); ++m) {
-        const cmf::Message& message = messages[m];
-        if (message.role() == cmf::Role::system) {
-            for (std::size_t i = 0; i < message.size(); ++i) {
-                const auto* text = message.part(i)->get_if<cmf::Text>();
-                if (!text) {
-                    throw ValueError("openai: " + part_place(m, i, *message.part(i)) +
-                                     ": Responses instructions take text only");
-                }
-                if (has_instructions) instructions += "\n";
-                instructions += text->text;
-                has_instructions = true;
-            }
-            continue;
-        }
-        const bool assistant = message.role() == cmf::Role::assistant;
-        Json blocks = Json::array();
-        Json after = Json::array();  // function_call items follow the message they came with
-        for (std::size_t i = 0; i < message.size(); ++i) {
-            const ContentPart& part = *message.part(i);
-            std::string place = part_place(m, i, part);
-            if (const auto* call = part.get_if<cmf::ToolCall>()) {
-                after.push_back(
-                    function_call_item(call->tool_call_id, call->name, call->arguments.dump()));
-            } else if (const auto* result = part.get_if<cmf::ToolResult>()) {
-                after.push_back(
-                    Json{{"type", "function_call_output"},
-                         {"call_id", result->tool_call_id},
-                         {"output", result->content.is_string() ? result->content.get<std::string>()
-                                                                : result->content.dump()}});
-            } else if (const auto* thinking = part.get_if<cmf::Thinking>()) {
-                input.push_back(Json{{"type", "reasoning"},
-                                     {"summary", Json::array({Json{{"type", "summary_text"},
-                                                                   {"text", thinking->text}}})}});
-            } else {
-                blocks.push_back(input_block(part, assistant, place));
-            }
-        }
-        for (const Json& flagged : wire::invalid_tool_arguments(message)) {
-            after.push_back(function_call_item(flagged.value("tool_call_id", ""),
-                                               flagged.value("name", ""),
-                                               flagged.value("raw", "")));
-        }
-        if (!blocks.empty()) {
-            Json item = {{"role", std::string(cmf::to_string(message.role()))}};
-            if (blocks.size() == 1 &&
-                (blocks[0]["type"] == "input_text" || blocks[0]["type"] == "output_text")) {
-                item["content"] = blocks[0]["text"];
-            } else {
-                item["content"] = std::move(blocks);
-            }
-            input.push_back(std::move(item));
-        }
-        for (Json& item : after) input.push_back(std::move(item));
-    }
-    if (has_instructions) body["instructions"] = instructions;
-    body["input"] = std::move(input);
+    ResponsesInput input;
+    for (std::size_t m = 0; m < messages.size(); ++m) input.add(messages[m], m);
+    if (input.has_instructions) body["instructions"] = input.instructions;
+    body["input"] = std::move(input.items);
     add_model_options(body, agent, Api::responses);
     if (Json tools = flat_tools(agent); !tools.is_null()) body["tools"] = std::move(tools);
     if (agent.is_object()) {

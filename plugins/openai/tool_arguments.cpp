@@ -7,17 +7,18 @@
 
 namespace cmfpipe::openai {
 
-void add_tool_call(cmf::Content& parts, Json& custom, cmf::ToolCall call,
+bool add_tool_call(cmf::Content& parts, Json& custom, cmf::ToolCall call,
                    const std::optional<std::string>& raw) {
     if (raw) {  // no "arguments" member at all: a call without arguments
         wire::ToolArguments arguments = wire::tool_arguments_from_text(*raw);
         if (arguments.error) {
             wire::flag_invalid_tool_arguments(custom, call, arguments);
-            return;
+            return false;
         }
         call.arguments = std::move(arguments.object);
     }
     parts.push_back(cmf::ContentPart::make(std::move(call)));
+    return true;
 }
 
 }  // namespace cmfpipe::openai

@@ -2,6 +2,7 @@
 // libcmfpipe_sdk.so, so host and plugins agree on one copy.
 #include "cmfpipe/adapter.hpp"
 #include "cmfpipe/cmf/message.hpp"
+#include "cmfpipe/errors.hpp"
 #include "cmfpipe/parser.hpp"
 #include "cmfpipe/plugin.hpp"
 #include "cmfpipe/processor.hpp"
@@ -21,6 +22,24 @@ void Adapter::from_wire_each(std::string_view completion, const Json& options,
         m = cmf::Message();  // released once handed over
     }
 }
+namespace {
+[[noreturn]] void no_provider_bodies() {
+    throw InvokerError("this adapter does not read provider request or response bodies");
+}
+}  // namespace
+
+std::vector<cmf::Message> Adapter::request_messages(const Json&, const Json&) const {
+    no_provider_bodies();
+}
+Json Adapter::with_request_messages(const Json&, const std::vector<cmf::Message>&,
+                                    const Json&) const {
+    no_provider_bodies();
+}
+Json Adapter::with_response_messages(const Json&, const std::vector<cmf::Message>&,
+                                     const Json&) const {
+    no_provider_bodies();
+}
+
 Processor::~Processor() = default;
 Registrar::~Registrar() = default;
 

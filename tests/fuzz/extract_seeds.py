@@ -32,6 +32,23 @@ SOURCES = {
 SOURCES["harmony"] = SOURCES["chatml"]
 
 
+def request_bodies(provider):
+    """The request bodies of the tests' case file and of the toRequest vectors, as JSON text."""
+    def of_vectors(d):
+        for entry in d["vectors"]:
+            v = entry["vector"]
+            if (entry["operation"] == "toRequest" and v.get("provider") == provider
+                    and v.get("targetApi") in ("chat", "responses")):
+                yield json.dumps(v["expected"]["request_body"])
+    return [("source", f"tests/{provider}/bodies.json",
+             lambda d: (json.dumps(c["body"]) for c in d["requests"])),
+            ("corpus", "prompty/vectors.json", of_vectors)]
+
+
+SOURCES["openai_request"] = request_bodies("openai")
+SOURCES["anthropic_request"] = request_bodies("anthropic")
+
+
 def main():
     roots = {"corpus": pathlib.Path(sys.argv[1]), "source": pathlib.Path(sys.argv[2])}
     out = pathlib.Path(sys.argv[3])

@@ -15,9 +15,9 @@
 
 namespace cmfpipe::fuzz {
 
-// Files and stdin are read with read_text_file (size, then UTF-8); model completions are taken
-// as they come (size only: invalid UTF-8 in model output is data).
-enum class Admit { text_file, model_output };
+// Files and stdin are read with read_text_file (size, then UTF-8); model completions and HTTP
+// request bodies are taken as they come (size only: the JSON parser judges a body's bytes).
+enum class Admit { text_file, model_output, http_body };
 
 inline std::optional<std::string_view> admit(const std::uint8_t* data, std::size_t size,
                                              Admit how) {

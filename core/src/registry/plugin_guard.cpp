@@ -101,6 +101,20 @@ class GuardedAdapter final : public Guarded<Adapter> {
                         const std::function<void(cmf::Message)>& sink) const override {
         call([&](const Adapter& a) { a.from_wire_each(completion, options, sink); });
     }
+    std::vector<cmf::Message> request_messages(const Json& body,
+                                               const Json& options) const override {
+        return call([&](const Adapter& a) { return a.request_messages(body, options); });
+    }
+    Json with_request_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                               const Json& options) const override {
+        return call(
+            [&](const Adapter& a) { return a.with_request_messages(body, messages, options); });
+    }
+    Json with_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                const Json& options) const override {
+        return call(
+            [&](const Adapter& a) { return a.with_response_messages(body, messages, options); });
+    }
 };
 
 }  // namespace

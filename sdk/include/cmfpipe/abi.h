@@ -6,7 +6,7 @@
  * (the interfaces in renderer.hpp, parser.hpp, adapter.hpp, processor.hpp, the CMF model). */
 #include <stdint.h>
 
-#define CMFPIPE_ABI_VERSION 1u
+#define CMFPIPE_ABI_VERSION 2u /* 2: Adapter::from_wire_each and the provider-body calls */
 
 #ifdef __cplusplus
 extern "C" {

@@ -27,6 +27,24 @@ class Adapter {
     // read message by message overrides it.
     virtual void from_wire_each(std::string_view completion, const Json& options,
                                 const std::function<void(cmf::Message)>& sink) const;
+
+    // Bodies a proxy passes on (cmfpipe serve's /v1/chat/completions and /v1/messages): the
+    // conversation is read out as CMF, runs through the processors, and is written back into the
+    // body with every other field left as it was. Provider API adapters implement them; the
+    // defaults throw InvokerError ("adapter ... does not read provider bodies").
+    //
+    // A client's request body (e.g. chat completions {"model", "messages", "tools", ...}) -> its
+    // conversation as CMF messages: instructions, text, images, tool calls and tool results.
+    virtual std::vector<cmf::Message> request_messages(const Json& body, const Json& options) const;
+    // `body` with its conversation replaced by `messages`, every other field kept:
+    // with_request_messages(b, request_messages(b, o), o) == b for every body request_messages
+    // reads.
+    virtual Json with_request_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                       const Json& options) const;
+    // A provider's response body (not streamed) with its output replaced by `messages` (what
+    // from_wire read from it, after the llm_output processors); id, usage and the rest kept.
+    virtual Json with_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
+                                        const Json& options) const;
 };
 
 }  // namespace cmfpipe
