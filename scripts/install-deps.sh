@@ -4,7 +4,7 @@
 # --fuzz adds what the sanitizer and fuzz build needs (clang 14 and libFuzzer; scripts/fuzz.sh).
 set -euo pipefail
 
-packages=(g++ cmake ninja-build ccache python3 clang-format libboost-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
+packages=(g++ cmake ninja-build ccache python3 clang-format libboost-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libfuzzer-14-dev)
 fi

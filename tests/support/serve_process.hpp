@@ -1,7 +1,8 @@
 #pragma once
-// `cmfpipe serve` started as a real child process on 127.0.0.1 with a port of its own choosing
-// (--listen 127.0.0.1:0): the test learns the port from the `listening on` line it prints.
-// The destructor kills a server that is still running, so a failing test never leaves one behind.
+// A server started as a real child process on 127.0.0.1 with a port of its own choosing: the test
+// learns the port from the line it prints (`cmfpipe serve --listen 127.0.0.1:0`, or the mock
+// upstream of tests/serve). The destructor kills a server that is still running, so a failing
+// test never leaves one behind.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,14 +20,16 @@
 
 namespace cmfpipe::testing {
 
-class ServeProcess {
+class ListeningProcess {
   public:
-    explicit ServeProcess(const std::vector<std::string>& args) {
+    // `words` run as one command (each quoted); `listening` finds the port (its first group) in
+    // what the process printed, on stdout and stderr.
+    ListeningProcess(const std::vector<std::string>& words, const std::string& listening_pattern) {
         dir_ = std::filesystem::temp_directory_path() /
                ("cmfpipe-serve-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
         std::filesystem::create_directories(dir_);
-        std::string command = "exec " + shell_quote(CMFPIPE_CLI) + " serve --listen 127.0.0.1:0";
-        for (const auto& a : args) command += " " + shell_quote(a);
+        std::string command = "exec";
+        for (const auto& w : words) command += " " + shell_quote(w);
         command += " </dev/null >" + shell_quote((dir_ / "out").string()) + " 2>" +
                    shell_quote((dir_ / "err").string());
         pid_ = ::fork();
@@ -34,12 +37,12 @@ class ServeProcess {
             ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
             ::_exit(127);
         }
-        const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
+        const std::regex listening(listening_pattern);
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         while (std::chrono::steady_clock::now() < deadline) {
             std::smatch match;
-            const std::string err = stderr_text();
-            if (std::regex_search(err, match, listening)) {
+            const std::string printed = slurp(dir_ / "out") + stderr_text();
+            if (std::regex_search(printed, match, listening)) {
                 port_ = static_cast<unsigned short>(std::stoi(match[1]));
                 return;
             }
@@ -51,17 +54,17 @@ class ServeProcess {
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
-        throw std::runtime_error("cmfpipe serve did not start within 30 s: " + stderr_text());
+        throw std::runtime_error(words[0] + " did not start within 30 s: " + stderr_text());
     }
-    ~ServeProcess() {
+    ~ListeningProcess() {
         if (pid_ > 0) {
             ::kill(pid_, SIGKILL);
             ::waitpid(pid_, nullptr, 0);
         }
         std::filesystem::remove_all(dir_);
     }
-    ServeProcess(const ServeProcess&) = delete;
-    ServeProcess& operator=(const ServeProcess&) = delete;
+    ListeningProcess(const ListeningProcess&) = delete;
+    ListeningProcess& operator=(const ListeningProcess&) = delete;
 
     bool running() const { return pid_ > 0; }
     unsigned short port() const { return port_; }
@@ -102,6 +105,20 @@ class ServeProcess {
     pid_t pid_ = -1;
     unsigned short port_ = 0;
     int exit_code_ = -1;
+};
+
+// `cmfpipe serve --listen 127.0.0.1:0 ARGS...` of this build.
+class ServeProcess : public ListeningProcess {
+  public:
+    explicit ServeProcess(const std::vector<std::string>& args)
+        : ListeningProcess(with_command(args), "listening on http://127\\.0\\.0\\.1:([0-9]+)") {}
+
+  private:
+    static std::vector<std::string> with_command(const std::vector<std::string>& args) {
+        std::vector<std::string> words = {CMFPIPE_CLI, "serve", "--listen", "127.0.0.1:0"};
+        words.insert(words.end(), args.begin(), args.end());
+        return words;
+    }
 };
 
 }  // namespace cmfpipe::testing

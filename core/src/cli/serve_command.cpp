@@ -72,6 +72,17 @@ int run_serve(const Arguments& args) {
         std::chrono::seconds(count_option(args, "client-timeout", 30, 1, 3600));
     options.grace = std::chrono::seconds(count_option(args, "grace", 10, 0, 3600));
     const std::size_t threads = count_option(args, "threads", 0, 1, 256);
+    for (const auto& pair : args.values("upstream")) {
+        const std::size_t eq = pair.find('=');
+        const std::string name = pair.substr(0, eq);
+        if (eq == std::string::npos || (name != "openai" && name != "anthropic")) {
+            throw UsageError("--upstream wants openai=URL or anthropic=URL, got '" + pair + "'");
+        }
+        options.upstreams[name] = pair.substr(eq + 1);
+    }
+    options.upstream_timeout =
+        std::chrono::seconds(count_option(args, "upstream-timeout", 300, 1, 3600));
+    options.upstream_ca = args.value("upstream-ca").value_or("");
 
     std::optional<pipeline::PipelineConfig> config;
     if (!args.flag("no-pipeline"))
@@ -115,6 +126,12 @@ std::vector<OptionSpec> serve_options() {
          {"config", "PIPELINE.yaml",
           "the processor pipeline (default: the installed config/default.yaml)"},
          {"no-pipeline", "", "no processors"},
+         {"upstream", "NAME=URL",
+          "proxy POST /v1/chat/completions to openai=URL, POST /v1/messages to anthropic=URL "
+          "(http:// or https://, e.g. https://api.openai.com/v1)",
+          true},
+         {"upstream-timeout", "SECONDS", "an upstream call's limit (default 300); over it: 504"},
+         {"upstream-ca", "FILE.pem", "also trust these certificates for https upstreams"},
          {"max-body", "BYTES", "largest request body (default 8388608); larger: 413"},
          {"threads", "N", "threads of the pool that renders and runs processors (default: cores)"},
          {"io-threads", "N", "threads that read and write connections (default 1)"},
@@ -131,7 +148,7 @@ std::vector<OptionSpec> serve_options() {
 const CommandRegistration registration{
     {"serve", "serve prompts, the pipeline and parse-output over HTTP until SIGTERM/SIGINT",
      "serve [--listen HOST:PORT] [--prompts DIR] [--config PIPELINE.yaml | --no-pipeline] "
-     "[--max-body BYTES] [--threads N]",
+     "[--upstream NAME=URL]... [--max-body BYTES] [--threads N]",
      serve_options(), 0, run_serve}};
 
 }  // namespace

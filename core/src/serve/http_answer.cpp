@@ -3,6 +3,7 @@
 
 #include "cmfpipe/core/host/prompt_catalog.hpp"
 #include "cmfpipe/errors.hpp"
+#include "upstream.hpp"
 
 namespace cmfpipe::serve {
 
@@ -31,6 +32,9 @@ Response error_answer(http::status status, std::string_view type, std::string_vi
 Response error_answer(std::exception_ptr error) {
     try {
         std::rethrow_exception(error);
+    } catch (const UpstreamFailure& e) {
+        return error_answer(static_cast<http::status>(e.status()), e.kind(),
+                            "upstream_" + e.reason(), e.what());
     } catch (const host::NotFound& e) {
         return error_answer(http::status::not_found, e.kind(), "not_found", e.what());
     } catch (const LimitExceeded& e) {

@@ -1,6 +1,8 @@
 // The routes of serve/router.hpp.
 #include "router.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/pipeline/messages_file.hpp"
 #include "cmfpipe/errors.hpp"
@@ -114,13 +116,30 @@ Target parse_target(std::string_view target) {
 }
 
 Router::Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
-               Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer)
+               Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer,
+               std::map<std::string, std::unique_ptr<Upstream>> upstreams)
     : host_(std::move(host)),
       prompts_(std::move(prompts)),
       metrics_(metrics),
       log_(log),
       tracer_(std::move(tracer)),
-      plugins_(registry_listing(host_->service().registry()).dump(2) + "\n") {}
+      plugins_(registry_listing(host_->service().registry()).dump(2) + "\n"),
+      proxy_(std::make_unique<Proxy>(
+          host_, std::move(upstreams), metrics_,
+          [this](const std::vector<pipeline::Decision>& decisions, std::string_view route,
+                 const std::string& request_id) { record(decisions, route, request_id); })) {}
+
+Router::~Router() = default;
+
+void Router::work_started() {
+    std::lock_guard lock(idle_mutex_);
+    ++on_pool_;
+}
+
+void Router::work_finished() {
+    std::lock_guard lock(idle_mutex_);
+    if (--on_pool_ == 0) idle_.notify_all();
+}
 
 Metrics::Route Router::route_of(std::string_view path) {
     using Route = Metrics::Route;
@@ -135,7 +154,8 @@ Metrics::Route Router::route_of(std::string_view path) {
     return Route::other;
 }
 
-void Router::handle(Request request, const std::string& request_id, bool draining, Done done) {
+void Router::handle(Request request, const std::string& request_id, bool draining,
+                    const boost::asio::any_io_executor& executor, Done done) {
     using Route = Metrics::Route;
     Target target;
     try {
@@ -165,17 +185,27 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
                                      "no route " + target.path));
         case Route::chat_completions:
         case Route::messages:
-            return done(error_answer(http::status::not_found, "NotFound", "no_upstream",
-                                     "no upstream is configured for " + target.path));
+            if (!proxy_->serves(route)) {
+                return done(error_answer(
+                    http::status::not_found, "NotFound", "no_upstream",
+                    "no upstream is configured for " + target.path + " (--upstream " +
+                        (route == Route::messages ? "anthropic" : "openai") + "=URL)"));
+            }
+            if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
+            work_started();
+            boost::asio::co_spawn(
+                executor, proxy_->answer(route, std::move(request), request_id),
+                [this, route, done = std::move(done)](std::exception_ptr error, Response answer) {
+                    done(error ? Proxy::failure_answer(route, error) : std::move(answer));
+                    work_finished();
+                });
+            return;
         default:
             break;
     }
     if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
     // The rest runs on the pool. The request and the target move there with the work.
-    {
-        std::lock_guard lock(idle_mutex_);
-        ++on_pool_;
-    }
+    work_started();
     host_->async_call(
         [this, route, request = std::move(request), target = std::move(target), request_id] {
             switch (route) {
@@ -189,8 +219,7 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
         },
         [this, done = std::move(done)](std::exception_ptr error, Response answer) {
             done(error ? error_answer(error) : std::move(answer));
-            std::lock_guard lock(idle_mutex_);
-            if (--on_pool_ == 0) idle_.notify_all();
+            work_finished();
         });
 }
 

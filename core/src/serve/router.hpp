@@ -2,8 +2,10 @@
 // What each route of `cmfpipe serve` answers (docs/serve.md). The CPU-bound part of a request (the
 // body's JSON, render, parse, processors, adapters) runs on the Host's pool; `done` gets the
 // answer there, exactly once.
+#include <boost/asio/any_io_executor.hpp>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -15,6 +17,7 @@
 #include "cmfpipe/core/tracing.hpp"
 #include "http_answer.hpp"
 #include "metrics.hpp"
+#include "proxy.hpp"
 
 namespace cmfpipe::serve {
 
@@ -43,12 +46,16 @@ class Router {
     using Done = std::function<void(Response)>;
 
     Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
-           Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer);
+           Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer,
+           std::map<std::string, std::unique_ptr<Upstream>> upstreams);
+    ~Router();
 
     static Metrics::Route route_of(std::string_view path);
 
-    // `draining`: the server is shutting down (GET /health answers 503 then).
-    void handle(Request request, const std::string& request_id, bool draining, Done done);
+    // `draining`: the server is shutting down (GET /health answers 503 then). `executor`: the
+    // connection's, where a proxied request's I/O runs.
+    void handle(Request request, const std::string& request_id, bool draining,
+                const boost::asio::any_io_executor& executor, Done done);
     // Blocks until no work of a request is left on the pool (the server's last step: the work
     // refers to this router).
     void wait_idle() const;
@@ -59,6 +66,10 @@ class Router {
     Response process(const Request& request, const Target& target,
                      const std::string& request_id) const;
     Response parse_output(const Request& request, const Target& target) const;
+    // One more request whose work is under way off the connection (on the pool or a proxy
+    // coroutine), and one less.
+    void work_started();
+    void work_finished();
     // Every decision to the log (with the request id) and to the metrics.
     void record(const std::vector<pipeline::Decision>& decisions, std::string_view route,
                 const std::string& request_id) const;
@@ -69,6 +80,7 @@ class Router {
     LogSink& log_;
     std::shared_ptr<const tracing::Tracer> tracer_;
     std::string plugins_;  // GET /v1/plugins, made once
+    std::unique_ptr<Proxy> proxy_;
     mutable std::mutex idle_mutex_;
     mutable std::condition_variable idle_;
     std::size_t on_pool_ = 0;  // requests whose work is on the pool (guarded by idle_mutex_)

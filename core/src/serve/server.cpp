@@ -14,6 +14,7 @@
 #include "cmfpipe/request.hpp"
 #include "server_state.hpp"
 #include "session.hpp"
+#include "upstream.hpp"
 
 namespace cmfpipe::serve {
 namespace {
@@ -54,6 +55,8 @@ struct Server::Impl {
         // Work of a request still on the pool refers to the router, and posts its answer to a
         // session's strand on `io`: both must outlive it.
         if (state.router) state.router->wait_idle();
+        // The router's upstream connections are sockets of `io`: they go before it does.
+        state.router.reset();
     }
 
     void accept() {
@@ -131,9 +134,19 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
                ServerOptions options, std::ostream& log,
                std::shared_ptr<const tracing::Tracer> tracer)
     : impl_(std::make_unique<Impl>(host, std::move(options), log)) {
+    std::map<std::string, std::unique_ptr<Upstream>> upstreams;
+    const ServerOptions& given = impl_->state.options;
+    for (const auto& [name, url] : given.upstreams) {
+        UpstreamOptions upstream_options;
+        upstream_options.timeout = given.upstream_timeout;
+        upstream_options.ca_file = given.upstream_ca;
+        upstreams.emplace(
+            name, std::make_unique<Upstream>(name, parse_upstream_url(url), upstream_options,
+                                             impl_->io.get_executor()));
+    }
     impl_->state.router =
         std::make_unique<Router>(std::move(host), std::move(prompts), impl_->state.metrics,
-                                 impl_->state.log, std::move(tracer));
+                                 impl_->state.log, std::move(tracer), std::move(upstreams));
 }
 
 Server::~Server() = default;

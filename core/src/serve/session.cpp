@@ -142,7 +142,7 @@ void Session::on_body(beast::error_code error) {
 
     Request request = parser_->release();
     const bool keep_alive = request.keep_alive();
-    state_.router->handle(std::move(request), request_id_, state_.draining,
+    state_.router->handle(std::move(request), request_id_, state_.draining, stream_.get_executor(),
                           [self = shared_from_this(), keep_alive](Response response) {
                               net::dispatch(
                                   self->stream_.get_executor(),

@@ -4,6 +4,7 @@
 // balancer serve the same prompts and pipeline. Routes and errors: docs/serve.md.
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -26,6 +27,13 @@ struct ServerOptions {
     // After SIGTERM/SIGINT (or stop()): the requests in flight get this long to finish.
     std::chrono::milliseconds grace{10'000};
     bool handle_signals = true;
+    // The providers proxied to: "openai" (POST /v1/chat/completions) and "anthropic"
+    // (POST /v1/messages) -> http:// or https:// base URL.
+    std::map<std::string, std::string> upstreams;
+    // Connect, send and the whole answer of one upstream call; over it: 504.
+    std::chrono::milliseconds upstream_timeout{300'000};
+    // Certificates trusted for https upstreams besides the system's (a private CA).
+    std::string upstream_ca;
 };
 
 class Server {

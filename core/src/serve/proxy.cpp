@@ -1,0 +1,204 @@
+// serve/proxy.hpp: the OpenAI- and Anthropic-compatible routes, guarded on the way in and out.
+#include "proxy.hpp"
+
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/string.hpp>
+#include <chrono>
+
+#include "cmfpipe/json_parse.hpp"
+
+namespace cmfpipe::serve {
+namespace {
+
+namespace net = boost::asio;
+
+constexpr std::string_view body_source = "request body";
+
+// Not passed on: hop-by-hop headers, what the proxy sets itself, and compression (the proxy must
+// read the answer).
+bool forwarded(std::string_view name) {
+    static constexpr std::string_view dropped[] = {
+        "host",    "content-length",    "connection",  "keep-alive",          "te",
+        "trailer", "transfer-encoding", "upgrade",     "proxy-authorization", "proxy-connection",
+        "expect",  "accept-encoding",   "x-request-id"};
+    for (std::string_view d : dropped)
+        if (boost::beast::iequals(boost::beast::string_view(name.data(), name.size()),
+                                  boost::beast::string_view(d.data(), d.size())))
+            return false;
+    return true;
+}
+
+}  // namespace
+
+struct Proxy::Provider {
+    Metrics::Route route;
+    std::string adapter;   // the adapter kind that reads and writes its bodies
+    std::string upstream;  // the --upstream NAME it goes to
+    std::string path;      // below the upstream's base path
+
+    // The provider's own error shape, so that its SDKs raise their usual exceptions.
+    Response error(http::status status, std::string_view type, std::string_view code,
+                   std::string_view message) const {
+        if (adapter != "anthropic") return error_answer(status, type, code, message);
+        return json_answer(
+            status, {{"type", "error"},
+                     {"error", {{"type", std::string(code)}, {"message", std::string(message)}}}});
+    }
+};
+
+struct Proxy::Prepared {
+    std::string body;                 // what the upstream receives
+    std::optional<Response> refusal;  // set: the answer, and nothing goes to the upstream
+};
+
+namespace {
+
+const Proxy::Provider* provider_of(Metrics::Route route) {
+    static const Proxy::Provider openai{Metrics::Route::chat_completions, "openai", "openai",
+                                        "/chat/completions"};
+    static const Proxy::Provider anthropic{Metrics::Route::messages, "anthropic", "anthropic",
+                                           "/messages"};
+    if (route == openai.route) return &openai;
+    if (route == anthropic.route) return &anthropic;
+    return nullptr;
+}
+
+std::string stop_message(const std::vector<pipeline::Decision>& decisions, std::string_view hook) {
+    for (const auto& d : decisions) {
+        if (d.effect != pipeline::Effect::stopped) continue;
+        std::string message = "processor '" + d.processor + "' stopped the " +
+                              (hook == "llm_input" ? "request" : "answer");
+        if (d.denial && !d.denial->reason.empty()) message += ": " + d.denial->reason;
+        return message;
+    }
+    return "a processor stopped the request";
+}
+
+}  // namespace
+
+Proxy::Proxy(std::shared_ptr<host::Host> host,
+             std::map<std::string, std::unique_ptr<Upstream>> upstreams, Metrics& metrics,
+             Record record)
+    : host_(std::move(host)),
+      upstreams_(std::move(upstreams)),
+      metrics_(metrics),
+      record_(std::move(record)) {}
+
+Proxy::~Proxy() = default;
+
+Response Proxy::failure_answer(Metrics::Route route, std::exception_ptr error) {
+    Response answer = error_answer(error);
+    const Provider* provider = provider_of(route);
+    if (provider == nullptr || provider->adapter != "anthropic") return answer;
+    const Json body = parse_json(answer.body(), "answer");
+    return provider->error(answer.result(), body["error"]["type"].get<std::string>(),
+                           body["error"]["code"].get<std::string>(),
+                           body["error"]["message"].get<std::string>());
+}
+
+bool Proxy::serves(Metrics::Route route) const {
+    const Provider* provider = provider_of(route);
+    return provider != nullptr && upstreams_.count(provider->upstream) > 0;
+}
+
+Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text,
+                               const std::string& request_id) const {
+    const Json body = parse_json(text, std::string(body_source));
+    if (!body.is_object()) {
+        throw ValueError(
+            "the request body must be a JSON object, got " + std::string(body.type_name()),
+            {std::string(body_source)});
+    }
+    if (body.contains("stream") && body["stream"] == true) {
+        return {
+            {},
+            provider.error(http::status::not_implemented, "NotImplemented", "stream_unsupported",
+                           "streamed proxying is not implemented yet: send \"stream\": false")};
+    }
+    const host::Service& service = host_->service();
+    const auto adapter = service.adapter(provider.adapter);
+    pipeline::PipelineResult result =
+        service.process("llm_input", adapter->request_messages(body, Json::object()));
+    record_(result.decisions, Metrics::route_label(provider.route), request_id);
+    if (result.stopped) {
+        return {{},
+                provider.error(http::status::forbidden, "Stopped", "stopped",
+                               stop_message(result.decisions, "llm_input"))};
+    }
+    return {adapter->with_request_messages(body, result.messages, Json::object()).dump(),
+            std::nullopt};
+}
+
+Response Proxy::finish(const Provider& provider, const Response& upstream_answer,
+                       const std::string& request_id) const {
+    const JsonParse parsed = try_parse_json(upstream_answer.body());
+    if (!parsed.value || !parsed.value->is_object()) {
+        throw UpstreamFailure(502, "broken",
+                              "upstream '" + provider.upstream +
+                                  "' answered what is not a JSON object: " + parsed.error);
+    }
+    const host::Service& service = host_->service();
+    const auto adapter = service.adapter(provider.adapter);
+    pipeline::PipelineResult result =
+        service.process("llm_output", adapter->from_wire(upstream_answer.body(), Json::object()));
+    record_(result.decisions, Metrics::route_label(provider.route), request_id);
+    if (result.stopped) {
+        return provider.error(http::status::forbidden, "Stopped", "stopped",
+                              stop_message(result.decisions, "llm_output"));
+    }
+    Response answer{http::status::ok, 11};
+    answer.set(http::field::content_type, "application/json");
+    answer.body() = adapter->with_response_messages(*parsed.value, result.messages, Json::object())
+                        .dump(-1, ' ', false, Json::error_handler_t::replace);
+    return answer;
+}
+
+net::awaitable<Response> Proxy::answer(Metrics::Route route, Request request,
+                                       std::string request_id) {
+    const Provider& provider = *provider_of(route);
+    Upstream& upstream = *upstreams_.at(provider.upstream);
+
+    // The work is a named local, not a temporary inside the co_await: g++ 12 destroys the
+    // captures of such a temporary twice.
+    auto prepare_work = [this, &provider, body = std::move(request.body()), request_id] {
+        return prepare(provider, body, request_id);
+    };
+    Prepared prepared = co_await host_->async_call(std::move(prepare_work), net::use_awaitable);
+    if (prepared.refusal) co_return std::move(*prepared.refusal);
+
+    Upstream::Headers headers;
+    for (const auto& field : request) {
+        const std::string_view name = std_view(field.name_string());
+        if (forwarded(name)) headers.emplace_back(name, std_view(field.value()));
+    }
+    headers.emplace_back("x-request-id", request_id);
+    headers.emplace_back("content-type", "application/json");
+
+    const auto started = std::chrono::steady_clock::now();
+    Response upstream_answer;
+    std::string path = provider.path;
+    try {
+        upstream_answer =
+            co_await upstream.post(std::move(path), std::move(prepared.body), std::move(headers));
+    } catch (const UpstreamFailure& e) {
+        metrics_.upstream_error(upstream.name(), e.reason());
+        throw;
+    }
+    metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
+    if (upstream_answer.result_int() / 100 != 2) {
+        // The provider's own refusal (401, 429, 500...) goes back as it came.
+        metrics_.upstream_error(upstream.name(),
+                                "status_" + std::to_string(upstream_answer.result_int()));
+        Response passed{upstream_answer.result(), 11};
+        passed.set(http::field::content_type, upstream_answer[http::field::content_type]);
+        passed.body() = std::move(upstream_answer.body());
+        co_return passed;
+    }
+    auto finish_work = [this, &provider, upstream_answer = std::move(upstream_answer), request_id] {
+        return finish(provider, upstream_answer, request_id);
+    };
+    Response answer = co_await host_->async_call(std::move(finish_work), net::use_awaitable);
+    co_return answer;
+}
+
+}  // namespace cmfpipe::serve

@@ -1,0 +1,82 @@
+#pragma once
+// The providers `cmfpipe serve` proxies to (--upstream NAME=URL): HTTP/1.1 over TCP, or over TLS
+// (Asio's ssl on OpenSSL) with the certificate and the host name verified. Connections are kept
+// alive and reused; an answer is read whole, under a size bound.
+// Boost 1.74's awaitable.hpp uses std::exchange without including <utility>.
+#include <utility>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cmfpipe/errors.hpp"
+#include "http_answer.hpp"
+
+namespace cmfpipe::serve {
+
+struct UpstreamUrl {
+    bool tls = false;
+    std::string host;
+    std::string port;       // 80 or 443 when the URL gives none
+    std::string base_path;  // "/v1" for http://host/v1/, "" for http://host
+};
+// http://HOST[:PORT][/PATH] or https://...; ValueError naming the URL otherwise.
+UpstreamUrl parse_upstream_url(std::string_view url);
+
+// What a client is told when the upstream fails it: 502 (unreachable, refused TLS, a broken
+// answer) or 504 (no answer within --upstream-timeout). `reason` labels the metric.
+class UpstreamFailure : public Error {
+  public:
+    UpstreamFailure(unsigned status, std::string reason, const std::string& message);
+    const char* kind() const noexcept override;
+    unsigned status() const { return status_; }
+    const std::string& reason() const { return reason_; }
+
+  private:
+    unsigned status_;
+    std::string reason_;
+};
+
+struct UpstreamOptions {
+    std::chrono::milliseconds timeout{300'000};  // connect, send and the whole answer
+    std::size_t max_answer = 64 * 1024 * 1024;
+    std::string ca_file;  // trusted certificates besides the system's (a private CA, a test's)
+};
+
+class Upstream {
+  public:
+    using Headers = std::vector<std::pair<std::string, std::string>>;
+
+    Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
+             boost::asio::any_io_executor executor);
+    ~Upstream();
+    const std::string& name() const { return name_; }
+    const UpstreamUrl& url() const { return url_; }
+
+    // POST base_path + path; the answer, whatever its status. UpstreamFailure when none came.
+    boost::asio::awaitable<Response> post(std::string path, std::string body, Headers headers);
+
+    struct Connection;
+
+  private:
+    std::unique_ptr<Connection> take_idle();
+    void give_back(std::unique_ptr<Connection> connection);
+    boost::asio::awaitable<std::unique_ptr<Connection>> connect();
+
+    std::string name_;
+    UpstreamUrl url_;
+    UpstreamOptions options_;
+    boost::asio::any_io_executor executor_;
+    std::unique_ptr<boost::asio::ssl::context> tls_;
+    std::mutex idle_mutex_;
+    std::vector<std::unique_ptr<Connection>> idle_;
+};
+
+}  // namespace cmfpipe::serve

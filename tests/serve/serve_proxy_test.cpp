@@ -1,0 +1,233 @@
+// `cmfpipe serve` as the OpenAI/Anthropic-compatible endpoint, in front of a local upstream that
+// the test starts (tests/serve/mock_upstream.py, over real sockets, with TLS made by the test):
+// guardrails on the way in and out, the upstream's failures, and certificate verification.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cmfpipe/json_parse.hpp"
+#include "support/http_client.hpp"
+#include "support/process.hpp"
+#include "support/scratch.hpp"
+#include "support/serve_process.hpp"
+
+using namespace cmfpipe;
+using namespace cmfpipe::testing;
+
+namespace {
+
+const std::filesystem::path source = CMFPIPE_SOURCE_DIR;
+const std::filesystem::path deny_plugins =
+    std::filesystem::path(CMFPIPE_TEST_PLUGIN_DIR) / "pipeline";
+
+Json json_of(const HttpAnswer& answer) {
+    INFO(answer.body);
+    return parse_json(answer.body, "answer");
+}
+
+// The mock upstream and what it received.
+struct Upstream {
+    Scratch scratch;
+    std::string record = (scratch.dir / "received.jsonl").string();
+    std::unique_ptr<ListeningProcess> process;
+    explicit Upstream(std::vector<std::string> extra = {}) {
+        std::vector<std::string> words = {
+            "python3", (source / "tests/serve/mock_upstream.py").string(), record};
+        words.insert(words.end(), extra.begin(), extra.end());
+        process = std::make_unique<ListeningProcess>(words, "listening on ([0-9]+)");
+    }
+    std::string url(const std::string& scheme = "http") const {
+        return scheme + "://127.0.0.1:" + std::to_string(process->port()) + "/v1";
+    }
+    // Every request received, in order.
+    std::vector<Json> received() const {
+        std::vector<Json> out;
+        std::ifstream in(record);
+        for (std::string line; std::getline(in, line);) out.push_back(parse_json(line, "record"));
+        return out;
+    }
+};
+
+const Json chat_request = {{"model", "gpt-test"},
+                           {"temperature", 0.3},
+                           {"vendor_field", {{"kept", true}}},
+                           {"messages",
+                            {{{"role", "system"}, {"content", "Be brief."}},
+                             {{"role", "user"}, {"content", "Say hi to ada@example.com"}}}}};
+
+}  // namespace
+
+TEST_CASE(
+    "proxy: a chat completion goes through - input PII redacted for the upstream - the rest kept") {
+    Upstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url()});
+    REQUIRE(server.running());
+    HttpConnection client(server.port());
+    auto answer =
+        client.request("POST", "/v1/chat/completions", chat_request.dump(),
+                       {{"authorization", "Bearer sk-test"}, {"x-request-id", "proxy-1"}});
+    REQUIRE(answer.status == 200);
+    CHECK(answer.header("x-request-id") == "proxy-1");
+
+    const auto received = upstream.received();
+    REQUIRE(received.size() == 1);
+    CHECK(received[0]["path"] == "/v1/chat/completions");
+    CHECK(received[0]["headers"]["authorization"] == "Bearer sk-test");
+    CHECK(received[0]["headers"]["x-request-id"] == "proxy-1");
+    Json sent = chat_request;
+    sent["messages"][1]["content"] = "Say hi to [REDACTED:EMAIL]";
+    CHECK(parse_json(received[0]["body"].get<std::string>(), "upstream") == sent);
+
+    Json body = json_of(answer);
+    CHECK(body["id"] == "chatcmpl-1");
+    CHECK(body["usage"]["total_tokens"] == 8);
+    CHECK(body["system_fingerprint"] == "fp_mock");
+    CHECK(body["choices"][0]["message"]["content"] == "echo: Say hi to [REDACTED:EMAIL]");
+}
+
+TEST_CASE("proxy: an input denial is a 403 naming the processor and nothing reaches the upstream") {
+    Upstream upstream;
+    Scratch s;
+    const std::string config = s.write(
+        "p.yaml", "plugin_dirs: [" + deny_plugins.string() +
+                      "]\nprocessors:\n  - {name: block, kind: deny, hooks: [llm_input]}\n");
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--upstream",
+                         "anthropic=" + upstream.url(), "--config", config});
+    HttpConnection client(server.port());
+    auto answer = client.request("POST", "/v1/chat/completions", chat_request.dump());
+    CHECK(answer.status == 403);
+    CHECK(json_of(answer) ==
+          Json{{"error",
+                {{"message", "processor 'block' stopped the request: denied by test"},
+                 {"type", "Stopped"},
+                 {"code", "stopped"}}}});
+    // Anthropic's own error shape on its route.
+    const Json messages_request = {{"model", "claude-test"},
+                                   {"max_tokens", 64},
+                                   {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+    auto anthropic = client.request("POST", "/v1/messages", messages_request.dump());
+    CHECK(anthropic.status == 403);
+    CHECK(json_of(anthropic) ==
+          Json{{"type", "error"},
+               {"error",
+                {{"type", "stopped"},
+                 {"message", "processor 'block' stopped the request: denied by test"}}}});
+    CHECK(upstream.received().empty());
+}
+
+TEST_CASE("proxy: the answer passes llm_output - PII redacted - a guarded tool call stopped") {
+    Upstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--config",
+                         (source / "config/guarded_tools.yaml").string()});
+    HttpConnection client(server.port());
+    Json pii = chat_request;
+    pii["model"] = "pii";
+    auto redacted = client.request("POST", "/v1/chat/completions", pii.dump());
+    REQUIRE(redacted.status == 200);
+    CHECK(json_of(redacted)["choices"][0]["message"]["content"] == "Mail [REDACTED:EMAIL]");
+
+    Json tool = chat_request;
+    tool["model"] = "tool";
+    auto stopped = client.request("POST", "/v1/chat/completions", tool.dump());
+    CHECK(stopped.status == 403);
+    const Json body = json_of(stopped);
+    CHECK(body["error"]["code"] == "stopped");
+    CHECK_THAT(body["error"]["message"].get<std::string>(),
+               Catch::StartsWith("processor 'guard_tools' stopped the answer"));
+    CHECK_THAT(server.stderr_text(), Catch::Contains("\"processor\":\"guard_tools\""));
+}
+
+TEST_CASE("proxy: Anthropic messages go through /v1/messages") {
+    Upstream upstream;
+    ServeProcess server({"--upstream", "anthropic=" + upstream.url()});
+    HttpConnection client(server.port());
+    const Json request = {{"model", "claude-test"},
+                          {"max_tokens", 64},
+                          {"system", "Be brief."},
+                          {"messages", {{{"role", "user"}, {"content", "Mail ada@example.com"}}}}};
+    auto answer = client.request("POST", "/v1/messages", request.dump(),
+                                 {{"x-api-key", "key"}, {"anthropic-version", "2023-06-01"}});
+    REQUIRE(answer.status == 200);
+    const Json body = json_of(answer);
+    CHECK(body["id"] == "msg_1");
+    CHECK(body["content"] ==
+          Json::array({{{"type", "text"}, {"text", "echo: Mail [REDACTED:EMAIL]"}}}));
+    const auto received = upstream.received();
+    REQUIRE(received.size() == 1);
+    CHECK(received[0]["path"] == "/v1/messages");
+    CHECK(received[0]["headers"]["x-api-key"] == "key");
+    CHECK(received[0]["headers"]["anthropic-version"] == "2023-06-01");
+    // No openai upstream configured: the route says so.
+    auto missing = client.request("POST", "/v1/chat/completions", chat_request.dump());
+    CHECK(missing.status == 404);
+    CHECK(json_of(missing)["error"]["code"] == "no_upstream");
+}
+
+TEST_CASE(
+    "proxy: upstream failures - down 502 - too slow 504 - broken answer 502 - its own errors "
+    "pass") {
+    Upstream upstream;
+    ServeProcess server(
+        {"--upstream", "openai=" + upstream.url(), "--upstream-timeout", "1", "--no-pipeline"});
+    HttpConnection client(server.port());
+    Json request = chat_request;
+
+    request["model"] = "slow";
+    auto slow = client.request("POST", "/v1/chat/completions", request.dump());
+    CHECK(slow.status == 504);
+    CHECK(json_of(slow)["error"]["code"] == "upstream_timeout");
+
+    request["model"] = "cut";
+    auto cut = client.request("POST", "/v1/chat/completions", request.dump());
+    CHECK(cut.status == 502);
+    CHECK(json_of(cut)["error"]["type"] == "UpstreamError");
+
+    request["model"] = "fail-500";
+    auto failed = client.request("POST", "/v1/chat/completions", request.dump());
+    CHECK(failed.status == 500);
+    CHECK(json_of(failed) ==
+          Json{{"error", {{"message", "upstream broke"}, {"type", "server_error"}}}});
+
+    request["stream"] = true;
+    auto streamed = client.request("POST", "/v1/chat/completions", request.dump());
+    CHECK(streamed.status == 501);
+
+    ServeProcess nowhere({"--upstream", "openai=http://127.0.0.1:1/v1", "--no-pipeline"});
+    HttpConnection to_nowhere(nowhere.port());
+    auto down = to_nowhere.request("POST", "/v1/chat/completions", chat_request.dump());
+    CHECK(down.status == 502);
+    CHECK(json_of(down)["error"]["code"] == "upstream_unreachable");
+    auto metrics = to_nowhere.request("GET", "/metrics").body;
+    CHECK_THAT(
+        metrics,
+        Catch::Contains(
+            "cmfpipe_upstream_errors_total{upstream=\"openai\",reason=\"unreachable\"} 1\n"));
+}
+
+TEST_CASE("proxy: TLS to the upstream with the certificate verified") {
+    Scratch s;
+    const std::string cert = (s.dir / "cert.pem").string(), key = (s.dir / "key.pem").string();
+    auto made = run_shell(
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+        "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+        shell_quote(key) + " -out " + shell_quote(cert));
+    INFO(made.err);
+    REQUIRE(made.exit_code == 0);
+    Upstream upstream({"--tls", cert, key});
+
+    ServeProcess trusting(
+        {"--upstream", "openai=" + upstream.url("https"), "--upstream-ca", cert, "--no-pipeline"});
+    HttpConnection client(trusting.port());
+    auto answer = client.request("POST", "/v1/chat/completions", chat_request.dump());
+    CHECK(answer.status == 200);
+    CHECK(json_of(answer)["choices"][0]["message"]["content"] == "echo: Say hi to ada@example.com");
+
+    // Without the certificate among the trusted ones: refused, never sent.
+    ServeProcess verifying({"--upstream", "openai=" + upstream.url("https"), "--no-pipeline"});
+    HttpConnection second(verifying.port());
+    auto refused = second.request("POST", "/v1/chat/completions", chat_request.dump());
+    CHECK(refused.status == 502);
+    CHECK(json_of(refused)["error"]["code"] == "upstream_tls");
+    CHECK(upstream.received().size() == 1);
+}
