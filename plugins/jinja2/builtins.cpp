@@ -76,7 +76,9 @@ Value dict_fn(Evaluator& ev, Args& a) {
         if (p.is_dict()) {
             for (const auto& [k, v] : p.dict().items) d->set(k, v);
         } else {
-            for (const auto& pair : ev.iterate(p)->items) {
+            // Held by name: a temporary in a range-for's expression dies before the loop.
+            const auto sequence = ev.iterate(p);
+            for (const auto& pair : sequence->items) {
                 auto kv = ev.iterate(pair);
                 if (kv->items.size() != 2)
                     throw Failure("ValueError",

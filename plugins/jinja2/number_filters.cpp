@@ -155,7 +155,9 @@ Value f_sum(Evaluator& ev, const Value& v, Args& a) {
     const Value* start = arg(a, 1, "start");
     Value total = start ? *start : Value::integer(0);
     auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
-    for (const auto& item : seq(ev, v)->items)
+    // Held by name: a temporary in a range-for's expression dies before the loop.
+    const auto sequence = seq(ev, v);
+    for (const auto& item : sequence->items)
         total = add(ev, total, parts.empty() ? item : get_path(ev, item, parts));
     return total;
 }

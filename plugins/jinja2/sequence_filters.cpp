@@ -63,7 +63,9 @@ Value f_join(Evaluator& ev, const Value& v, Args& a) {
     auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
     std::string out;
     bool first = true;
-    for (const auto& item : seq(ev, v)->items) {
+    // Held by name: a temporary in a range-for's expression dies before the loop.
+    const auto sequence = seq(ev, v);
+    for (const auto& item : sequence->items) {
         if (!first) out += sep;
         first = false;
         append_str(out, parts.empty() ? item : get_path(ev, item, parts));
@@ -162,7 +164,9 @@ Value f_unique(Evaluator& ev, const Value& v, Args& a) {
     const Value* attribute = arg(a, 1, "attribute");
     auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
     std::vector<Value> seen, out;
-    for (const auto& item : seq(ev, v)->items) {
+    // Held by name: a temporary in a range-for's expression dies before the loop.
+    const auto sequence = seq(ev, v);
+    for (const auto& item : sequence->items) {
         Value key = ignore_case(parts.empty() ? item : get_path(ev, item, parts), case_sensitive);
         if (std::none_of(seen.begin(), seen.end(),
                          [&](const Value& s) { return equals(s, key); })) {
@@ -206,7 +210,9 @@ Value f_batch(Evaluator& ev, const Value& v, Args& a) {
     const Value* fill = arg(a, 1, "fill_with");
     std::vector<Value> out;
     auto cur = make_list();
-    for (const auto& item : seq(ev, v)->items) {
+    // Held by name: a temporary in a range-for's expression dies before the loop.
+    const auto sequence = seq(ev, v);
+    for (const auto& item : sequence->items) {
         if (static_cast<std::int64_t>(cur->items.size()) == n) {
             out.push_back(Value::list(cur));
             cur = make_list();
@@ -248,7 +254,9 @@ Value f_groupby(Evaluator& ev, const Value& v, Args& a) {
     bool case_sensitive = flag(a, 2, "case_sensitive");
     auto parts = attribute_parts(*attribute);
     std::vector<std::pair<Value, Value>> keyed;
-    for (const auto& item : seq(ev, v)->items)
+    // Held by name: a temporary in a range-for's expression dies before the loop.
+    const auto sequence = seq(ev, v);
+    for (const auto& item : sequence->items)
         keyed.emplace_back(ignore_case(get_path(ev, item, parts, def), case_sensitive), item);
     std::stable_sort(keyed.begin(), keyed.end(),
                      [](const auto& x, const auto& y) { return less(x.first, y.first); });

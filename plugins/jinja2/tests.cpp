@@ -130,7 +130,9 @@ bool t_in(Evaluator& ev, const Value& v, Args& a) {
         return container.str().find(v.str()) != std::string::npos;
     }
     if (container.is_dict()) return container.dict().find(v) != nullptr;
-    for (const auto& item : ev.iterate(container)->items)
+    // Held by name: a temporary in a range-for's expression dies before the loop.
+    const auto sequence = ev.iterate(container);
+    for (const auto& item : sequence->items)
         if (equals(item, v)) return true;
     return false;
 }
