@@ -17,13 +17,6 @@ using cmf::ContentPart;
 using wire::MessageSlots;
 using wire::PartSlot;
 
-constexpr std::string_view request_source = "openai request";
-
-// What chat_request writes from: the parts and the flagged tool calls.
-bool unchanged(const cmf::Message& before, const cmf::Message& after) {
-    return wire::same_on_wire(before, after, {wire::invalid_tool_arguments_key});
-}
-
 const Json* member(const Json& object, std::string_view key) {
     auto it = object.find(key);
     return it == object.end() ? nullptr : &*it;

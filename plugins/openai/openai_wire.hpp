@@ -10,6 +10,7 @@
 #include "cmfpipe/json.hpp"
 #include "cmfpipe/wire/body_messages.hpp"
 #include "cmfpipe/wire/json_node.hpp"
+#include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::openai {
 
@@ -43,6 +44,15 @@ cmf::PartPtr image_from_url(const std::string& url);
 cmf::PartPtr document_from_file(const wire::WireNode& file, std::string_view url_key);
 // "message 2 part 1 (video)": where a part is, for error messages.
 std::string part_place(std::size_t message, std::size_t part, const cmf::ContentPart& p);
+
+// The origin request_messages tags each message with (wire/body_messages.hpp).
+inline constexpr std::string_view request_source = "openai request";
+
+// What the request writers (chat and Responses) write from: the parts and the flagged tool calls.
+// A message unchanged in those goes back into a body as it came.
+inline bool unchanged(const cmf::Message& before, const cmf::Message& after) {
+    return wire::same_on_wire(before, after, {wire::invalid_tool_arguments_key});
+}
 
 // ---- tool_arguments.cpp: arguments strings <-> objects, by the one policy of
 // cmfpipe/wire/tool_arguments.hpp (not an object: no part, flagged with the raw text in custom).

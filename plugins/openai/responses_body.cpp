@@ -18,12 +18,6 @@ using cmf::ContentPart;
 using wire::MessageSlots;
 using wire::PartSlot;
 
-constexpr std::string_view request_source = "openai request";
-
-bool unchanged(const cmf::Message& before, const cmf::Message& after) {
-    return wire::same_on_wire(before, after, {wire::invalid_tool_arguments_key});
-}
-
 bool is_content(const ContentPart& part) {
     switch (part.type()) {
         case cmf::ContentType::tool_call:

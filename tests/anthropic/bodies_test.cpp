@@ -31,28 +31,9 @@ const Json& case_body(const char* list, std::size_t index) {
     return all.at(list).at(index).at("body");
 }
 
-// The llm_input (or llm_output) processors of a pipeline of the real pii_redactor.
-std::vector<Message> redacted(std::vector<Message> messages, const char* hook) {
-    static const cmfpipe::pipeline::Pipeline pipeline = cmfpipe::pipeline::Pipeline::build(
-        cmfpipe::pipeline::parse_pipeline_config(
-            "processors:\n"
-            "  - {name: redact_pii, kind: pii_redactor, hooks: [llm_input, llm_output],\n"
-            "     capabilities: [append_labels]}\n",
-            "test.yaml", "."),
-        bundled_plugins());
-    auto result = pipeline.run(hook, std::move(messages));
-    REQUIRE_FALSE(result.stopped);
-    return std::move(result.messages);
-}
-
 std::string request_error(const Json& body) {
     return thrown_message<cmfpipe::ValueError>(
         [&] { adapter().request_messages(body, Json::object()); });
-}
-
-// Exact JSON, key order included.
-std::string exact(const char* json) {
-    return Json::parse(json).dump();
 }
 
 }  // namespace

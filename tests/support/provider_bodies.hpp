@@ -15,8 +15,11 @@
 #include "cmfpipe/adapter.hpp"
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/files.hpp"
+#include "cmfpipe/core/pipeline/config.hpp"
+#include "cmfpipe/core/pipeline/pipeline.hpp"
 #include "support/corpus.hpp"
 #include "support/edited_messages.hpp"
+#include "support/registry.hpp"
 
 namespace cmfpipe::testing {
 
@@ -178,6 +181,26 @@ inline void check_response_round_trip(const Adapter& adapter, const NamedBody& c
     const auto messages = adapter.from_wire(c.body.dump(), c.options);
     INFO(cmf::messages_to_json(messages).dump());
     CHECK(adapter.with_response_messages(c.body, messages, c.options).dump() == c.body.dump());
+}
+
+// `messages` through a pipeline of one pii_redactor at `hook` (llm_input or llm_output), as the
+// default pipeline's first stage runs it.
+inline std::vector<cmf::Message> redacted(std::vector<cmf::Message> messages, const char* hook) {
+    static const pipeline::Pipeline pipeline = pipeline::Pipeline::build(
+        pipeline::parse_pipeline_config(
+            "processors:\n"
+            "  - {name: redact_pii, kind: pii_redactor, hooks: [llm_input, llm_output],\n"
+            "     capabilities: [append_labels]}\n",
+            "test.yaml", "."),
+        bundled_plugins());
+    auto result = pipeline.run(hook, std::move(messages));
+    REQUIRE_FALSE(result.stopped);
+    return std::move(result.messages);
+}
+
+// Exact JSON text, key order included.
+inline std::string exact(const char* json) {
+    return Json::parse(json).dump();
 }
 
 }  // namespace cmfpipe::testing
