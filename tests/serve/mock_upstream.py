@@ -95,8 +95,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default 5 drops the connects of a burst of clients
+
+
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.record_file = sys.argv[1]
     if len(sys.argv) == 5 and sys.argv[2] == "--tls":

@@ -1,10 +1,13 @@
 // `cmfpipe serve` as the OpenAI/Anthropic-compatible endpoint, in front of a local upstream that
 // the test starts (tests/serve/mock_upstream.py, over real sockets, with TLS made by the test):
 // guardrails on the way in and out, the upstream's failures, and certificate verification.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "cmfpipe/json_parse.hpp"
 #include "support/http_client.hpp"
@@ -230,4 +233,49 @@ TEST_CASE("proxy: TLS to the upstream with the certificate verified") {
     CHECK(refused.status == 502);
     CHECK(json_of(refused)["error"]["code"] == "upstream_tls");
     CHECK(upstream.received().size() == 1);
+}
+
+TEST_CASE("proxy: 1000 chat completions over 64 connections - each answer its own") {
+    Upstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    constexpr int connections = 64, total = 1000;
+    std::atomic<int> next{0}, right{0}, wrong{0};
+    std::vector<std::thread> threads;
+    for (int c = 0; c < connections; ++c) {
+        threads.emplace_back([&] {
+            HttpConnection client(server.port());
+            for (int n; (n = next++) < total;) {
+                Json request = chat_request;
+                request["messages"][1]["content"] = "number " + std::to_string(n);
+                const auto answer = client.request("POST", "/v1/chat/completions", request.dump());
+                const bool own =
+                    answer.status == 200 &&
+                    parse_json(answer.body, "answer")["choices"][0]["message"]["content"] ==
+                        "echo: number " + std::to_string(n);
+                (own ? right : wrong)++;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    CHECK(right == total);
+    CHECK(wrong == 0);
+    CHECK(upstream.received().size() == total);
+}
+
+TEST_CASE("proxy: SIGTERM lets a proxied request in flight finish before the exit") {
+    Upstream upstream;
+    ServeProcess server(
+        {"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--grace", "10"});
+    HttpConnection client(server.port());
+    Json slow = chat_request;
+    slow["model"] = "slow";  // the upstream answers after 3 s
+    REQUIRE(client.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                        std::to_string(slow.dump().size()) + "\r\n\r\n" + slow.dump()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    server.signal(SIGTERM);
+    const auto answer = client.read_answer(10);
+    CHECK(answer.status == 200);
+    CHECK(answer.header("connection") == "close");
+    CHECK(server.wait_exit(10));
+    CHECK(server.exit_code() == 0);
 }
