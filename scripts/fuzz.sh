@@ -24,6 +24,12 @@ if [ ${#targets[@]} -eq 0 ]; then
   for list in "$build"/fuzz-seeds/*.dirs; do targets+=("$(basename "$list" .dirs)"); done
 fi
 
+# libFuzzer's -rss_limit_mb measures the whole process, and ASan keeps freed memory in a
+# quarantine (256 MB by default) and in its allocator's caches: over ten minutes that alone
+# approaches 512 MB while no input needs more than a few tens of MB (the g++ build: 10-25 MB). A
+# 32 MB quarantine still catches a use after a recent free; the limit then measures the inputs.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=32:allocator_release_to_os_interval_ms=1000}"
+
 # One target: fuzz it, then write its table row to $work/row (rows print in order at the end).
 fuzz_one() {
   local target="$1" work="$build/fuzz-run/$1" status=0
