@@ -40,6 +40,12 @@ Json Adapter::with_response_messages(const Json&, const std::vector<cmf::Message
     no_provider_bodies();
 }
 
+std::unique_ptr<GuardedStream> Adapter::guard_stream(const Json&, StreamGuard,
+                                                     const StreamGuardOptions&, const Json&) const {
+    throw InvokerError("this adapter does not guard provider streams");
+}
+GuardedStream::~GuardedStream() = default;
+
 Processor::~Processor() = default;
 Registrar::~Registrar() = default;
 

@@ -6,7 +6,7 @@
  * (the interfaces in renderer.hpp, parser.hpp, adapter.hpp, processor.hpp, the CMF model). */
 #include <stdint.h>
 
-#define CMFPIPE_ABI_VERSION 2u /* 2: Adapter::from_wire_each and the provider-body calls */
+#define CMFPIPE_ABI_VERSION 3u /* 3: Adapter::guard_stream; 2: from_wire_each, provider bodies */
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,11 @@
 #pragma once
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/stream_guard.hpp"
 
 namespace cmfpipe {
 namespace cmf {
@@ -45,6 +47,11 @@ class Adapter {
     // from_wire read from it, after the llm_output processors); id, usage and the rest kept.
     virtual Json with_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
                                         const Json& options) const;
+    // The provider's answer to a streamed request `body` ("stream": true), guarded event by event
+    // (stream_guard.hpp). The default throws InvokerError.
+    virtual std::unique_ptr<GuardedStream> guard_stream(const Json& body, StreamGuard guard,
+                                                        const StreamGuardOptions& stream_options,
+                                                        const Json& options) const;
 };
 
 }  // namespace cmfpipe

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 
 namespace cmfpipe::wire {
@@ -15,66 +16,124 @@ std::string_view trim(std::string_view s) {
     return s.substr(b, e - b + 1);
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
+// A field's value: what follows "name:", less one leading space.
+std::string_view field_value(std::string_view line, std::size_t name_size) {
+    std::string_view value = line.substr(name_size + 1);
+    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    return value;
 }
 
 }  // namespace
 
 bool looks_like_sse(std::string_view text) {
     std::string_view head = trim(text.substr(0, text.find('\n')));
-    return starts_with(head, "data:") || starts_with(head, "event:") || starts_with(head, "id:") ||
-           starts_with(head, ":");
+    return head.starts_with("data:") || head.starts_with("event:") || head.starts_with("id:") ||
+           head.starts_with(":");
+}
+
+std::string SseEvent::text() const {
+    std::string out;
+    out.reserve(event.size() + data.size() + 16);
+    if (!event.empty()) out.append("event: ").append(event).append("\n");
+    std::size_t pos = 0;
+    for (;;) {  // a "\n" inside the data starts another data line
+        const std::size_t end = data.find('\n', pos);
+        out.append("data: ").append(data, pos, end - pos).append("\n");
+        if (end == std::string::npos) break;
+        pos = end + 1;
+    }
+    out.append("\n");
+    return out;
+}
+
+SseReader::SseReader(std::string source, std::size_t max_event_bytes)
+    : source_(std::move(source)), max_event_bytes_(max_event_bytes) {}
+
+void SseReader::feed(std::string_view bytes, std::vector<SseEvent>& out) {
+    while (!bytes.empty()) {
+        const std::size_t end = bytes.find('\n');
+        if (end == std::string_view::npos) {
+            partial_line_.append(bytes);
+            break;
+        }
+        if (partial_line_.empty()) {
+            line(bytes.substr(0, end), out);
+        } else {
+            partial_line_.append(bytes.substr(0, end));
+            line(partial_line_, out);
+            partial_line_.clear();
+        }
+        bytes.remove_prefix(end + 1);
+    }
+    if (partial_line_.size() + current_.data.size() > max_event_bytes_) {
+        throw LimitExceeded(source_ + ": an event larger than " + std::to_string(max_event_bytes_) +
+                            " bytes");
+    }
+}
+
+void SseReader::line(std::string_view text, std::vector<SseEvent>& out) {
+    ++line_no_;
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    if (text.empty()) {  // the blank line that ends an event
+        if (has_data_) out.push_back(std::move(current_));
+        current_ = SseEvent();
+        has_data_ = false;
+        return;
+    }
+    if (text.starts_with("data:")) {
+        if (has_data_) {
+            current_.data += '\n';
+        } else {
+            current_.line = line_no_;
+        }
+        current_.data.append(field_value(text, 4));
+        has_data_ = true;
+    } else if (text.starts_with("event:")) {
+        current_.event = std::string(field_value(text, 5));
+    }
+    if (current_.data.size() > max_event_bytes_) {
+        throw LimitExceeded(source_ + ": an event larger than " + std::to_string(max_event_bytes_) +
+                            " bytes");
+    }
+}
+
+std::optional<SseEvent> SseReader::finish() {
+    if (!partial_line_.empty()) {
+        std::vector<SseEvent> ignored;  // a last line without "\n" still counts
+        std::string last = std::move(partial_line_);
+        partial_line_.clear();
+        line(last, ignored);
+    }
+    if (!has_data_) return std::nullopt;
+    has_data_ = false;
+    return std::exchange(current_, SseEvent());
 }
 
 SseStream sse_events(std::string_view text, std::string_view source) {
     const std::string what = std::string(source) + " event";
     SseStream stream;
-    std::string data;
-    bool has_data = false;
-    int line_no = 0, event_line = 0;
-    auto flush = [&](bool at_end) {
-        if (!has_data) return;
-        has_data = false;
-        if (trim(data) == "[DONE]") {
+    auto take = [&](const SseEvent& event, bool at_end) {
+        if (trim(event.data) == "[DONE]") {
             stream.done = true;
-        } else {
-            try {
-                stream.events.push_back(parse_wire_json(data, what));
-            } catch (const ValueError& e) {  // (LimitExceeded is no ValueError: it passes)
-                if (at_end) {  // the stream stopped mid-event: what came before stands
-                    stream.cut = true;
-                    return;
-                }
-                throw ValueError(std::string(source) + ": the event at line " +
-                                 std::to_string(event_line) + ": " + e.message());
-            }
+            return;
         }
-        data.clear();
+        try {
+            stream.events.push_back(parse_wire_json(event.data, what));
+        } catch (const ValueError& e) {  // (LimitExceeded is no ValueError: it passes)
+            if (at_end) {                // the stream stopped mid-event: what came before stands
+                stream.cut = true;
+                return;
+            }
+            throw ValueError(std::string(source) + ": the event at line " +
+                             std::to_string(event.line) + ": " + e.message());
+        }
     };
-    std::size_t pos = 0;
-    while (pos < text.size()) {  // the empty tail after a last "\n" is no blank line
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        ++line_no;
-        if (line.empty()) {
-            flush(false);
-        } else if (starts_with(line, "data:")) {
-            std::string_view value = line.substr(5);
-            if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-            if (has_data) {
-                data += '\n';
-            } else {
-                event_line = line_no;
-            }
-            data.append(value);
-            has_data = true;
-        }
-        pos = end + 1;
-    }
-    flush(true);
+    // The text was bounded as a whole by its reader; one event cannot be larger than it.
+    SseReader reader(std::string(source), text.size());
+    std::vector<SseEvent> events;
+    reader.feed(text, events);
+    for (const SseEvent& event : events) take(event, false);
+    if (auto last = reader.finish()) take(*last, true);
     return stream;
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 // Server-Sent Events framing, as provider streams use it (OpenAI, Anthropic).
+#include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -9,6 +12,41 @@ namespace cmfpipe::wire {
 
 // Whether the text's first line is SSE framing: "data:", "event:", "id:" or a ":" comment.
 bool looks_like_sse(std::string_view text);
+
+// One event as it travels: its "event:" name and its "data:" lines joined with "\n".
+struct SseEvent {
+    std::string event;  // "" when the event has no "event:" line
+    std::string data;
+    std::size_t line = 0;  // the line of its first "data:" line in the stream (1-based)
+
+    // The event in SSE framing, ended by its blank line.
+    std::string text() const;
+    bool operator==(const SseEvent&) const = default;
+};
+
+// Reads events as the bytes of a stream arrive, in pieces cut anywhere (a proxy reading its
+// upstream). "id:", "retry:" and ":" comments carry nothing a proxy passes on and are dropped;
+// an event with no "data:" line is no event.
+class SseReader {
+  public:
+    // LimitExceeded "<source>: an event larger than N bytes" when one event grows past the
+    // bound, so a stream without blank lines cannot grow without end.
+    SseReader(std::string source, std::size_t max_event_bytes);
+    // Appends `bytes`; each event they complete is appended to `out`, in order.
+    void feed(std::string_view bytes, std::vector<SseEvent>& out);
+    // The stream ended: the event it ended inside of (data lines, no blank line yet), if any.
+    std::optional<SseEvent> finish();
+
+  private:
+    void line(std::string_view text, std::vector<SseEvent>& out);
+
+    std::string source_;
+    std::size_t max_event_bytes_;
+    std::string partial_line_;
+    SseEvent current_;
+    bool has_data_ = false;
+    std::size_t line_no_ = 0;
+};
 
 // What a stream carried, as far as it goes.
 struct SseStream {

@@ -1,0 +1,63 @@
+#pragma once
+// A provider's stream guarded as it passes through a proxy (cmfpipe serve, "stream": true). The
+// proxy reads the upstream's Server-Sent Events and hands them over one at a time; the adapter
+// that knows the provider's events decides what the client gets, and when:
+//   - text (and reasoning) deltas go out as they arrive, once the llm_output processors have seen
+//     the turn so far; the last `holdback` characters of each are held back until more text comes
+//     or the part ends, so that a processor that rewrites a span (pii_redactor) sees it whole
+//     before any of it is sent;
+//   - a tool call's deltas are held until the call is complete and the processors have passed it;
+//   - a processor's stop, or a rewrite of text already sent, ends the stream with the provider's
+//     error event: nothing after it goes out.
+// The processors always run: on every text delta, on every finished tool call, and over the
+// whole turn when the stream ends.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmfpipe/json.hpp"
+#include "cmfpipe/wire/sse.hpp"
+
+namespace cmfpipe {
+namespace cmf {
+class Message;
+}
+
+// What the llm_output processors made of the assistant turn so far.
+struct GuardVerdict {
+    std::vector<cmf::Message> messages;  // as processed (unchanged when nothing applied)
+    bool stopped = false;
+    std::string reason;  // set when stopped: "processor 'tool_guard' stopped the answer: ..."
+};
+// Runs the llm_output processors over the turn so far (the host's pipeline). May throw.
+using StreamGuard = std::function<GuardVerdict(std::vector<cmf::Message>)>;
+
+struct StreamGuardOptions {
+    std::size_t holdback = 64;  // characters of a text part held back until more text comes
+};
+
+class GuardedStream {
+  public:
+    virtual ~GuardedStream();
+    // One upstream event -> the events the client gets now, in order (none while a tool call or
+    // held-back text waits). Once the stream has ended (a stop, a rewrite of sent text, a
+    // provider error event, an event that is not the provider's), the last event out is the
+    // provider's error event, and every later push returns nothing.
+    virtual std::vector<wire::SseEvent> push(const wire::SseEvent& event) = 0;
+    // The upstream's stream is over (`complete`: it ended as the provider ends a stream; false:
+    // cut off). Out comes what was still held, once the processors have passed it, and for a
+    // stream that was cut, the error event that tells the client so.
+    virtual std::vector<wire::SseEvent> finish(bool complete) = 0;
+    virtual bool ended() const = 0;
+    // The provider's error event, as its non-streamed error body is spelled (serve's
+    // error_answer: type "Stopped", code "stopped" for a processor's stop; "UpstreamError" and
+    // "timeout" or "broken" for a failure the proxy meets itself). OpenAI:
+    // data: {"error": {"message", "type", "code"}}; Anthropic: event: error,
+    // data: {"type": "error", "error": {"type": code, "message"}}.
+    virtual wire::SseEvent error_event(std::string_view type, std::string_view code,
+                                       std::string_view message) const = 0;
+};
+
+}  // namespace cmfpipe
