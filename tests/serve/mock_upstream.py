@@ -9,6 +9,12 @@ as one JSON line {"path", "headers", "body"}. The request's "model" picks the an
   cut       a Content-Length it never fills, then closes
   pii       the assistant says "Mail ada@example.com"
   tool      a call of tool delete_user    anything else: "echo: " + the last user text
+With "stream": true the same answers come as the provider's Server-Sent Events (chunked), the
+text a few characters an event, the tool call's arguments in fragments; besides:
+  cut       a few events, then the connection closes mid-stream
+  stall     two events, then 5 s of silence
+  drip      one event every 0.2 s for 10 s; a client that goes away is recorded as
+            {"path", "client_gone_after": EVENTS_SENT}
 """
 import json
 import ssl
@@ -51,6 +57,64 @@ def anthropic_answer(body, text=None, tool=None):
             "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}}
 
 
+def pieces(text, size=4):
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+def openai_events(body, text, tool=None):
+    """The chat.completion.chunk payloads of an answer, as OpenAI streams them."""
+    def chunk(delta, finish=None):
+        return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000,
+                "model": body.get("model"), "system_fingerprint": "fp_mock",
+                "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                             "finish_reason": finish}]}
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": piece}) for piece in pieces(text)]
+    if tool:
+        events.append(chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                             "function": {"name": tool, "arguments": ""}}]}))
+        for fragment in ["{\"id\"", ": 7}"]:
+            events.append(chunk({"tool_calls": [{"index": 0,
+                                                 "function": {"arguments": fragment}}]}))
+    events.append(chunk({}, "tool_calls" if tool else "stop"))
+    return [("", event) for event in events] + [("", "[DONE]")]
+
+
+def anthropic_events(body, text, tool=None):
+    """The (event, payload) pairs of an answer, as Anthropic streams them."""
+    events = [("message_start", {"type": "message_start", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": {"type": "text", "text": ""}})]
+    events += [("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                        "delta": {"type": "text_delta", "text": piece}})
+               for piece in pieces(text)]
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    if tool:
+        events.append(("content_block_start", {"type": "content_block_start", "index": 1,
+                                               "content_block": {"type": "tool_use",
+                                                                 "id": "toolu_1", "name": tool,
+                                                                 "input": {}}}))
+        for fragment in ["{\"id\"", ": 7}"]:
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": 1,
+                                                   "delta": {"type": "input_json_delta",
+                                                             "partial_json": fragment}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": 1}))
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": "tool_use" if tool else "end_turn",
+                                               "stop_sequence": None},
+                                     "usage": {"output_tokens": 3}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def sse(name, payload):
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    return ((("event: %s\n" % name) if name else "") + "data: " + data + "\n\n").encode()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
@@ -70,6 +134,8 @@ class Handler(BaseHTTPRequestHandler):
         make = anthropic_answer if self.path.endswith("/messages") else openai_answer
         if model == "fail-500":
             return self.reply(500, {"error": {"message": "upstream broke", "type": "server_error"}})
+        if body.get("stream") is True:
+            return self.stream(body, model)
         if model == "slow":
             time.sleep(3)
         if model == "cut":
@@ -86,6 +152,37 @@ class Handler(BaseHTTPRequestHandler):
         if model == "tool":
             return self.reply(200, make(body, text="Deleting.", tool="delete_user"))
         return self.reply(200, make(body, text="echo: " + last_user_text(body)))
+
+    def stream(self, body, model):
+        events_of = anthropic_events if self.path.endswith("/messages") else openai_events
+        text = {"pii": "Mail ada@example.com please",
+                "tool": "Deleting.",
+                "drip": "x" * 200}.get(model, "echo: " + last_user_text(body))
+        events = events_of(body, text, "delete_user" if model == "tool" else None)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        sent = 0
+        try:
+            for name, payload in events:
+                if model == "cut" and sent == 3:
+                    self.close_connection = True
+                    return
+                if model == "stall" and sent == 2:
+                    time.sleep(5)
+                data = sse(name, payload)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+                sent += 1
+                if model == "drip":
+                    time.sleep(0.2)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+            with open(self.server.record_file, "a") as record:
+                record.write(json.dumps({"path": self.path, "client_gone_after": sent}) + "\n")
 
     def reply(self, status, answer):
         data = json.dumps(answer).encode()

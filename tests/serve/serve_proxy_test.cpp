@@ -4,13 +4,13 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "cmfpipe/json_parse.hpp"
 #include "support/http_client.hpp"
+#include "support/mock_upstream.hpp"
 #include "support/process.hpp"
 #include "support/scratch.hpp"
 #include "support/serve_process.hpp"
@@ -29,28 +29,7 @@ Json json_of(const HttpAnswer& answer) {
     return parse_json(answer.body, "answer");
 }
 
-// The mock upstream and what it received.
-struct Upstream {
-    Scratch scratch;
-    std::string record = (scratch.dir / "received.jsonl").string();
-    std::unique_ptr<ListeningProcess> process;
-    explicit Upstream(std::vector<std::string> extra = {}) {
-        std::vector<std::string> words = {
-            "python3", (source / "tests/serve/mock_upstream.py").string(), record};
-        words.insert(words.end(), extra.begin(), extra.end());
-        process = std::make_unique<ListeningProcess>(words, "listening on ([0-9]+)");
-    }
-    std::string url(const std::string& scheme = "http") const {
-        return scheme + "://127.0.0.1:" + std::to_string(process->port()) + "/v1";
-    }
-    // Every request received, in order.
-    std::vector<Json> received() const {
-        std::vector<Json> out;
-        std::ifstream in(record);
-        for (std::string line; std::getline(in, line);) out.push_back(parse_json(line, "record"));
-        return out;
-    }
-};
+using Upstream = MockUpstream;
 
 const Json chat_request = {{"model", "gpt-test"},
                            {"temperature", 0.3},
@@ -191,10 +170,6 @@ TEST_CASE(
     CHECK(failed.status == 500);
     CHECK(json_of(failed) ==
           Json{{"error", {{"message", "upstream broke"}, {"type", "server_error"}}}});
-
-    request["stream"] = true;
-    auto streamed = client.request("POST", "/v1/chat/completions", request.dump());
-    CHECK(streamed.status == 501);
 
     ServeProcess nowhere({"--upstream", "openai=http://127.0.0.1:1/v1", "--no-pipeline"});
     HttpConnection to_nowhere(nowhere.port());

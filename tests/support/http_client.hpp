@@ -12,6 +12,7 @@
 #include <cctype>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -80,9 +81,23 @@ class HttpConnection {
 
     // The next answer on this connection; throws when none comes within the timeout.
     HttpAnswer read_answer(double timeout_seconds = 20) {
-        deadline_ = std::chrono::steady_clock::now() +
-                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(timeout_seconds));
+        HttpAnswer answer = read_head(timeout_seconds);
+        if (answer.header("transfer-encoding") == "chunked") {
+            while (auto chunk = read_chunk(timeout_seconds)) answer.body += *chunk;
+        } else {
+            const std::size_t length = std::stoul(
+                answer.header("content-length").empty() ? "0" : answer.header("content-length"));
+            while (pending_.size() < length) fill();
+            answer.body = pending_.substr(0, length);
+            pending_.erase(0, length);
+        }
+        return answer;
+    }
+
+    // The status and header of the next answer (a 100 Continue skipped); its body is left to
+    // read, e.g. chunk by chunk as a streamed answer arrives.
+    HttpAnswer read_head(double timeout_seconds = 20) {
+        set_deadline(timeout_seconds);
         std::size_t end;
         while ((end = pending_.find("\r\n\r\n")) == std::string::npos) fill();
         HttpAnswer answer;
@@ -103,25 +118,22 @@ class HttpConnection {
             while (value < line.size() && line[value] == ' ') ++value;
             answer.headers[name] = line.substr(value);
         }
-        if (answer.status == 100) return read_answer(timeout_seconds);
-        if (answer.header("transfer-encoding") == "chunked") {
-            while (true) {
-                std::size_t size_end;
-                while ((size_end = pending_.find("\r\n")) == std::string::npos) fill();
-                const std::size_t size = std::stoul(pending_.substr(0, size_end), nullptr, 16);
-                while (pending_.size() < size_end + 2 + size + 2) fill();
-                answer.body += pending_.substr(size_end + 2, size);
-                pending_.erase(0, size_end + 2 + size + 2);
-                if (size == 0) break;
-            }
-        } else {
-            const std::size_t length = std::stoul(
-                answer.header("content-length").empty() ? "0" : answer.header("content-length"));
-            while (pending_.size() < length) fill();
-            answer.body = pending_.substr(0, length);
-            pending_.erase(0, length);
-        }
+        if (answer.status == 100) return read_head(timeout_seconds);
         return answer;
+    }
+
+    // The next chunk of a chunked body; nullopt once the last (empty) chunk came. Throws when
+    // none comes within the timeout.
+    std::optional<std::string> read_chunk(double timeout_seconds = 20) {
+        set_deadline(timeout_seconds);
+        std::size_t size_end;
+        while ((size_end = pending_.find("\r\n")) == std::string::npos) fill();
+        const std::size_t size = std::stoul(pending_.substr(0, size_end), nullptr, 16);
+        while (pending_.size() < size_end + 2 + size + 2) fill();
+        std::string chunk = pending_.substr(size_end + 2, size);
+        pending_.erase(0, size_end + 2 + size + 2);
+        if (size == 0) return std::nullopt;
+        return chunk;
     }
 
     // True when the server has closed the connection (read returns 0) within the timeout.
@@ -137,6 +149,11 @@ class HttpConnection {
     int fd() const { return fd_; }
 
   private:
+    void set_deadline(double timeout_seconds) {
+        deadline_ = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(timeout_seconds));
+    }
     void fill() {
         const auto left = deadline_ - std::chrono::steady_clock::now();
         const int wait_ms =

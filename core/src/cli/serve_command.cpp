@@ -83,6 +83,8 @@ int run_serve(const Arguments& args) {
     options.upstream_timeout =
         std::chrono::seconds(count_option(args, "upstream-timeout", 300, 1, 3600));
     options.upstream_ca = args.value("upstream-ca").value_or("");
+    options.stream_holdback =
+        count_option(args, "stream-holdback", options.stream_holdback, 0, 1 << 20);
 
     std::optional<pipeline::PipelineConfig> config;
     if (!args.flag("no-pipeline"))
@@ -132,6 +134,9 @@ std::vector<OptionSpec> serve_options() {
           true},
          {"upstream-timeout", "SECONDS", "an upstream call's limit (default 300); over it: 504"},
          {"upstream-ca", "FILE.pem", "also trust these certificates for https upstreams"},
+         {"stream-holdback", "CHARS",
+          "characters of streamed text held back until the processors have seen what follows "
+          "(default 64; 0: none)"},
          {"max-body", "BYTES", "largest request body (default 8388608); larger: 413"},
          {"threads", "N", "threads of the pool that renders and runs processors (default: cores)"},
          {"io-threads", "N", "threads that read and write connections (default 1)"},

@@ -30,26 +30,13 @@ bool forwarded(std::string_view name) {
 
 }  // namespace
 
-struct Proxy::Provider {
-    Metrics::Route route;
-    std::string adapter;   // the adapter kind that reads and writes its bodies
-    std::string upstream;  // the --upstream NAME it goes to
-    std::string path;      // below the upstream's base path
-
-    // The provider's own error shape, so that its SDKs raise their usual exceptions.
-    Response error(http::status status, std::string_view type, std::string_view code,
-                   std::string_view message) const {
-        if (adapter != "anthropic") return error_answer(status, type, code, message);
-        return json_answer(
-            status, {{"type", "error"},
-                     {"error", {{"type", std::string(code)}, {"message", std::string(message)}}}});
-    }
-};
-
-struct Proxy::Prepared {
-    std::string body;                 // what the upstream receives
-    std::optional<Response> refusal;  // set: the answer, and nothing goes to the upstream
-};
+Response Proxy::Provider::error(http::status status, std::string_view type, std::string_view code,
+                                std::string_view message) const {
+    if (adapter != "anthropic") return error_answer(status, type, code, message);
+    return json_answer(
+        status, {{"type", "error"},
+                 {"error", {{"type", std::string(code)}, {"message", std::string(message)}}}});
+}
 
 namespace {
 
@@ -78,11 +65,12 @@ std::string stop_message(const std::vector<pipeline::Decision>& decisions, std::
 
 Proxy::Proxy(std::shared_ptr<host::Host> host,
              std::map<std::string, std::unique_ptr<Upstream>> upstreams, Metrics& metrics,
-             Record record)
+             Record record, StreamGuardOptions stream_options)
     : host_(std::move(host)),
       upstreams_(std::move(upstreams)),
       metrics_(metrics),
-      record_(std::move(record)) {}
+      record_(std::move(record)),
+      stream_options_(stream_options) {}
 
 Proxy::~Proxy() = default;
 
@@ -109,12 +97,6 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
             "the request body must be a JSON object, got " + std::string(body.type_name()),
             {std::string(body_source)});
     }
-    if (body.contains("stream") && body["stream"] == true) {
-        return {
-            {},
-            provider.error(http::status::not_implemented, "NotImplemented", "stream_unsupported",
-                           "streamed proxying is not implemented yet: send \"stream\": false")};
-    }
     const host::Service& service = host_->service();
     const auto adapter = service.adapter(provider.adapter);
     pipeline::PipelineResult result =
@@ -123,10 +105,39 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
     if (result.stopped) {
         return {{},
                 provider.error(http::status::forbidden, "Stopped", "stopped",
-                               stop_message(result.decisions, "llm_input"))};
+                               stop_message(result.decisions, "llm_input")),
+                nullptr,
+                nullptr,
+                nullptr};
     }
-    return {adapter->with_request_messages(body, result.messages, Json::object()).dump(),
-            std::nullopt};
+    Json processed = adapter->with_request_messages(body, result.messages, Json::object());
+    Prepared prepared{processed.dump(), std::nullopt, adapter, nullptr, nullptr};
+    if (processed.value("stream", false) == true) {
+        // The guard runs the llm_output processors on every step of the stream; the decisions
+        // go to the log when they stop it, or else once, for the whole turn, at its end.
+        prepared.decisions = std::make_shared<StreamDecisions>();
+        prepared.guarded = adapter->guard_stream(
+            processed,
+            [this, &provider, request_id,
+             decisions = prepared.decisions](std::vector<cmf::Message> messages) {
+                return guard(provider, std::move(messages), request_id, *decisions);
+            },
+            stream_options_, Json::object());
+    }
+    return prepared;
+}
+
+GuardVerdict Proxy::guard(const Provider& provider, std::vector<cmf::Message> messages,
+                          const std::string& request_id, StreamDecisions& decisions) const {
+    pipeline::PipelineResult result = host_->service().process("llm_output", std::move(messages));
+    decisions.last = result.decisions;
+    decisions.stopped = result.stopped;
+    if (result.stopped) record_(result.decisions, Metrics::route_label(provider.route), request_id);
+    GuardVerdict verdict;
+    verdict.messages = std::move(result.messages);
+    verdict.stopped = result.stopped;
+    if (result.stopped) verdict.reason = stop_message(result.decisions, "llm_output");
+    return verdict;
 }
 
 Response Proxy::finish(const Provider& provider, const Response& upstream_answer,
@@ -153,8 +164,10 @@ Response Proxy::finish(const Provider& provider, const Response& upstream_answer
     return answer;
 }
 
-net::awaitable<Response> Proxy::answer(Metrics::Route route, Request request,
-                                       std::string request_id) {
+net::awaitable<std::optional<Response>> Proxy::answer(Metrics::Route route, Request request,
+                                                      std::string request_id,
+                                                      std::shared_ptr<ClientStream> client,
+                                                      std::shared_ptr<Cancellation> cancellation) {
     const Provider& provider = *provider_of(route);
     Upstream& upstream = *upstreams_.at(provider.upstream);
 
@@ -173,18 +186,31 @@ net::awaitable<Response> Proxy::answer(Metrics::Route route, Request request,
     }
     headers.emplace_back("x-request-id", request_id);
     headers.emplace_back("content-type", "application/json");
+    if (prepared.guarded) {
+        std::optional<Response> streamed =
+            co_await stream(provider, upstream, std::move(prepared), std::move(headers), *client,
+                            *cancellation, std::move(request_id));
+        co_return streamed;
+    }
 
     const auto started = std::chrono::steady_clock::now();
     Response upstream_answer;
     std::string path = provider.path;
     try {
-        upstream_answer =
-            co_await upstream.post(std::move(path), std::move(prepared.body), std::move(headers));
+        upstream_answer = co_await upstream.post(std::move(path), std::move(prepared.body),
+                                                 std::move(headers), cancellation.get());
     } catch (const UpstreamFailure& e) {
         metrics_.upstream_error(upstream.name(), e.reason());
         throw;
     }
     metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
+    Response answer = co_await not_streamed(provider, upstream, std::move(upstream_answer),
+                                            std::move(request_id));
+    co_return answer;
+}
+
+net::awaitable<Response> Proxy::not_streamed(const Provider& provider, Upstream& upstream,
+                                             Response upstream_answer, std::string request_id) {
     if (upstream_answer.result_int() / 100 != 2) {
         // The provider's own refusal (401, 429, 500...) goes back as it came.
         metrics_.upstream_error(upstream.name(),

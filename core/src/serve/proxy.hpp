@@ -5,6 +5,9 @@
 // the provider's error shape and nothing reaches the upstream; a modification is what the upstream
 // receives), goes to the upstream; its answer is read back into CMF, passes the llm_output
 // processors, and returns in the provider's form with every other field as the upstream sent it.
+// A streamed request ("stream": true) is answered as the upstream's events come, each guarded by
+// the provider's adapter (cmfpipe/stream_guard.hpp); a client that goes away ends the upstream
+// call.
 // Boost 1.74's awaitable.hpp uses std::exchange without including <utility>.
 #include <utility>
 
@@ -12,9 +15,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "client_stream.hpp"
+#include "cmfpipe/adapter.hpp"
 #include "cmfpipe/core/host/async.hpp"
+#include "cmfpipe/stream_guard.hpp"
 #include "http_answer.hpp"
 #include "metrics.hpp"
 #include "upstream.hpp"
@@ -29,29 +36,64 @@ class Proxy {
 
     Proxy(std::shared_ptr<host::Host> host,
           std::map<std::string, std::unique_ptr<Upstream>> upstreams, Metrics& metrics,
-          Record record);
+          Record record, StreamGuardOptions stream_options);
     ~Proxy();
 
     // Whether an upstream serves `route` (chat_completions: "openai", messages: "anthropic").
     bool serves(Metrics::Route route) const;
-    boost::asio::awaitable<Response> answer(Metrics::Route route, Request request,
-                                            std::string request_id);
+    // The answer to give, or nothing when it was streamed to `client` already. `cancellation`
+    // fires when the client goes away.
+    boost::asio::awaitable<std::optional<Response>> answer(
+        Metrics::Route route, Request request, std::string request_id,
+        std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation);
     // What answer() threw, as the provider of `route` spells an error.
     static Response failure_answer(Metrics::Route route, std::exception_ptr error);
 
-    struct Provider;
+    struct Provider {
+        Metrics::Route route;
+        std::string adapter;   // the adapter kind that reads and writes its bodies
+        std::string upstream;  // the --upstream NAME it goes to
+        std::string path;      // below the upstream's base path
+
+        // The provider's own error shape, so that its SDKs raise their usual exceptions.
+        Response error(http::status status, std::string_view type, std::string_view code,
+                       std::string_view message) const;
+    };
 
   private:
-    struct Prepared;
+    // The processors' verdict on a streamed turn so far (the guard each GuardedStream calls);
+    // `decisions` keeps the latest.
+    struct StreamDecisions {
+        std::vector<pipeline::Decision> last;
+        bool stopped = false;
+    };
+    struct Prepared {
+        std::string body;                 // what the upstream receives
+        std::optional<Response> refusal;  // set: the answer, and nothing goes to the upstream
+        std::shared_ptr<const Adapter> adapter;
+        std::unique_ptr<GuardedStream> guarded;      // set for a streamed request
+        std::shared_ptr<StreamDecisions> decisions;  // the guard's latest, for a streamed request
+    };
     Prepared prepare(const Provider& provider, const std::string& body,
                      const std::string& request_id) const;
     Response finish(const Provider& provider, const Response& upstream_answer,
                     const std::string& request_id) const;
+    // The upstream's answer to a streamed request, read and guarded as it comes
+    // (proxy_stream.cpp).
+    boost::asio::awaitable<std::optional<Response>> stream(
+        const Provider& provider, Upstream& upstream, Prepared prepared, Upstream::Headers headers,
+        ClientStream& client, Cancellation& cancellation, std::string request_id);
+    GuardVerdict guard(const Provider& provider, std::vector<cmf::Message> messages,
+                       const std::string& request_id, StreamDecisions& decisions) const;
+    // An answer the upstream gave that is not its stream (an error status, or a whole body).
+    boost::asio::awaitable<Response> not_streamed(const Provider& provider, Upstream& upstream,
+                                                  Response upstream_answer, std::string request_id);
 
     std::shared_ptr<host::Host> host_;
     std::map<std::string, std::unique_ptr<Upstream>> upstreams_;
     Metrics& metrics_;
     Record record_;
+    StreamGuardOptions stream_options_;
 };
 
 }  // namespace cmfpipe::serve

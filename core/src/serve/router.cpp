@@ -117,7 +117,8 @@ Target parse_target(std::string_view target) {
 
 Router::Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
                Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer,
-               std::map<std::string, std::unique_ptr<Upstream>> upstreams)
+               std::map<std::string, std::unique_ptr<Upstream>> upstreams,
+               StreamGuardOptions stream_options)
     : host_(std::move(host)),
       prompts_(std::move(prompts)),
       metrics_(metrics),
@@ -127,7 +128,8 @@ Router::Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
       proxy_(std::make_unique<Proxy>(
           host_, std::move(upstreams), metrics_,
           [this](const std::vector<pipeline::Decision>& decisions, std::string_view route,
-                 const std::string& request_id) { record(decisions, route, request_id); })) {}
+                 const std::string& request_id) { record(decisions, route, request_id); },
+          stream_options)) {}
 
 Router::~Router() = default;
 
@@ -155,7 +157,9 @@ Metrics::Route Router::route_of(std::string_view path) {
 }
 
 void Router::handle(Request request, const std::string& request_id, bool draining,
-                    const boost::asio::any_io_executor& executor, Done done) {
+                    const boost::asio::any_io_executor& executor,
+                    std::shared_ptr<ClientStream> client,
+                    std::shared_ptr<Cancellation> cancellation, Done done) {
     using Route = Metrics::Route;
     Target target;
     try {
@@ -193,12 +197,15 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
             }
             if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
             work_started();
-            boost::asio::co_spawn(
-                executor, proxy_->answer(route, std::move(request), request_id),
-                [this, route, done = std::move(done)](std::exception_ptr error, Response answer) {
-                    done(error ? Proxy::failure_answer(route, error) : std::move(answer));
-                    work_finished();
-                });
+            boost::asio::co_spawn(executor,
+                                  proxy_->answer(route, std::move(request), request_id,
+                                                 std::move(client), std::move(cancellation)),
+                                  [this, route, done = std::move(done)](
+                                      std::exception_ptr error, std::optional<Response> answer) {
+                                      if (error) answer = Proxy::failure_answer(route, error);
+                                      done(std::move(answer));
+                                      work_finished();
+                                  });
             return;
         default:
             break;

@@ -1,13 +1,14 @@
 #pragma once
 // What each route of `cmfpipe serve` answers (docs/serve.md). The CPU-bound part of a request (the
 // body's JSON, render, parse, processors, adapters) runs on the Host's pool; `done` gets the
-// answer there, exactly once.
+// answer there, exactly once: nothing when the answer was streamed to the client already.
 #include <boost/asio/any_io_executor.hpp>
 #include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -43,19 +44,22 @@ Target parse_target(std::string_view target);
 
 class Router {
   public:
-    using Done = std::function<void(Response)>;
+    using Done = std::function<void(std::optional<Response>)>;
 
     Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
            Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer,
-           std::map<std::string, std::unique_ptr<Upstream>> upstreams);
+           std::map<std::string, std::unique_ptr<Upstream>> upstreams,
+           StreamGuardOptions stream_options);
     ~Router();
 
     static Metrics::Route route_of(std::string_view path);
 
     // `draining`: the server is shutting down (GET /health answers 503 then). `executor`: the
-    // connection's, where a proxied request's I/O runs.
+    // connection's, where a proxied request's I/O runs; `client` streams a proxied answer there;
+    // `cancellation` fires when the client goes away.
     void handle(Request request, const std::string& request_id, bool draining,
-                const boost::asio::any_io_executor& executor, Done done);
+                const boost::asio::any_io_executor& executor, std::shared_ptr<ClientStream> client,
+                std::shared_ptr<Cancellation> cancellation, Done done);
     // Blocks until no work of a request is left on the pool (the server's last step: the work
     // refers to this router).
     void wait_idle() const;

@@ -146,7 +146,8 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
     }
     impl_->state.router =
         std::make_unique<Router>(std::move(host), std::move(prompts), impl_->state.metrics,
-                                 impl_->state.log, std::move(tracer), std::move(upstreams));
+                                 impl_->state.log, std::move(tracer), std::move(upstreams),
+                                 StreamGuardOptions{impl_->state.options.stream_holdback});
 }
 
 Server::~Server() = default;

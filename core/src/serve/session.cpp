@@ -2,6 +2,9 @@
 #include "session.hpp"
 
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
@@ -141,16 +144,82 @@ void Session::on_body(beast::error_code error) {
     if (error) return close();
 
     Request request = parser_->release();
-    const bool keep_alive = request.keep_alive();
+    keep_alive_ = request.keep_alive();
+    cancellation_ = std::make_shared<Cancellation>();
+    if (route_ == Metrics::Route::chat_completions || route_ == Metrics::Route::messages) {
+        watch_client();
+    }
     state_.router->handle(std::move(request), request_id_, state_.draining, stream_.get_executor(),
-                          [self = shared_from_this(), keep_alive](Response response) {
-                              net::dispatch(
-                                  self->stream_.get_executor(),
-                                  [self, keep_alive, response = std::move(response)]() mutable {
-                                      response.keep_alive(keep_alive);
-                                      self->answer(std::move(response));
-                                  });
+                          shared_from_this(), cancellation_,
+                          [self = shared_from_this()](std::optional<Response> response) {
+                              net::dispatch(self->stream_.get_executor(),
+                                            [self, response = std::move(response)]() mutable {
+                                                self->stop_watching();
+                                                if (!response)
+                                                    return self->streamed(self->keep_alive_);
+                                                response->keep_alive(self->keep_alive_);
+                                                self->answer(std::move(*response));
+                                            });
                           });
+}
+
+void Session::watch_client() {
+    watching_ = true;
+    stream_.socket().async_wait(net::socket_base::wait_read,
+                                [self = shared_from_this()](beast::error_code error) {
+                                    if (!self->watching_ || error || self->closed_) return;
+                                    self->watching_ = false;
+                                    // Readable with nothing to read is the end of the connection;
+                                    // bytes are the next request of a client that pipelines, and it
+                                    // is still there.
+                                    beast::error_code ignored;
+                                    if (self->stream_.socket().available(ignored) > 0) return;
+                                    self->cancellation_->cancel();
+                                    self->close();
+                                });
+}
+
+void Session::stop_watching() {
+    if (!watching_) return;
+    watching_ = false;
+    beast::error_code ignored;
+    stream_.socket().cancel(ignored);
+}
+
+net::awaitable<void> Session::begin(http::status status, std::string_view content_type) {
+    http::response<http::empty_body> header{status, 11};
+    header.set(http::field::server, "cmfpipe");
+    header.set("x-request-id", request_id_);
+    header.set(http::field::content_type, beast_view(content_type));
+    header.set(http::field::cache_control, "no-cache");
+    header.keep_alive(keep_alive_ && !state_.draining);
+    header.chunked(true);
+    keep_alive_ = header.keep_alive();
+    stream_status_ = static_cast<unsigned>(status);
+    http::response_serializer<http::empty_body> serializer{header};
+    stream_.expires_after(state_.options.client_timeout);
+    co_await http::async_write_header(stream_, serializer, net::use_awaitable);
+}
+
+net::awaitable<void> Session::write(std::string_view data) {
+    stream_.expires_after(state_.options.client_timeout);
+    co_await net::async_write(stream_, http::make_chunk(net::buffer(data.data(), data.size())),
+                              net::use_awaitable);
+}
+
+net::awaitable<void> Session::end() {
+    stream_.expires_after(state_.options.client_timeout);
+    co_await net::async_write(stream_, http::make_chunk_last(), net::use_awaitable);
+}
+
+void Session::streamed(bool keep_alive) {
+    if (counted_) {
+        counted_ = false;
+        state_.metrics.request_finished(route_, stream_status_,
+                                        std::chrono::steady_clock::now() - started_);
+    }
+    if (closed_ || !keep_alive || state_.draining) return close();
+    read_request();
 }
 
 void Session::answer(Response response) {

@@ -3,7 +3,9 @@
 // a request under the limits (header size, --max-body: a declared Content-Length over it is
 // refused with 413 before any of the body is read), hands it to the Router, writes the answer,
 // and reads the next. A client that is too slow to send a request or to read an answer
-// (--client-timeout) is closed; so is an idle one when the server drains.
+// (--client-timeout) is closed; so is an idle one when the server drains. While a proxied request
+// is in flight the session watches the socket: a client that goes away cancels the request (the
+// upstream call ends). A streamed answer is written through the session as a ClientStream.
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -14,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "client_stream.hpp"
 #include "http_answer.hpp"
 #include "metrics.hpp"
 
@@ -21,7 +24,7 @@ namespace cmfpipe::serve {
 
 struct ServerState;
 
-class Session : public std::enable_shared_from_this<Session> {
+class Session : public std::enable_shared_from_this<Session>, public ClientStream {
   public:
     Session(boost::asio::ip::tcp::socket socket, ServerState& state);
     ~Session();
@@ -29,6 +32,11 @@ class Session : public std::enable_shared_from_this<Session> {
     boost::asio::any_io_executor executor() { return stream_.get_executor(); }
     // On the session's strand: closes the connection if it is waiting for a request.
     void close_if_idle();
+
+    // ClientStream: a chunked answer, on the session's strand.
+    boost::asio::awaitable<void> begin(http::status status, std::string_view content_type) override;
+    boost::asio::awaitable<void> write(std::string_view data) override;
+    boost::asio::awaitable<void> end() override;
 
   private:
     void read_request();
@@ -38,6 +46,11 @@ class Session : public std::enable_shared_from_this<Session> {
     void read_body();
     void on_body(boost::beast::error_code error);
     void answer(Response response);
+    // A streamed answer was written whole: the request is done, the connection goes on.
+    void streamed(bool keep_alive);
+    // Notices a client that closes the connection while its request is in flight.
+    void watch_client();
+    void stop_watching();
     void on_written(boost::beast::error_code error, bool keep_alive);
     // Answers and closes: for a request that cannot be read (malformed, too large).
     void refuse(Response response);
@@ -60,6 +73,10 @@ class Session : public std::enable_shared_from_this<Session> {
     bool idle_ = true;      // waiting for the first byte of a request
     bool counted_ = false;  // the request in flight is counted in the metrics
     bool closed_ = false;
+    std::shared_ptr<Cancellation> cancellation_;  // of the request in flight
+    bool watching_ = false;
+    unsigned stream_status_ = 0;  // the status a streamed answer began with
+    bool keep_alive_ = true;      // the request in flight's
     std::array<char, 16 * 1024> discard_{};
 };
 

@@ -1,6 +1,7 @@
 // serve/upstream.hpp: the proxied providers, over TCP or TLS, with kept-alive connections.
 #include "upstream.hpp"
 
+#include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/error.hpp>
@@ -8,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
@@ -23,16 +25,50 @@ using tcp = net::ip::tcp;
 
 constexpr std::size_t max_answer_header = 64 * 1024;
 
+// What one exchange on a connection came to, besides the answer.
+struct Exchanged {
+    bool answer_begun = false;  // a byte of the answer's header came: never tried again
+    bool reusable = true;       // the connection may carry another call
+};
+
+// Writes the request and reads the answer. The body of a streamed answer (the sink wants it) is
+// handed over as it comes, each read under its own deadline; any other body is read whole under
+// the deadline set before the call.
 template <class Stream>
-net::awaitable<Response> exchange(Stream& stream, beast::flat_buffer& buffer,
+net::awaitable<Response> exchange(Stream& stream, beast::tcp_stream& tcp,
+                                  beast::flat_buffer& buffer,
                                   http::request<http::string_body>& request,
-                                  std::size_t max_answer) {
+                                  const UpstreamOptions& options, StreamSink* sink,
+                                  Exchanged& exchanged) {
     co_await http::async_write(stream, request, net::use_awaitable);
-    http::response_parser<http::string_body> parser;
+    http::response_parser<http::buffer_body> parser;
     parser.header_limit(max_answer_header);
-    parser.body_limit(max_answer);
-    co_await http::async_read(stream, buffer, parser, net::use_awaitable);
-    co_return parser.release();
+    parser.body_limit(options.max_answer);
+    co_await http::async_read_header(stream, buffer, parser, net::use_awaitable);
+    exchanged.answer_begun = true;
+    Response answer{http::response_header<>(parser.get().base())};
+    const bool streamed = sink != nullptr && sink->wants(parser.get().base());
+    std::string body;
+    std::array<char, 16 * 1024> piece;
+    while (!parser.is_done()) {
+        parser.get().body().data = piece.data();
+        parser.get().body().size = piece.size();
+        if (streamed) tcp.expires_after(options.timeout);
+        boost::system::error_code error;
+        co_await http::async_read(stream, buffer, parser,
+                                  net::redirect_error(net::use_awaitable, error));
+        if (error && error != http::error::need_buffer) throw boost::system::system_error(error);
+        const std::size_t size = piece.size() - parser.get().body().size;
+        if (!streamed) {
+            body.append(piece.data(), size);
+        } else if (size > 0 && !co_await sink->piece({piece.data(), size})) {
+            exchanged.reusable = false;
+            co_return answer;
+        }
+    }
+    exchanged.reusable = parser.get().keep_alive();
+    answer.body() = std::move(body);
+    co_return answer;
 }
 
 // A kept-alive connection the upstream closed meanwhile fails at once with one of these.
@@ -149,7 +185,8 @@ void Upstream::give_back(std::unique_ptr<Connection> connection) {
     if (idle_.size() < most_idle) idle_.push_back(std::move(connection));
 }
 
-net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect() {
+net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect(
+    Cancellation* cancellation) {
     auto connection = std::make_unique<Connection>();
     boost::system::error_code error;
     tcp::resolver resolver(executor_);
@@ -169,6 +206,7 @@ net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect() {
     } else {
         connection->plain.emplace(executor_);
     }
+    if (cancellation) cancellation->on_cancel([c = connection.get()] { c->tcp().close(); });
     connection->tcp().expires_after(options_.timeout);
     co_await connection->tcp().async_connect(endpoints,
                                              net::redirect_error(net::use_awaitable, error));
@@ -181,7 +219,8 @@ net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect() {
     co_return connection;
 }
 
-net::awaitable<Response> Upstream::post(std::string path, std::string body, Headers headers) {
+net::awaitable<Response> Upstream::post(std::string path, std::string body, Headers headers,
+                                        Cancellation* cancellation, StreamSink* sink) {
     http::request<http::string_body> request{http::verb::post, url_.base_path + path, 11};
     const bool default_port = url_.port == (url_.tls ? "443" : "80");
     request.set(http::field::host, url_.host + (default_port ? "" : ":" + url_.port));
@@ -190,32 +229,54 @@ net::awaitable<Response> Upstream::post(std::string path, std::string body, Head
     request.body() = std::move(body);
     request.prepare_payload();
 
+    // Whatever ends the call, the cancellation no longer refers to its connection.
+    struct Forget {
+        Cancellation* cancellation;
+        ~Forget() {
+            if (cancellation) cancellation->on_cancel({});
+        }
+    } forget{cancellation};
+    auto cancelled_failure = [this] {
+        return UpstreamFailure(502, "cancelled",
+                               "upstream '" + name_ + "': the client went away, the call ended");
+    };
+
     for (int attempt = 0;; ++attempt) {
+        if (cancellation && cancellation->cancelled()) throw cancelled_failure();
         std::unique_ptr<Connection> connection = take_idle();
         const bool reused = connection != nullptr;
-        if (!connection) connection = co_await connect();
+        if (!connection) {
+            connection = co_await connect(cancellation);
+        } else if (cancellation) {
+            cancellation->on_cancel([c = connection.get()] { c->tcp().close(); });
+        }
         boost::system::error_code error;
         Response answer;
+        Exchanged exchanged;
         connection->tcp().expires_after(options_.timeout);
         try {
             // if/else, not ?: : g++ 12 mishandles co_await inside a conditional expression.
             if (connection->secure) {
-                answer = co_await exchange(*connection->secure, connection->buffer, request,
-                                           options_.max_answer);
+                answer = co_await exchange(*connection->secure, connection->tcp(),
+                                           connection->buffer, request, options_, sink, exchanged);
             } else {
-                answer = co_await exchange(*connection->plain, connection->buffer, request,
-                                           options_.max_answer);
+                answer = co_await exchange(*connection->plain, connection->tcp(),
+                                           connection->buffer, request, options_, sink, exchanged);
             }
         } catch (const boost::system::system_error& e) {
             error = e.code();
         }
+        if (cancellation && cancellation->cancelled()) throw cancelled_failure();
         if (!error) {
-            if (answer.keep_alive()) give_back(std::move(connection));
+            if (exchanged.reusable) {
+                if (cancellation) cancellation->on_cancel({});
+                give_back(std::move(connection));
+            }
             co_return answer;
         }
         // Only a reused connection that was closed meanwhile is tried again, once, on a new one:
         // the request never reached the upstream then.
-        if (!(reused && attempt == 0 && stale_connection(error))) {
+        if (!(reused && attempt == 0 && !exchanged.answer_begun && stale_connection(error))) {
             if (error == http::error::body_limit) {
                 throw UpstreamFailure(502, "too_large",
                                       "upstream '" + name_ + "' answered more than " +

@@ -9,6 +9,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "client_stream.hpp"
 #include "cmfpipe/errors.hpp"
 #include "http_answer.hpp"
 
@@ -45,9 +47,19 @@ class UpstreamFailure : public Error {
 };
 
 struct UpstreamOptions {
-    std::chrono::milliseconds timeout{300'000};  // connect, send and the whole answer
+    // Connect, send and the whole answer; for an answer read as it comes, also the longest gap
+    // between two of its pieces.
+    std::chrono::milliseconds timeout{300'000};
     std::size_t max_answer = 64 * 1024 * 1024;
     std::string ca_file;  // trusted certificates besides the system's (a private CA, a test's)
+};
+
+// How post() hands over an answer that is read as it comes (a provider's event stream).
+struct StreamSink {
+    // Called with the answer's header: true to have its body handed over piece by piece.
+    std::function<bool(const http::response_header<>&)> wants;
+    // Each piece as it arrives; false ends the call there (the connection is dropped).
+    std::function<boost::asio::awaitable<bool>(std::string_view)> piece;
 };
 
 class Upstream {
@@ -60,15 +72,19 @@ class Upstream {
     const std::string& name() const { return name_; }
     const UpstreamUrl& url() const { return url_; }
 
-    // POST base_path + path; the answer, whatever its status. UpstreamFailure when none came.
-    boost::asio::awaitable<Response> post(std::string path, std::string body, Headers headers);
+    // POST base_path + path; the answer, whatever its status (its body empty when `sink` took
+    // it). UpstreamFailure when none came, or when the answer broke off; reason "cancelled" when
+    // `cancellation` fired (the connection is closed at once, the upstream sees the call end).
+    boost::asio::awaitable<Response> post(std::string path, std::string body, Headers headers,
+                                          Cancellation* cancellation = nullptr,
+                                          StreamSink* sink = nullptr);
 
     struct Connection;
 
   private:
     std::unique_ptr<Connection> take_idle();
     void give_back(std::unique_ptr<Connection> connection);
-    boost::asio::awaitable<std::unique_ptr<Connection>> connect();
+    boost::asio::awaitable<std::unique_ptr<Connection>> connect(Cancellation* cancellation);
 
     std::string name_;
     UpstreamUrl url_;

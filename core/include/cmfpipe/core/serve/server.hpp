@@ -30,8 +30,12 @@ struct ServerOptions {
     // The providers proxied to: "openai" (POST /v1/chat/completions) and "anthropic"
     // (POST /v1/messages) -> http:// or https:// base URL.
     std::map<std::string, std::string> upstreams;
-    // Connect, send and the whole answer of one upstream call; over it: 504.
+    // Connect, send and the whole answer of one upstream call; over it: 504. For a streamed
+    // answer, also the longest silence between two of its pieces.
     std::chrono::milliseconds upstream_timeout{300'000};
+    // Characters of a streamed text part held back until more comes, so that the llm_output
+    // processors see a span (an e-mail address, a key) whole before any of it is sent.
+    std::size_t stream_holdback = 64;
     // Certificates trusted for https upstreams besides the system's (a private CA).
     std::string upstream_ca;
 };

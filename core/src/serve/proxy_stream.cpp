@@ -1,0 +1,168 @@
+// serve/proxy.hpp: a streamed request's answer, guarded event by event as it comes.
+#include "proxy.hpp"
+
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/string.hpp>
+#include <chrono>
+
+#include "cmfpipe/limits.hpp"
+#include "cmfpipe/wire/sse.hpp"
+
+namespace cmfpipe::serve {
+namespace {
+
+namespace net = boost::asio;
+
+bool is_event_stream(const http::response_header<>& header) {
+    const std::string_view type = std_view(header[http::field::content_type]);
+    return header.result_int() / 100 == 2 &&
+           boost::beast::iequals(beast_view(type.substr(0, type.find(';'))), "text/event-stream");
+}
+
+std::string joined(const std::vector<wire::SseEvent>& events) {
+    std::string text;
+    for (const wire::SseEvent& event : events) text += event.text();
+    return text;
+}
+
+// The error event for a failure met while the stream was under way. It comes from the provider's
+// adapter; should that throw too, a plain OpenAI-shaped event still tells the client.
+std::string failure_event(const GuardedStream& guarded, std::string_view type,
+                          std::string_view code, std::string_view message) {
+    try {
+        return guarded.error_event(type, code, message).text();
+    } catch (...) {
+        const Json body = {{"error",
+                            {{"message", std::string(message)},
+                             {"type", std::string(type)},
+                             {"code", std::string(code)}}}};
+        return wire::SseEvent{"", body.dump(-1, ' ', false, Json::error_handler_t::replace), 0}
+            .text();
+    }
+}
+
+std::string what(std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "an unknown failure";
+    }
+}
+
+}  // namespace
+
+net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, Upstream& upstream,
+                                                      Prepared prepared, Upstream::Headers headers,
+                                                      ClientStream& client,
+                                                      Cancellation& cancellation,
+                                                      std::string request_id) {
+    GuardedStream& guarded = *prepared.guarded;
+    wire::SseReader reader("upstream '" + upstream.name() + "' stream",
+                           input_limits().max_input_bytes);
+    bool streaming = false;    // the upstream answered with its event stream
+    bool begun = false;        // the client has our header
+    bool client_gone = false;  // a write to the client failed: nothing more goes to it
+
+    // Sends what the guarded stream let out; false once the client is gone.
+    auto send = [&](std::string text) -> net::awaitable<bool> {
+        if (client_gone) co_return false;
+        try {
+            if (!begun) {
+                begun = true;
+                co_await client.begin(http::status::ok, "text/event-stream");
+            }
+            if (!text.empty()) co_await client.write(text);
+        } catch (const boost::system::system_error&) {
+            client_gone = true;
+            cancellation.cancel();
+        }
+        co_return !client_gone;
+    };
+    // The guarded stream's steps run on the pool: each batch of events one read brought.
+    auto guarded_steps = [&](std::vector<wire::SseEvent> events, std::optional<bool> finish) {
+        auto work = [&guarded, events = std::move(events), finish] {
+            std::string out;
+            for (const wire::SseEvent& event : events) {
+                if (guarded.ended()) break;
+                out += joined(guarded.push(event));
+            }
+            if (finish && !guarded.ended()) out += joined(guarded.finish(*finish));
+            return out;
+        };
+        return host_->async_call(std::move(work), net::use_awaitable);
+    };
+
+    StreamSink sink;
+    sink.wants = [&](const http::response_header<>& header) {
+        streaming = is_event_stream(header);
+        return streaming;
+    };
+    sink.piece = [&](std::string_view bytes) -> net::awaitable<bool> {
+        std::vector<wire::SseEvent> events;
+        reader.feed(bytes, events);
+        std::string out;
+        if (!events.empty()) out = co_await guarded_steps(std::move(events), std::nullopt);
+        const bool sent = co_await send(std::move(out));
+        co_return sent && !guarded.ended();
+    };
+
+    const auto started = std::chrono::steady_clock::now();
+    std::string path = provider.path;
+    Response upstream_answer;
+    std::string ending;  // the stream's last events
+    bool cut = false;    // the upstream broke off: what is held gets checked, then the error
+    try {
+        upstream_answer = co_await upstream.post(std::move(path), std::move(prepared.body),
+                                                 std::move(headers), &cancellation, &sink);
+    } catch (const UpstreamFailure& e) {
+        metrics_.upstream_error(upstream.name(), e.reason());
+        if (!streaming) throw;  // nothing sent yet: the client gets 502 or 504
+        if (e.reason() == "timeout") {
+            ending = failure_event(guarded, "UpstreamError", "timeout", e.message());
+        } else {
+            cut = true;
+        }
+    } catch (const Error& e) {
+        if (!streaming) throw;
+        ending = failure_event(guarded, e.kind(), "stream_failed", e.message());
+    } catch (const std::exception& e) {
+        if (!streaming) throw;
+        ending = failure_event(guarded, "InternalError", "stream_failed", e.what());
+    }
+    if (!streaming) {
+        metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
+        Response answer = co_await not_streamed(provider, upstream, std::move(upstream_answer),
+                                                std::move(request_id));
+        co_return answer;
+    }
+    if (ending.empty() && !client_gone && !guarded.ended()) {
+        if (!cut) metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
+        std::vector<wire::SseEvent> last;
+        if (std::optional<wire::SseEvent> event = reader.finish(); event && !cut) {
+            last.push_back(std::move(*event));
+        }
+        std::exception_ptr failed;
+        try {
+            ending = co_await guarded_steps(std::move(last), !cut);
+        } catch (...) {
+            failed = std::current_exception();
+        }
+        if (failed) ending = failure_event(guarded, "InternalError", "stream_failed", what(failed));
+    }
+    // The whole turn's decisions, once, for the log and the metrics (a stop is logged as it
+    // happens).
+    if (!prepared.decisions->stopped) {
+        record_(prepared.decisions->last, Metrics::route_label(provider.route), request_id);
+    }
+    if (co_await send(std::move(ending))) {
+        try {
+            co_await client.end();
+        } catch (const boost::system::system_error&) {
+        }
+    }
+    co_return std::nullopt;
+}
+
+}  // namespace cmfpipe::serve
