@@ -291,3 +291,31 @@ TEST_CASE("stream: an upstream that breaks off or stalls mid-stream ends it with
     CHECK(failed.status == 500);
     CHECK(parse_json(failed.body, "answer")["error"]["message"] == "upstream broke");
 }
+
+TEST_CASE("proxy: a client that goes away before a whole answer ends the upstream call at once") {
+    MockUpstream upstream;  // "slow": the upstream answers after 3 s
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    Json slow = streamed_chat("slow");
+    slow.erase("stream");
+    const auto started = std::chrono::steady_clock::now();
+    {
+        HttpConnection client(server.port());
+        REQUIRE(client.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                            std::to_string(slow.dump().size()) + "\r\n\r\n" + slow.dump()));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    HttpConnection observer(server.port());
+    std::string metrics;
+    while (std::chrono::steady_clock::now() - started < std::chrono::seconds(5)) {
+        metrics = observer.request("GET", "/metrics").body;
+        if (metrics.find("reason=\"cancelled\"") != std::string::npos) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // Cancelled well before the upstream's 3 s answer, and counted as the client's close.
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(2500));
+    CHECK_THAT(metrics, Catch::Contains("cmfpipe_upstream_errors_total{upstream=\"openai\","
+                                        "reason=\"cancelled\"} 1\n"));
+    CHECK_THAT(metrics,
+               Catch::Contains("cmfpipe_http_requests_total{route=\"/v1/chat/completions\","
+                               "status=\"499\"} 1\n"));
+}
