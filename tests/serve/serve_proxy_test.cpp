@@ -4,6 +4,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -253,4 +254,29 @@ TEST_CASE("proxy: SIGTERM lets a proxied request in flight finish before the exi
     CHECK(answer.header("connection") == "close");
     CHECK(server.wait_exit(10));
     CHECK(server.exit_code() == 0);
+}
+
+TEST_CASE("proxy: the x-request-id reaches the upstream - the trace - and the decision log") {
+    Upstream upstream;
+    Scratch s;
+    const std::string trace = (s.dir / "trace.jsonl").string();
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--trace", trace});
+    HttpConnection client(server.port());
+    auto answer = client.request("POST", "/v1/chat/completions", chat_request.dump(),
+                                 {{"x-request-id", "trace-me-1"}});
+    REQUIRE(answer.status == 200);
+    CHECK(answer.header("x-request-id") == "trace-me-1");
+    REQUIRE(upstream.received().size() == 1);
+    CHECK(upstream.received()[0]["headers"]["x-request-id"] == "trace-me-1");
+    CHECK_THAT(server.stderr_text(), Catch::Contains("{\"request_id\":\"trace-me-1\","
+                                                     "\"route\":\"/v1/chat/completions\""));
+    // The span ends before the answer is written: it is in the file once the answer is here.
+    std::ifstream in(trace);
+    std::string line;
+    REQUIRE(std::getline(in, line));
+    const Json record = parse_json(line, "trace")["trace"];
+    CHECK(record["name"] == "proxy");
+    CHECK(record["request_id"] == "trace-me-1");
+    CHECK(record["inputs"] == Json{{"route", "/v1/chat/completions"}});
+    CHECK(record["result"] == Json{{"status", 200}});
 }

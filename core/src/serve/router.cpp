@@ -188,7 +188,7 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
             return done(error_answer(http::status::not_found, "NotFound", "unknown_route",
                                      "no route " + target.path));
         case Route::chat_completions:
-        case Route::messages:
+        case Route::messages: {
             if (!proxy_->serves(route)) {
                 return done(error_answer(
                     http::status::not_found, "NotFound", "no_upstream",
@@ -197,16 +197,24 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
             }
             if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
             work_started();
-            boost::asio::co_spawn(executor,
-                                  proxy_->answer(route, std::move(request), request_id,
-                                                 std::move(client), std::move(cancellation)),
-                                  [this, route, done = std::move(done)](
-                                      std::exception_ptr error, std::optional<Response> answer) {
-                                      if (error) answer = Proxy::failure_answer(route, error);
-                                      done(std::move(answer));
-                                      work_finished();
-                                  });
+            tracing::Span span = tracer_ ? tracer_->start("proxy") : tracing::Span();
+            span.emit("request_id", request_id);
+            span.emit("inputs", {{"route", target.path}});
+            boost::asio::co_spawn(
+                executor,
+                proxy_->answer(route, std::move(request), request_id, std::move(client),
+                               std::move(cancellation)),
+                [this, route, span = std::move(span), done = std::move(done)](
+                    std::exception_ptr error, std::optional<Response> answer) mutable {
+                    if (error) answer = Proxy::failure_answer(route, error);
+                    span.emit("result", answer ? Json{{"status", answer->result_int()}}
+                                               : Json{{"status", 200}, {"streamed", true}});
+                    span.end();
+                    done(std::move(answer));
+                    work_finished();
+                });
             return;
+        }
         default:
             break;
     }
