@@ -69,4 +69,14 @@ Json to_json(const PipelineResult& result) {
             {"decisions", std::move(decisions)}};
 }
 
+std::string stop_message(const std::vector<Decision>& decisions, std::string_view what) {
+    for (const Decision& d : decisions) {
+        if (d.effect != Effect::stopped) continue;
+        std::string message = "processor '" + d.processor + "' stopped the " + std::string(what);
+        if (d.denial && !d.denial->reason.empty()) message += ": " + d.denial->reason;
+        return message;
+    }
+    return "a processor stopped the " + std::string(what);
+}
+
 }  // namespace cmfpipe::pipeline

@@ -50,17 +50,6 @@ const Proxy::Provider* provider_of(Metrics::Route route) {
     return nullptr;
 }
 
-std::string stop_message(const std::vector<pipeline::Decision>& decisions, std::string_view hook) {
-    for (const auto& d : decisions) {
-        if (d.effect != pipeline::Effect::stopped) continue;
-        std::string message = "processor '" + d.processor + "' stopped the " +
-                              (hook == "llm_input" ? "request" : "answer");
-        if (d.denial && !d.denial->reason.empty()) message += ": " + d.denial->reason;
-        return message;
-    }
-    return "a processor stopped the request";
-}
-
 }  // namespace
 
 Proxy::Proxy(std::shared_ptr<host::Host> host,
@@ -105,7 +94,7 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
     if (result.stopped) {
         return {{},
                 provider.error(http::status::forbidden, "Stopped", "stopped",
-                               stop_message(result.decisions, "llm_input")),
+                               pipeline::stop_message(result.decisions, "request")),
                 nullptr,
                 nullptr,
                 nullptr};
@@ -136,7 +125,7 @@ GuardVerdict Proxy::guard(const Provider& provider, std::vector<cmf::Message> me
     GuardVerdict verdict;
     verdict.messages = std::move(result.messages);
     verdict.stopped = result.stopped;
-    if (result.stopped) verdict.reason = stop_message(result.decisions, "llm_output");
+    if (result.stopped) verdict.reason = pipeline::stop_message(result.decisions, "answer");
     return verdict;
 }
 
@@ -155,7 +144,7 @@ Response Proxy::finish(const Provider& provider, const Response& upstream_answer
     record_(result.decisions, Metrics::route_label(provider.route), request_id);
     if (result.stopped) {
         return provider.error(http::status::forbidden, "Stopped", "stopped",
-                              stop_message(result.decisions, "llm_output"));
+                              pipeline::stop_message(result.decisions, "answer"));
     }
     Response answer{http::status::ok, 11};
     answer.set(http::field::content_type, "application/json");

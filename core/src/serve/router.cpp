@@ -63,13 +63,9 @@ Response method_not_allowed(std::string_view allowed) {
 }
 
 Response stopped_answer(const std::vector<pipeline::Decision>& decisions, Json body) {
-    std::string message = "a processor stopped the request";
-    for (const auto& d : decisions) {
-        if (d.effect != pipeline::Effect::stopped) continue;
-        message = "processor '" + d.processor + "' stopped the request";
-        if (d.denial && !d.denial->reason.empty()) message += ": " + d.denial->reason;
-    }
-    body["error"] = {{"message", message}, {"type", "Stopped"}, {"code", "stopped"}};
+    body["error"] = {{"message", pipeline::stop_message(decisions, "request")},
+                     {"type", "Stopped"},
+                     {"code", "stopped"}};
     return json_answer(http::status::forbidden, body);
 }
 

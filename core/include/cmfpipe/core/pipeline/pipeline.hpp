@@ -57,6 +57,9 @@ struct PipelineResult {
 };
 
 Json to_json(const Decision& decision);
+// Who stopped a run, for an error message: "processor 'NAME' stopped the WHAT: REASON" (the first
+// stop among `decisions`; "a processor stopped the WHAT" when none names itself).
+std::string stop_message(const std::vector<Decision>& decisions, std::string_view what);
 // {"messages": [...], "decisions": [...]}
 Json to_json(const PipelineResult& result);
 
