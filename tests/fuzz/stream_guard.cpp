@@ -1,0 +1,68 @@
+// Fuzz target: a provider's stream as `cmfpipe serve` guards it on its way to the client. The
+// first byte picks the adapter (openai, anthropic), the holdback (0 or 8 characters) and the size
+// of the pieces the bytes arrive in; the rest is the upstream's body. It goes through
+// wire::SseReader and GuardedStream::push/finish with the guarded_tools pipeline (pii_redactor,
+// data_policy, tool_guard) as the guard, as the proxy runs them.
+#include <memory>
+
+#include "cmfpipe/adapter.hpp"
+#include "cmfpipe/cmf/message.hpp"
+#include "cmfpipe/core/pipeline/config.hpp"
+#include "cmfpipe/core/pipeline/pipeline.hpp"
+#include "cmfpipe/wire/sse.hpp"
+#include "fuzz_input.hpp"
+
+namespace {
+
+using namespace cmfpipe;
+
+const pipeline::Pipeline& guard_pipeline() {
+    static const pipeline::Pipeline built = pipeline::Pipeline::build(
+        pipeline::load_pipeline_config(std::filesystem::path(CMFPIPE_SOURCE_DIR) /
+                                       "config/guarded_tools.yaml"),
+        fuzz::plugins());
+    return built;
+}
+
+GuardVerdict guard(std::vector<cmf::Message> messages) {
+    pipeline::PipelineResult result = guard_pipeline().run("llm_output", std::move(messages));
+    GuardVerdict verdict;
+    verdict.messages = std::move(result.messages);
+    verdict.stopped = result.stopped;
+    if (result.stopped) verdict.reason = pipeline::stop_message(result.decisions, "answer");
+    return verdict;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return -1;
+    static const std::shared_ptr<Adapter> openai = fuzz::plugins().make_adapter("openai");
+    static const std::shared_ptr<Adapter> anthropic = fuzz::plugins().make_adapter("anthropic");
+    const std::uint8_t choice = data[0];
+    const bool is_openai = (choice & 1) == 0;
+    const std::size_t piece = 1 + (choice >> 2);  // 1 to 64 bytes a read
+    const Json body =
+        is_openai
+            ? Json{{"model", "m"}, {"stream", true}, {"messages", Json::array()}}
+            : Json{
+                  {"model", "m"}, {"max_tokens", 8}, {"stream", true}, {"messages", Json::array()}};
+    return fuzz::run(data + 1, size - 1, fuzz::Admit::model_output, [&](std::string_view text) {
+        const auto guarded =
+            (is_openai ? openai : anthropic)
+                ->guard_stream(body, guard, StreamGuardOptions{(choice & 2) ? 8u : 0u},
+                               Json::object());
+        wire::SseReader reader("<fuzz input>", 1 << 20);
+        std::vector<wire::SseEvent> events;
+        for (std::size_t at = 0; at < text.size() && !guarded->ended(); at += piece) {
+            events.clear();
+            reader.feed(text.substr(at, piece), events);
+            for (const auto& event : events) {
+                for (const auto& out : guarded->push(event)) (void)out.text();
+            }
+        }
+        if (!guarded->ended()) {
+            for (const auto& out : guarded->finish(true)) (void)out.text();
+        }
+    });
+}
