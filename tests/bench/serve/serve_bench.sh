@@ -5,14 +5,18 @@
 #       default pipeline), 16 connections;
 #   (b) proxy overhead: one connection against the mock upstream (tests/serve/mock_upstream.py)
 #       directly and through /v1/chat/completions, the difference of the p50s and p99s being
-#       cmfpipe's; and requests/s of both at 16 connections (the Python mock is the ceiling);
+#       cmfpipe's; and requests/s of both at 16 connections, where on few cores the Python mock's
+#       own CPU (more than cmfpipe's a request) limits the rate;
 #   (c) resident memory (VmRSS) of a fresh server after REQUESTS_SMALL and after REQUESTS_LARGE
 #       answered prompt requests, and the growth between them;
 #   (d) with --peer portkey: the load of (b) through Portkey's gateway (@portkey-ai/gateway from
 #       npm, needs node >= 18 and npm), measured between cmfpipe's runs: its overhead at one
 #       connection, its requests/s at 16 and cmfpipe's ratio to it.
-# Every path is checked with one curl request first; a wrk run with an answer that is not 2xx or
-# a socket error stops the script with wrk's report instead of printing figures.
+# Beside each rate, the CPU time each server spent a request (/proc/PID/stat), which does not
+# depend on how the cores were shared. The paths of (b) and (d) get 2 s of load before they are
+# measured (node compiles as it runs). Every path is checked with one curl request first; a wrk
+# run with an answer that is not 2xx or a socket error stops the script with wrk's report
+# instead of printing figures.
 # usage: tests/bench/serve/serve_bench.sh [--peer portkey] [SECONDS]
 #   SECONDS per wrk run (default 10). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000;
 #   CMFPIPE_BUILD_DIR (default build/); PORTKEY_DIR, a folder to install the gateway into and
