@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/stream_guard.hpp"
 #include "cmfpipe/wire/body_messages.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 #include "cmfpipe/wire/tool_arguments.hpp"
@@ -170,6 +172,11 @@ class ChatCompletionSoFar {
 };
 // SSE text or a JSON array of chunks, whole: refusals fail; no choice at all is a ValueError.
 Json accumulate_chunks(const std::vector<Json>& chunks);
+
+// ---- chat_stream_guard.cpp: a streamed Chat Completion guarded event by event, for a proxy.
+std::unique_ptr<GuardedStream> guard_chat_stream(StreamGuard guard,
+                                                 const StreamGuardOptions& stream_options,
+                                                 Json options);
 
 // ---- responses_stream.cpp: streamed Responses events -> the response body, as far as they go.
 struct ResponsesStream {
