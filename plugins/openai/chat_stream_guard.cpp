@@ -61,8 +61,9 @@ struct ChunkShape {
 };
 
 struct TextPart {
-    wire::HeldBackText text;
+    ChatText field;
     std::string key;  // the member the upstream sends it in
+    wire::HeldBackText text;
 };
 
 struct HeldCall {
@@ -72,7 +73,14 @@ struct HeldCall {
 };
 
 struct ChoiceState {
-    std::map<ChatText, TextPart> texts;
+    std::vector<TextPart> texts;  // in the order they started, the order held text goes out in
+
+    TextPart* text(ChatText field) {
+        for (TextPart& part : texts) {
+            if (part.field == field) return &part;
+        }
+        return nullptr;
+    }
     ChunkShape text_shape;  // of the last chunk that carried text for it
     std::map<std::int64_t, HeldCall> calls;
     std::optional<std::int64_t> open_call;  // the call whose fragments come now
@@ -157,7 +165,7 @@ class ChatStreamGuard final : public GuardedStream {
             // Held-back text has passed the processors (they saw the turn as it stands); a call
             // that was still coming never did.
             for (auto& [index, state] : choices_) {
-                for (auto& [field, part] : state.texts) {
+                for (TextPart& part : state.texts) {
                     std::string rest = part.text.release(true);
                     if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
                 }
@@ -223,9 +231,13 @@ class ChatStreamGuard final : public GuardedStream {
             ChoiceState& state = choices_[d.index];
             const Json& choice = chunk["choices"][d.position];
             for (const auto& [field, key] : d.texts) {
-                state.texts.try_emplace(field, TextPart{wire::HeldBackText(holdback_), key})
-                    .first->second.key = key;
-                new_text = new_text || !choice["delta"][key].get_ref<const std::string&>().empty();
+                if (choice["delta"][key].get_ref<const std::string&>().empty()) continue;
+                new_text = true;
+                if (TextPart* part = state.text(field)) {
+                    part->key = key;
+                } else {  // a part starts with its first text (not with a role chunk's "")
+                    state.texts.push_back({field, key, wire::HeldBackText(holdback_)});
+                }
             }
             if (!d.texts.empty()) state.text_shape = ChunkShape(chunk, choice);
         }
@@ -263,7 +275,7 @@ class ChatStreamGuard final : public GuardedStream {
         bool finishing_holds = false;
         for (const ChoiceDelta& d : deltas) {
             if (!d.finished) continue;
-            for (const auto& [field, part] : choices_[d.index].texts)
+            for (const TextPart& part : choices_[d.index].texts)
                 finishing_holds = finishing_holds || !part.text.held().empty();
         }
         if ((new_text || finishing_holds) && !run_guard(out)) return;
@@ -280,7 +292,8 @@ class ChatStreamGuard final : public GuardedStream {
             for (const auto& [field, key] : d.texts) {
                 Json& member = choice["delta"][key];
                 std::string text;
-                if (!released[field]) text = state.texts.at(field).text.release(d.finished);
+                TextPart* part = state.text(field);
+                if (part && !released[field]) text = part->text.release(d.finished);
                 released[field] = true;
                 if (member == text) continue;
                 changed = true;
@@ -291,8 +304,8 @@ class ChatStreamGuard final : public GuardedStream {
                 }
             }
             if (!d.finished) continue;
-            for (auto& [field, part] : state.texts) {
-                if (released[field]) continue;
+            for (TextPart& part : state.texts) {
+                if (released[part.field]) continue;
                 std::string rest = part.text.release(true);
                 if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
             }
@@ -350,8 +363,8 @@ class ChatStreamGuard final : public GuardedStream {
         for (const Json& choice : processed_["choices"]) {
             auto state = choices_.find(choice["index"].get<std::int64_t>());
             if (state == choices_.end()) continue;
-            for (auto& [field, part] : state->second.texts) {
-                if (!part.text.update(message_text(choice["message"], field))) {
+            for (TextPart& part : state->second.texts) {
+                if (!part.text.update(message_text(choice["message"], part.field))) {
                     end_with(out, error_event("Stopped", "stopped", wire::sent_text_changed));
                     return false;
                 }
@@ -415,7 +428,7 @@ class ChatStreamGuard final : public GuardedStream {
         }
         if (!run_guard(out)) return;
         for (auto& [index, state] : choices_) {
-            for (auto& [field, part] : state.texts) {
+            for (TextPart& part : state.texts) {
                 std::string rest = part.text.release(true);
                 if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
             }

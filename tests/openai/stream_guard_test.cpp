@@ -243,6 +243,23 @@ TEST_CASE("openai guarded stream: role and usage chunks pass in order around hel
           std::vector<std::string>{role, "", text("Short.") + chunk("{}", "stop"), usage, done});
 }
 
+TEST_CASE("openai guarded stream: reasoning and refusal deltas are text the processors see") {
+    // Held apart, each part goes out at the finish in the order it started, redacted.
+    GuardedRun run = run_guarded(adapter(), request, redact, 64,
+                                 role + chunk(R"({"reasoning_content":"Ask joe@example.com"})") +
+                                     text("Done.") + chunk("{}", "stop") + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{role, "", "",
+                                   chunk(R"({"reasoning_content":"Ask [REDACTED:EMAIL]"})") +
+                                       text("Done.") + chunk("{}", "stop"),
+                                   done});
+    // A refusal is guarded like content (the whole-stream reader fails on it: spec §10.3).
+    run = run_guarded(adapter(), request, redact, 0,
+                      chunk(R"({"refusal":"Ask joe@example.com"})") + chunk("{}", "stop") + done);
+    CHECK(run.pushed == std::vector<std::string>{chunk(R"({"refusal":"Ask [REDACTED:EMAIL]"})"),
+                                                 chunk("{}", "stop"), done});
+}
+
 TEST_CASE("openai guarded stream: streamed Responses bodies are refused") {
     const Json responses = {{"model", "gpt-4o"}, {"stream", true}, {"input", "hi"}};
     CHECK(thrown_error([&] {
