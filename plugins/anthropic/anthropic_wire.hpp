@@ -1,5 +1,6 @@
 #pragma once
 // The pieces of the anthropic adapter (one file each); plugin.cpp dispatches between them.
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -71,12 +72,47 @@ Json with_body_request_messages(const Json& body, const std::vector<cmf::Message
 Json with_body_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
                                  const Json& options);
 
-// ---- stream.cpp: streamed events (SSE text or a JSON array of event objects) -> the message
-// object they add up to, as far as they go.
+// ---- stream.cpp: streamed events -> the message object they add up to, one event at a time;
+// the whole-stream reader and the guarded stream share it.
+enum class EventKind {
+    message_start,
+    ping,
+    block_start,
+    text_delta,  // text_delta or thinking_delta
+    signature_delta,
+    input_json_delta,
+    block_stop,
+    message_delta,
+    message_stop,
+    error,  // nothing added: the caller's
+    other,  // an event type this reader does not know: nothing to keep
+};
+struct BlockEvent {
+    EventKind kind;
+    std::size_t index = 0;  // the block, for block events
+};
+class MessageSoFar {
+  public:
+    // One event, an object; a shape it does not know is a ValueError naming its path.
+    BlockEvent add(const wire::WireNode& event);
+    const Json& message() const { return message_; }  // null before message_start
+    bool stopped() const { return stopped_; }         // message_stop came
+    bool open(std::size_t block) const { return open_[block]; }
+    bool tool_use(std::size_t block) const;
+    // The message as far as it goes: a tool_use block still open gets the input written so far.
+    Json finished_message() const;
+
+  private:
+    Json message_;
+    std::vector<std::string> partial_json_;  // input_json_delta text per block
+    std::vector<bool> open_;                 // started, no content_block_stop yet
+    bool stopped_ = false;
+};
 struct StreamedMessage {
     Json message;
     bool stopped = false;  // message_stop came: otherwise the stream was cut
 };
+// SSE text or a JSON array of event objects, whole: an error event is a ValueError.
 StreamedMessage accumulate_events(const std::vector<Json>& events);
 
 }  // namespace cmfpipe::anthropic

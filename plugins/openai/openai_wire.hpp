@@ -1,6 +1,9 @@
 #pragma once
 // The pieces of the openai adapter (one file each); plugin.cpp dispatches between them.
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -8,6 +11,7 @@
 
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/stream_guard.hpp"
 #include "cmfpipe/wire/body_messages.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 #include "cmfpipe/wire/tool_arguments.hpp"
@@ -123,8 +127,56 @@ Json with_chat_request_messages(const Json& body, const std::vector<cmf::Message
 Json with_chat_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
                                  const Json& options);
 
-// ---- chat_stream.cpp: streamed chunks (SSE text or a JSON array) -> one chat.completion body.
+// ---- chat_stream.cpp: streamed chunks -> the chat.completion body they add up to, one chunk at
+// a time; the whole-stream reader and the guarded stream share it.
+enum class ChatText { content, reasoning, refusal };
+struct ToolCallSoFar {
+    std::string id, name, arguments;
+    bool has_arguments = false;  // no fragment carried arguments: the call has none
+};
+struct ChoiceSoFar {
+    std::string content, reasoning, refusal;
+    bool has_content = false, has_reasoning = false, has_refusal = false;
+    std::map<std::int64_t, ToolCallSoFar> tool_calls;  // by tool-call index
+    Json finish_reason;
+};
+// What one chunk added to one of its choices.
+struct ChoiceDelta {
+    std::size_t position = 0;  // in the chunk's "choices"
+    std::int64_t index = 0;    // the choice's "index"
+    // Each text member the delta carried (not null), with its key ("content", "reasoning", ...).
+    std::vector<std::pair<ChatText, std::string>> texts;
+    std::vector<std::int64_t> calls;  // the tool-call index of each element of delta.tool_calls
+    bool finished = false;            // the choice carried its finish_reason
+};
+class ChatCompletionSoFar {
+  public:
+    // refusals_fail: a refusal delta is a ValueError "Model refused: ..." (the whole-stream
+    // reader, spec §10.3); otherwise it is text, added up into message.refusal.
+    explicit ChatCompletionSoFar(bool refusals_fail);
+    // One chunk, an object ("error" chunks are the caller's); a shape it does not know is a
+    // ValueError naming its path.
+    std::vector<ChoiceDelta> add(const wire::WireNode& chunk);
+    const std::map<std::int64_t, ChoiceSoFar>& choices() const { return choices_; }
+    // The chat.completion body so far; given `include_call`, only the tool calls it accepts (by
+    // choice index and tool-call index).
+    using CallFilter = std::function<bool(std::int64_t choice, std::int64_t call)>;
+    Json body(const CallFilter& include_call = nullptr) const;
+
+  private:
+    void append_delta(const wire::WireNode& delta, ChoiceSoFar& so_far, ChoiceDelta& added) const;
+
+    bool refusals_fail_;
+    Json head_ = {{"object", "chat.completion"}};  // every member but choices, as first seen
+    std::map<std::int64_t, ChoiceSoFar> choices_;
+};
+// SSE text or a JSON array of chunks, whole: refusals fail; no choice at all is a ValueError.
 Json accumulate_chunks(const std::vector<Json>& chunks);
+
+// ---- chat_stream_guard.cpp: a streamed Chat Completion guarded event by event, for a proxy.
+std::unique_ptr<GuardedStream> guard_chat_stream(StreamGuard guard,
+                                                 const StreamGuardOptions& stream_options,
+                                                 Json options);
 
 // ---- responses_stream.cpp: streamed Responses events -> the response body, as far as they go.
 struct ResponsesStream {

@@ -141,6 +141,17 @@ class OpenAIAdapter final : public Adapter {
             return with_responses_response_messages(body, messages, options);
         return with_chat_response_messages(body, messages, options);
     }
+
+    std::unique_ptr<GuardedStream> guard_stream(const Json& body, StreamGuard guard,
+                                                const StreamGuardOptions& stream_options,
+                                                const Json& options) const override {
+        if (body_api(body, options) == Api::responses) {
+            throw InvokerError(
+                "openai: streamed Responses are not guarded yet (chat completions only): send "
+                "\"stream\": false to the Responses API");
+        }
+        return guard_chat_stream(std::move(guard), stream_options, options);
+    }
 };
 
 void register_kinds(Registrar& r) {

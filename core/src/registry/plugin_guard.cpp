@@ -54,6 +54,8 @@ class Guarded : public Interface {
     decltype(auto) call(Call&& forward) const {
         return guarded(who_, [&] { return forward(*plugin_); });
     }
+    const std::shared_ptr<Interface>& plugin() const { return plugin_; }
+    const std::string& who() const { return who_; }
 
   private:
     std::shared_ptr<Interface> plugin_;
@@ -86,6 +88,33 @@ class GuardedParser final : public Guarded<Parser> {
     }
 };
 
+// A stream an adapter made: its calls guarded like the adapter's, and the adapter (with it the
+// plugin's library, whose code the stream runs) kept for as long as the stream lives.
+class GuardedPluginStream final : public GuardedStream {
+  public:
+    GuardedPluginStream(std::shared_ptr<Adapter> owner, std::unique_ptr<GuardedStream> stream,
+                        std::string who)
+        : owner_(std::move(owner)), stream_(std::move(stream)), who_(std::move(who)) {}
+    std::vector<wire::SseEvent> push(const wire::SseEvent& event) override {
+        return guarded(who_, [&] { return stream_->push(event); });
+    }
+    std::vector<wire::SseEvent> finish(bool complete) override {
+        return guarded(who_, [&] { return stream_->finish(complete); });
+    }
+    bool ended() const override {
+        return guarded(who_, [&] { return stream_->ended(); });
+    }
+    wire::SseEvent error_event(std::string_view type, std::string_view code,
+                               std::string_view message) const override {
+        return guarded(who_, [&] { return stream_->error_event(type, code, message); });
+    }
+
+  private:
+    std::shared_ptr<Adapter> owner_;  // first: it outlives the stream
+    std::unique_ptr<GuardedStream> stream_;
+    std::string who_;
+};
+
 class GuardedAdapter final : public Guarded<Adapter> {
   public:
     using Guarded::Guarded;
@@ -114,6 +143,14 @@ class GuardedAdapter final : public Guarded<Adapter> {
                                 const Json& options) const override {
         return call(
             [&](const Adapter& a) { return a.with_response_messages(body, messages, options); });
+    }
+    std::unique_ptr<GuardedStream> guard_stream(const Json& body, StreamGuard guard,
+                                                const StreamGuardOptions& stream_options,
+                                                const Json& options) const override {
+        std::unique_ptr<GuardedStream> stream = call([&](const Adapter& a) {
+            return a.guard_stream(body, std::move(guard), stream_options, options);
+        });
+        return std::make_unique<GuardedPluginStream>(plugin(), std::move(stream), who());
     }
 };
 

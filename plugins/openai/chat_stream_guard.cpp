@@ -1,0 +1,456 @@
+// A streamed Chat Completion guarded event by event (cmfpipe/stream_guard.hpp), for a proxy that
+// passes an upstream's chunks on to its client:
+//   - every chunk is added up by ChatCompletionSoFar (chat_stream.cpp); the turn so far is read
+//     with read_chat_completion and what the processors made of it is mapped back into the body
+//     with with_chat_response_messages, so the text each part may release is the processed one;
+//   - text members of a delta (content, reasoning_content / reasoning, refusal) go out held back
+//     by wire::HeldBackText, in an event shaped like the upstream's;
+//   - tool-call fragments are held per call until the call is complete (a fragment of another
+//     index, the choice's finish_reason, or the end of the stream), then guarded with the turn;
+//   - everything else (role, usage, finish chunks) passes as it came, after what it follows.
+#include <map>
+
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/held_text.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+using wire::SseEvent;
+using Events = std::vector<SseEvent>;
+
+constexpr std::string_view source = "openai stream";
+
+std::string_view trim(std::string_view s) {
+    auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) return {};
+    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+SseEvent data_event(const Json& data) {
+    return {"", data.dump(-1, ' ', false, Json::error_handler_t::replace)};
+}
+
+bool null_or_absent(const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it == object.end() || it->is_null();
+}
+
+// The shape of events the guard makes for one choice: the upstream's chunk (its choices emptied,
+// a non-null usage nulled: usage goes out once, where it came) and that choice (no delta, no
+// finish_reason).
+struct ChunkShape {
+    Json chunk, choice;
+
+    ChunkShape() = default;
+    ChunkShape(const Json& upstream_chunk, const Json& upstream_choice)
+        : chunk(upstream_chunk), choice(upstream_choice) {
+        chunk["choices"] = Json::array();
+        if (!null_or_absent(chunk, "usage")) chunk["usage"] = nullptr;
+        choice["delta"] = Json::object();
+        if (choice.contains("finish_reason")) choice["finish_reason"] = nullptr;
+    }
+    SseEvent with(Json delta) const {
+        Json out = chunk;
+        Json one = choice;
+        one["delta"] = std::move(delta);
+        out["choices"].push_back(std::move(one));
+        return data_event(out);
+    }
+};
+
+struct TextPart {
+    ChatText field;
+    std::string key;  // the member the upstream sends it in
+    wire::HeldBackText text;
+};
+
+struct HeldCall {
+    Events events;     // as they go out when the processors pass the call unchanged
+    ChunkShape shape;  // of its first fragment: the one event of a call a processor changed
+    bool complete = false;
+};
+
+struct ChoiceState {
+    std::vector<TextPart> texts;  // in the order they started, the order held text goes out in
+
+    TextPart* text(ChatText field) {
+        for (TextPart& part : texts) {
+            if (part.field == field) return &part;
+        }
+        return nullptr;
+    }
+    ChunkShape text_shape;  // of the last chunk that carried text for it
+    std::map<std::int64_t, HeldCall> calls;
+    std::optional<std::int64_t> open_call;  // the call whose fragments come now
+};
+
+const char* body_key(ChatText field) {
+    switch (field) {
+        case ChatText::content:
+            return "content";
+        case ChatText::reasoning:
+            return "reasoning_content";  // as ChatCompletionSoFar::body writes it
+        case ChatText::refusal:
+            return "refusal";
+    }
+    return "content";
+}
+
+// The text of one field of a (processed) body message: a content array's text blocks joined.
+std::string message_text(const Json& message, ChatText field) {
+    auto it = message.find(body_key(field));
+    if (it == message.end()) return {};
+    if (it->is_string()) return it->get<std::string>();
+    std::string joined;
+    if (it->is_array()) {
+        for (const Json& block : *it) {
+            if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
+                block["text"].is_string())
+                joined += block["text"].get<std::string>();
+        }
+    }
+    return joined;
+}
+
+// A choice that carries nothing once the guard took out what it holds.
+bool empty_choice(const Json& choice) {
+    auto delta = choice.find("delta");
+    return (delta == choice.end() || delta->empty()) && null_or_absent(choice, "finish_reason") &&
+           null_or_absent(choice, "logprobs");
+}
+
+class ChatStreamGuard final : public GuardedStream {
+  public:
+    ChatStreamGuard(StreamGuard guard, std::size_t holdback, Json options)
+        : guard_(std::move(guard)), holdback_(holdback), options_(std::move(options)) {}
+
+    Events push(const SseEvent& event) override {
+        Events out;
+        if (ended_) return out;
+        if (trim(event.data) == "[DONE]") {
+            end_of_turn(out);
+            if (!ended_) out.push_back(event);
+            ended_ = true;
+            return out;
+        }
+        std::optional<Json> chunk = parse(event, out);
+        if (!chunk) return out;
+        if (!null_or_absent(*chunk, "error")) {  // the provider's own error: it ends the stream
+            out.push_back(event);
+            ended_ = true;
+            return out;
+        }
+        std::vector<ChoiceDelta> deltas;
+        try {
+            const wire::WireNode node("", *chunk);
+            node.at("choices");  // every chunk has them (a usage chunk an empty list)
+            deltas = so_far_.add(node);
+            refuse_unguarded(node, deltas);
+        } catch (const ValueError& e) {
+            broken(out, event, e.message());
+            return out;
+        }
+        take_chunk(event, *chunk, deltas, out);
+        return out;
+    }
+
+    Events finish(bool complete) override {
+        Events out;
+        if (ended_) return out;
+        if (complete) {
+            end_of_turn(out);
+        } else {
+            // Held-back text has passed the processors (they saw the turn as it stands); a call
+            // that was still coming never did.
+            for (auto& [index, state] : choices_) {
+                for (TextPart& part : state.texts) {
+                    std::string rest = part.text.release(true);
+                    if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
+                }
+            }
+            out.push_back(
+                error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
+        }
+        ended_ = true;
+        return out;
+    }
+
+    bool ended() const override { return ended_; }
+
+    SseEvent error_event(std::string_view type, std::string_view code,
+                         std::string_view message) const override {
+        return data_event({{"error",
+                            {{"message", std::string(message)},
+                             {"type", std::string(type)},
+                             {"code", std::string(code)}}}});
+    }
+
+  private:
+    void end_with(Events& out, SseEvent error) {
+        out.push_back(std::move(error));
+        ended_ = true;
+    }
+
+    void broken(Events& out, const SseEvent& event, const std::string& what) {
+        end_with(out, error_event("UpstreamError", "broken",
+                                  std::string(source) + ": the event at line " +
+                                      std::to_string(event.line) + ": " + what));
+    }
+
+    std::optional<Json> parse(const SseEvent& event, Events& out) {
+        try {
+            Json chunk = wire::parse_wire_json(event.data, "its data");
+            if (chunk.is_object()) return chunk;
+            broken(out, event,
+                   "its data is not a JSON object, got " + std::string(json_type_name(chunk)));
+        } catch (const ValueError& e) {
+            broken(out, event, e.message());
+        } catch (const LimitExceeded& e) {
+            broken(out, event, e.message());
+        }
+        return std::nullopt;
+    }
+
+    // A legacy function_call delta names a function no processor would see: refused, not passed.
+    static void refuse_unguarded(const wire::WireNode& chunk,
+                                 const std::vector<ChoiceDelta>& deltas) {
+        for (const ChoiceDelta& d : deltas) {
+            const wire::WireNode delta = chunk.at("choices").elements()[d.position];
+            if (auto inner = delta.find("delta"); inner && inner->find("function_call"))
+                inner->at("function_call")
+                    .fail("a legacy function_call is not guarded (tool_calls are)");
+        }
+    }
+
+    void take_chunk(const SseEvent& event, const Json& chunk,
+                    const std::vector<ChoiceDelta>& deltas, Events& out) {
+        bool new_text = false;
+        for (const ChoiceDelta& d : deltas) {
+            ChoiceState& state = choices_[d.index];
+            const Json& choice = chunk["choices"][d.position];
+            for (const auto& [field, key] : d.texts) {
+                if (choice["delta"][key].get_ref<const std::string&>().empty()) continue;
+                new_text = true;
+                if (TextPart* part = state.text(field)) {
+                    part->key = key;
+                } else {  // a part starts with its first text (not with a role chunk's "")
+                    state.texts.push_back({field, key, wire::HeldBackText(holdback_)});
+                }
+            }
+            if (!d.texts.empty()) state.text_shape = ChunkShape(chunk, choice);
+        }
+
+        // Tool-call fragments are held; one of another index completes the call before it.
+        const std::optional<std::pair<std::int64_t, std::int64_t>> whole =
+            held_whole(chunk, deltas);
+        for (const ChoiceDelta& d : deltas) {
+            ChoiceState& state = choices_[d.index];
+            const Json& choice = chunk["choices"][d.position];
+            for (std::size_t j = 0; j < d.calls.size(); ++j) {
+                const std::int64_t k = d.calls[j];
+                if (state.open_call && *state.open_call != k && !close_call(d.index, out)) return;
+                state.open_call = k;
+                auto [call, fresh] = state.calls.try_emplace(k);
+                if (call->second.complete) {
+                    broken(out, event,
+                           "$.choices[" + std::to_string(d.position) +
+                               "].delta.tool_calls: a fragment of tool call " + std::to_string(k) +
+                               " after the call was complete");
+                    return;
+                }
+                if (fresh) call->second.shape = ChunkShape(chunk, choice);
+                if (!whole) {
+                    call->second.events.push_back(
+                        ChunkShape(chunk, choice)
+                            .with(
+                                {{"tool_calls", Json::array({choice["delta"]["tool_calls"][j]})}}));
+                }
+            }
+        }
+        if (whole) choices_[whole->first].calls[whole->second].events.push_back(event);
+
+        // Text: the processors see the turn with it; a finished choice releases all it holds.
+        bool finishing_holds = false;
+        for (const ChoiceDelta& d : deltas) {
+            if (!d.finished) continue;
+            for (const TextPart& part : choices_[d.index].texts)
+                finishing_holds = finishing_holds || !part.text.held().empty();
+        }
+        if ((new_text || finishing_holds) && !run_guard(out)) return;
+        Json reshaped = chunk;
+        bool changed = false;
+        for (const ChoiceDelta& d : deltas) {
+            ChoiceState& state = choices_[d.index];
+            Json& choice = reshaped["choices"][d.position];
+            if (!d.calls.empty()) {
+                choice["delta"].erase("tool_calls");
+                changed = true;
+            }
+            std::map<ChatText, bool> released;
+            for (const auto& [field, key] : d.texts) {
+                Json& member = choice["delta"][key];
+                std::string text;
+                TextPart* part = state.text(field);
+                if (part && !released[field]) text = part->text.release(d.finished);
+                released[field] = true;
+                if (member == text) continue;
+                changed = true;
+                if (text.empty()) {
+                    choice["delta"].erase(key);
+                } else {
+                    member = std::move(text);
+                }
+            }
+            if (!d.finished) continue;
+            for (TextPart& part : state.texts) {
+                if (released[part.field]) continue;
+                std::string rest = part.text.release(true);
+                if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
+            }
+            if (state.open_call && !close_call(d.index, out)) return;
+        }
+        if (whole) return;
+        if (!changed) {
+            out.push_back(event);
+            return;
+        }
+        Json kept = Json::array();
+        for (Json& choice : reshaped["choices"]) {
+            if (!empty_choice(choice)) kept.push_back(std::move(choice));
+        }
+        if (kept.empty() && null_or_absent(reshaped, "usage")) return;
+        reshaped["choices"] = std::move(kept);
+        out.push_back(data_event(reshaped));
+    }
+
+    // The (choice, call) whose fragments are the only thing `chunk` carries (its role and empty
+    // text aside): then the upstream's event itself is held, and goes out as it came.
+    static std::optional<std::pair<std::int64_t, std::int64_t>> held_whole(
+        const Json& chunk, const std::vector<ChoiceDelta>& deltas) {
+        if (deltas.size() != 1 || deltas[0].calls.empty() || deltas[0].finished ||
+            !null_or_absent(chunk, "usage"))
+            return std::nullopt;
+        const ChoiceDelta& d = deltas[0];
+        for (std::int64_t k : d.calls) {
+            if (k != d.calls[0]) return std::nullopt;
+        }
+        const Json& delta = chunk["choices"][d.position]["delta"];
+        for (const auto& [field, key] : d.texts) {
+            if (!delta[key].get_ref<const std::string&>().empty()) return std::nullopt;
+        }
+        return std::make_pair(d.index, d.calls[0]);
+    }
+
+    // Runs the processors over the turn so far (calls not complete left out). False when they
+    // stopped it or rewrote text already sent: the error event is out and the stream ended.
+    bool run_guard(Events& out) {
+        view_ = so_far_.body([this](std::int64_t choice, std::int64_t call) {
+            auto state = choices_.find(choice);
+            if (state == choices_.end()) return false;
+            auto held = state->second.calls.find(call);
+            return held != state->second.calls.end() && held->second.complete;
+        });
+        if (view_["choices"].empty()) return true;
+        GuardVerdict verdict =
+            guard_(read_chat_completion(wire::WireNode(std::string(source), view_), options_));
+        if (verdict.stopped) {
+            end_with(out, error_event("Stopped", "stopped", verdict.reason));
+            return false;
+        }
+        processed_ = with_chat_response_messages(view_, verdict.messages, options_);
+        for (const Json& choice : processed_["choices"]) {
+            auto state = choices_.find(choice["index"].get<std::int64_t>());
+            if (state == choices_.end()) continue;
+            for (TextPart& part : state->second.texts) {
+                if (!part.text.update(message_text(choice["message"], part.field))) {
+                    end_with(out, error_event("Stopped", "stopped", wire::sent_text_changed));
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    // The choice's open call is complete: the processors see the turn with it. Passed unchanged,
+    // its held events go out; changed, one event carrying it whole; removed, nothing.
+    bool close_call(std::int64_t index, Events& out) {
+        ChoiceState& state = choices_.at(index);
+        const std::int64_t k = *state.open_call;
+        state.open_call.reset();
+        HeldCall& call = state.calls.at(k);
+        call.complete = true;
+        if (!run_guard(out)) return false;
+        std::size_t position = 0;  // among the choice's complete calls, as the body lists them
+        for (const auto& [other, held] : state.calls)
+            position += other < k && held.complete ? 1 : 0;
+        const Json* before = call_in(view_, index, position, nullptr);
+        const Json* after = call_in(processed_, index, position, before);
+        if (before && after && *before == *after) {
+            for (SseEvent& e : call.events) out.push_back(std::move(e));
+        } else if (after) {
+            Json whole = {{"index", k}};
+            for (const auto& [key, value] : after->items()) whole[key] = value;
+            out.push_back(call.shape.with({{"tool_calls", Json::array({std::move(whole)})}}));
+        }
+        call.events.clear();
+        return true;
+    }
+
+    // The call at `position` of choice `index`'s message in `body`; given `like` (the call as
+    // the processors saw it), the one with its id when the processors moved it.
+    static const Json* call_in(const Json& body, std::int64_t index, std::size_t position,
+                               const Json* like) {
+        for (const Json& choice : body["choices"]) {
+            if (choice["index"] != index) continue;
+            const Json& message = choice["message"];
+            auto calls = message.find("tool_calls");
+            if (calls == message.end() || !calls->is_array()) return nullptr;
+            const Json& list = *calls;
+            if (position < list.size() &&
+                (!like || list[position].value("id", "") == like->value("id", "")))
+                return &list[position];
+            if (!like) return nullptr;
+            for (const Json& c : list) {
+                if (c.value("id", "") == like->value("id", "")) return &c;
+            }
+            return nullptr;
+        }
+        return nullptr;
+    }
+
+    // The turn is over ([DONE], or the upstream's body ended whole): calls still open complete,
+    // the processors see the whole turn once more, and all that is held goes out.
+    void end_of_turn(Events& out) {
+        for (auto& [index, state] : choices_) {
+            if (state.open_call && !close_call(index, out)) return;
+        }
+        if (!run_guard(out)) return;
+        for (auto& [index, state] : choices_) {
+            for (TextPart& part : state.texts) {
+                std::string rest = part.text.release(true);
+                if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
+            }
+        }
+    }
+
+    StreamGuard guard_;
+    std::size_t holdback_;
+    Json options_;
+    ChatCompletionSoFar so_far_{/*refusals_fail=*/false};
+    std::map<std::int64_t, ChoiceState> choices_;
+    Json view_, processed_;  // the turn the processors last saw, and what they made of it
+    bool ended_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<GuardedStream> guard_chat_stream(StreamGuard guard,
+                                                 const StreamGuardOptions& stream_options,
+                                                 Json options) {
+    return std::make_unique<ChatStreamGuard>(std::move(guard), stream_options.holdback,
+                                             std::move(options));
+}
+
+}  // namespace cmfpipe::openai

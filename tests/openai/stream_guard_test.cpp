@@ -1,0 +1,270 @@
+// The openai adapter's guarded Chat Completions stream (Adapter::guard_stream), with the real
+// pii_redactor and tool_guard as the guard: what the client gets for each upstream event, exactly.
+// The upstream events are shaped as OpenAI sends them with stream_options.include_usage.
+#include <catch2/catch.hpp>
+
+#include "cmfpipe/errors.hpp"
+#include "support/guarded_stream.hpp"
+#include "support/registry.hpp"
+#include "support/thrown.hpp"
+
+namespace {
+
+using cmfpipe::Json;
+using namespace cmfpipe::testing;
+
+const cmfpipe::Adapter& adapter() {
+    static const std::shared_ptr<cmfpipe::Adapter> a = bundled_plugins().make_adapter("openai");
+    return *a;
+}
+
+const Json request = {
+    {"model", "gpt-4o"}, {"stream", true}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+
+const std::string head = R"({"id":"chatcmpl-B1","object":"chat.completion.chunk",)"
+                         R"("created":1718000000,"model":"gpt-4o-2024-08-06",)"
+                         R"("system_fingerprint":"fp_a1",)";
+
+// One chunk of choice 0: its delta (JSON) and finish_reason.
+std::string chunk(const std::string& delta, const char* finish = nullptr, int choice = 0) {
+    return "data: " + head + R"("choices":[{"index":)" + std::to_string(choice) + R"(,"delta":)" +
+           delta + R"(,"logprobs":null,"finish_reason":)" +
+           (finish ? Json(finish).dump() : "null") + R"(}],"usage":null})" + "\n\n";
+}
+std::string text(const std::string& t, int choice = 0) {
+    return chunk(R"({"content":)" + Json(t).dump() + "}", nullptr, choice);
+}
+const std::string role = chunk(R"({"role":"assistant","content":"","refusal":null})");
+const std::string usage = "data: " + head +
+                          R"("choices":[],"usage":{"prompt_tokens":9,"completion_tokens":12,)"
+                          R"("total_tokens":21}})" +
+                          "\n\n";
+const std::string done = "data: [DONE]\n\n";
+
+// A tool call's first fragment (OpenAI sends role and content with it) and the next ones.
+std::string call_start(int index, const char* id, const char* name, bool with_role) {
+    std::string fragment = R"({"index":)" + std::to_string(index) + R"(,"id":")" + id +
+                           R"(","type":"function","function":{"name":")" + name +
+                           R"(","arguments":""}})";
+    return chunk(with_role ? R"({"role":"assistant","content":null,"tool_calls":[)" + fragment +
+                                 R"(],"refusal":null})"
+                           : R"({"tool_calls":[)" + fragment + "]}");
+}
+std::string call_args(int index, const std::string& arguments) {
+    return chunk(R"({"tool_calls":[{"index":)" + std::to_string(index) +
+                 R"(,"function":{"arguments":)" + Json(arguments).dump() + "}}]}");
+}
+
+std::string error_event(const char* message, const char* type, const char* code) {
+    return "data: " +
+           Json{{"error", {{"message", message}, {"type", type}, {"code", code}}}}.dump() + "\n\n";
+}
+
+const char* const redact = redact_and_guard_tools;
+
+}  // namespace
+
+TEST_CASE("openai guarded stream: plain text with holdback 0 passes event for event") {
+    const std::vector<std::string> upstream = {
+        role, text("Hello"), text(" there"), chunk("{}", "stop"), usage, done};
+    std::string bytes;
+    for (const auto& e : upstream) bytes += e;
+    auto calls = std::make_shared<std::size_t>(0);
+    auto stream =
+        adapter().guard_stream(request, pipeline_guard(redact, calls), {0}, Json::object());
+    const GuardedRun run = run_guarded(*stream, bytes, true);
+    CHECK(run.pushed == upstream);
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+    CHECK(*calls == 3);  // one per text delta, one over the whole turn at [DONE]
+}
+
+TEST_CASE("openai guarded stream: holdback N releases text late and whole at the end") {
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, 5,
+        role + text("Hello") + text(" wor") + text("ld!") + chunk("{}", "stop") + usage + done);
+    CHECK(run.pushed == std::vector<std::string>{role,
+                                                 "",  // "Hello": all five held back
+                                                 text("Hell"), text("o w"),
+                                                 text("orld!") + chunk("{}", "stop"), usage, done});
+}
+
+TEST_CASE("openai guarded stream: an email split across three deltas is redacted before release") {
+    const GuardedRun run = run_guarded(adapter(), request, redact, 16,
+                                       role + text("Write to jo") + text("e@exam") +
+                                           text("ple.com today.") + chunk("{}", "stop") + done);
+    CHECK(run.pushed == std::vector<std::string>{role, "", text("W"), text("rite to [REDACT"),
+                                                 text("ED:EMAIL] today.") + chunk("{}", "stop"),
+                                                 done});
+    CHECK(run.all().find("joe") == std::string::npos);
+}
+
+TEST_CASE("openai guarded stream: a rewrite of text already sent ends it with the error event") {
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 0,
+                    role + text("mail joe@exam") + text("ple.com") + chunk("{}", "stop") + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{
+              role, text("mail joe@exam"),
+              error_event(
+                  "the llm_output processors changed text that was already sent to the client",
+                  "Stopped", "stopped"),
+              "", ""});
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+}
+
+TEST_CASE("openai guarded stream: a tool call is held until complete, then goes out unchanged") {
+    const std::string start = call_start(0, "call_1", "get_weather", true);
+    const std::string args1 = call_args(0, R"({"city":)");
+    const std::string args2 = call_args(0, R"("Paris"})");
+    const std::string finish = chunk("{}", "tool_calls");
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 8, start + args1 + args2 + finish + usage + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{"", "", "", start + args1 + args2 + finish, usage, done});
+}
+
+TEST_CASE("openai guarded stream: a denied tool call gives the error event and nothing of it") {
+    const GuardedRun run = run_guarded(adapter(), request, redact, 8,
+                                       call_start(0, "call_1", "delete_rows", true) +
+                                           call_args(0, R"({"table":"users"})") +
+                                           chunk("{}", "tool_calls") + usage + done);
+    CHECK(run.pushed == std::vector<std::string>{
+                            "", "",
+                            error_event("processor 'guard_tools' stopped the answer: tool call "
+                                        "tool://_/delete_rows requires one of the roles: admin",
+                                        "Stopped", "stopped"),
+                            "", ""});
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+}
+
+TEST_CASE("openai guarded stream: two parallel tool calls, each released when complete") {
+    const std::string start0 = call_start(0, "call_1", "get_weather", true);
+    const std::string args0 = call_args(0, R"({"city":"Paris"})");
+    const std::string start1 = call_start(1, "call_2", "get_time", false);
+    const std::string args1 = call_args(1, R"({"zone":"CET"})");
+    const std::string finish = chunk("{}", "tool_calls");
+    GuardedRun run =
+        run_guarded(adapter(), request, redact, 8, start0 + args0 + start1 + args1 + finish + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{"", "", start0 + args0, "", start1 + args1 + finish, done});
+
+    // The second denied: the first is out, then the error, nothing of the second.
+    const std::string start2 = call_start(1, "call_2", "send_mail", false);
+    run = run_guarded(adapter(), request, redact, 8,
+                      start0 + args0 + start2 + call_args(1, "{}") + finish + done);
+    CHECK(run.pushed == std::vector<std::string>{
+                            "", "", start0 + args0, "",
+                            error_event("processor 'guard_tools' stopped the answer: tool call "
+                                        "tool://_/send_mail is not allowed",
+                                        "Stopped", "stopped"),
+                            ""});
+}
+
+TEST_CASE("openai guarded stream: a tool call a processor changed goes out whole, in one event") {
+    const std::string start = call_start(0, "call_1", "notify", true);
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 8,
+                    start + call_args(0, R"({"to":"joe@)") + call_args(0, R"(example.com"})") +
+                        chunk("{}", "tool_calls") + done);
+    const std::string whole =
+        chunk(R"({"tool_calls":[{"index":0,"id":"call_1","type":"function","function":)"
+              R"({"name":"notify","arguments":"{\"to\":\"[REDACTED:EMAIL]\"}"}}]})");
+    CHECK(run.pushed ==
+          std::vector<std::string>{"", "", "", whole + chunk("{}", "tool_calls"), done});
+}
+
+TEST_CASE("openai guarded stream: a cut stream releases what passed, then the error event") {
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 4,
+                    role + text("Hello world") + call_start(0, "call_1", "get_weather", false) +
+                        call_args(0, R"({"city")"),
+                    false);
+    CHECK(run.pushed == std::vector<std::string>{role, text("Hello w"), "", ""});
+    CHECK(run.finished == text("orld") + error_event("the upstream's stream was cut off",
+                                                     "UpstreamError", "broken"));
+    CHECK(run.ended);
+}
+
+TEST_CASE("openai guarded stream: the upstream's error event passes and ends the stream") {
+    const std::string error =
+        R"(data: {"error":{"message":"The server had an error","type":"server_error",)"
+        R"("param":null,"code":null}})"
+        "\n\n";
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 3, role + text("Hi there") + error + done);
+    CHECK(run.pushed == std::vector<std::string>{role, text("Hi th"), error, ""});
+    CHECK(run.finished == "");
+}
+
+TEST_CASE(
+    "openai guarded stream: a malformed payload ends it with a broken error naming its line") {
+    GuardedRun run = run_guarded(adapter(), request, redact, 0,
+                                 role + text("Hi") + "data: {not json\n\n" + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{
+              role, text("Hi"),
+              error_event("openai stream: the event at line 5: its data is not JSON: syntax error "
+                          "while parsing object key - invalid literal; last read: '{no'; expected "
+                          "string literal",
+                          "UpstreamError", "broken"),
+              ""});
+    run = run_guarded(adapter(), request, redact, 0,
+                      role + R"(data: {"choices":[{"index":0,"delta":"Hi"}]})" + "\n\n" + done);
+    CHECK(run.pushed[1] == error_event("openai stream: the event at line 3: $.choices[0].delta: "
+                                       "expected an object, got string",
+                                       "UpstreamError", "broken"));
+    run = run_guarded(adapter(), request, redact, 0,
+                      R"(data: {"type":"response.output_text.delta","delta":"Hi"})"
+                      "\n\n");
+    CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: $.choices: missing "
+                                       "(required)",
+                                       "UpstreamError", "broken"));
+    run = run_guarded(adapter(), request, redact, 0, "data: [1]\n\n");
+    CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: its data is not a JSON "
+                                       "object, got array",
+                                       "UpstreamError", "broken"));
+}
+
+TEST_CASE("openai guarded stream: multi-byte UTF-8 is cut on code points") {
+    // "ü" and "ß" are 2 bytes, "€" 3: a holdback of 3 characters never splits one.
+    const GuardedRun run = run_guarded(adapter(), request, redact, 3,
+                                       text("Grüße") + text(" – 5€") + chunk("{}", "stop") + done);
+    CHECK(run.pushed == std::vector<std::string>{text("Gr"), text("üße –"),
+                                                 text(" 5€") + chunk("{}", "stop"), done});
+}
+
+TEST_CASE("openai guarded stream: role and usage chunks pass in order around held text") {
+    const GuardedRun run = run_guarded(adapter(), request, redact, 64,
+                                       role + text("Short.") + chunk("{}", "stop") + usage + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{role, "", text("Short.") + chunk("{}", "stop"), usage, done});
+}
+
+TEST_CASE("openai guarded stream: reasoning and refusal deltas are text the processors see") {
+    // Held apart, each part goes out at the finish in the order it started, redacted.
+    GuardedRun run = run_guarded(adapter(), request, redact, 64,
+                                 role + chunk(R"({"reasoning_content":"Ask joe@example.com"})") +
+                                     text("Done.") + chunk("{}", "stop") + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{role, "", "",
+                                   chunk(R"({"reasoning_content":"Ask [REDACTED:EMAIL]"})") +
+                                       text("Done.") + chunk("{}", "stop"),
+                                   done});
+    // A refusal is guarded like content (the whole-stream reader fails on it: spec §10.3).
+    run = run_guarded(adapter(), request, redact, 0,
+                      chunk(R"({"refusal":"Ask joe@example.com"})") + chunk("{}", "stop") + done);
+    CHECK(run.pushed == std::vector<std::string>{chunk(R"({"refusal":"Ask [REDACTED:EMAIL]"})"),
+                                                 chunk("{}", "stop"), done});
+}
+
+TEST_CASE("openai guarded stream: streamed Responses bodies are refused") {
+    const Json responses = {{"model", "gpt-4o"}, {"stream", true}, {"input", "hi"}};
+    CHECK(thrown_error([&] {
+              adapter().guard_stream(responses, pipeline_guard(redact), {0}, Json::object());
+          }) ==
+          "InvokerError: openai: streamed Responses are not guarded yet (chat completions "
+          "only): send \"stream\": false to the Responses API");
+}

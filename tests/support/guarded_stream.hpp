@@ -1,0 +1,99 @@
+#pragma once
+// Guarded streams (Adapter::guard_stream) driven the way cmfpipe serve drives them: a real
+// pipeline of bundled processors as the guard, the upstream's bytes read by wire::SseReader, each
+// event pushed, finish() at the end of the body. What the client gets is kept per upstream event,
+// as exact SSE text.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmfpipe/adapter.hpp"
+#include "cmfpipe/cmf/message.hpp"
+#include "cmfpipe/core/pipeline/config.hpp"
+#include "cmfpipe/core/pipeline/pipeline.hpp"
+#include "cmfpipe/stream_guard.hpp"
+#include "cmfpipe/wire/sse.hpp"
+#include "support/registry.hpp"
+
+namespace cmfpipe::testing {
+
+// The llm_output processors of the pipeline `yaml` over the turn so far, with the stop reason
+// cmfpipe serve gives ("processor 'NAME' stopped the answer: REASON"). `calls` counts the runs.
+inline StreamGuard pipeline_guard(const std::string& yaml,
+                                  std::shared_ptr<std::size_t> calls = nullptr) {
+    auto pipeline = std::make_shared<const pipeline::Pipeline>(pipeline::Pipeline::build(
+        pipeline::parse_pipeline_config(yaml, "test.yaml", "."), bundled_plugins()));
+    return [pipeline, calls](std::vector<cmf::Message> messages) {
+        if (calls) ++*calls;
+        pipeline::PipelineResult result = pipeline->run("llm_output", std::move(messages));
+        GuardVerdict verdict{std::move(result.messages), result.stopped, {}};
+        for (const pipeline::Decision& d : result.decisions) {
+            if (d.effect != pipeline::Effect::stopped) continue;
+            verdict.reason = "processor '" + d.processor + "' stopped the answer";
+            if (d.denial && !d.denial->reason.empty()) verdict.reason += ": " + d.denial->reason;
+            break;
+        }
+        return verdict;
+    };
+}
+
+// pii_redactor and a tool_guard that lets nobody call delete_* or send_*, as a proxy's pipeline.
+inline const char* const redact_and_guard_tools =
+    "processors:\n"
+    "  - {name: redact_pii, kind: pii_redactor, hooks: [llm_output], capabilities: "
+    "[append_labels]}\n"
+    "  - name: guard_tools\n"
+    "    kind: tool_guard\n"
+    "    hooks: [llm_output]\n"
+    "    capabilities: [read_roles]\n"
+    "    config: {rules: [{uri: \"tool://*/delete_*\", roles: [admin]}, {uri: "
+    "\"tool://*/send_*\", roles: []}]}\n";
+
+// What the client got: one string per upstream event (its events' SSE text, joined), then one
+// for finish(complete).
+struct GuardedRun {
+    std::vector<std::string> pushed;
+    std::string finished;
+    bool ended = false;
+
+    std::string all() const {
+        std::string out;
+        for (const auto& p : pushed) out += p;
+        return out + finished;
+    }
+};
+
+inline std::string text_of(const std::vector<wire::SseEvent>& events) {
+    std::string out;
+    for (const auto& e : events) out += e.text();
+    return out;
+}
+
+// `upstream` (SSE bytes, fed in pieces of `piece` bytes) through `stream`; finish(complete).
+inline GuardedRun run_guarded(GuardedStream& stream, std::string_view upstream, bool complete,
+                              std::size_t piece = 7) {
+    wire::SseReader reader("upstream", 1 << 20);
+    GuardedRun run;
+    std::vector<wire::SseEvent> events;
+    for (std::size_t at = 0; at < upstream.size(); at += piece) {
+        reader.feed(upstream.substr(at, piece), events);
+        for (const auto& e : events) run.pushed.push_back(text_of(stream.push(e)));
+        events.clear();
+    }
+    if (auto last = reader.finish()) run.pushed.push_back(text_of(stream.push(*last)));
+    run.finished = text_of(stream.finish(complete));
+    run.ended = stream.ended();
+    return run;
+}
+
+inline GuardedRun run_guarded(const Adapter& adapter, const Json& request, const std::string& yaml,
+                              std::size_t holdback, std::string_view upstream,
+                              bool complete = true) {
+    auto stream = adapter.guard_stream(request, pipeline_guard(yaml), {holdback}, Json::object());
+    return run_guarded(*stream, upstream, complete);
+}
+
+}  // namespace cmfpipe::testing
