@@ -185,8 +185,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
-            with open(self.server.record_file, "a") as record:
-                record.write(json.dumps({"path": self.path, "client_gone_after": sent}) + "\n")
+            with self.server.record_lock:
+                self.server.record.write(
+                    json.dumps({"path": self.path, "client_gone_after": sent}) + "\n")
+                self.server.record.flush()
 
     def reply(self, status, answer):
         data = json.dumps(answer).encode()

@@ -55,8 +55,10 @@ net::awaitable<Response> exchange(Stream& stream, beast::tcp_stream& tcp,
         parser.get().body().size = piece.size();
         if (streamed) tcp.expires_after(options.timeout);
         boost::system::error_code error;
-        co_await http::async_read(stream, buffer, parser,
-                                  net::redirect_error(net::use_awaitable, error));
+        // read_some: back with what has come, not once the piece is full (a stream's events are
+        // small and slow).
+        co_await http::async_read_some(stream, buffer, parser,
+                                       net::redirect_error(net::use_awaitable, error));
         if (error && error != http::error::need_buffer) throw boost::system::system_error(error);
         const std::size_t size = piece.size() - parser.get().body().size;
         if (!streamed) {
