@@ -71,7 +71,11 @@ class MessagesStreamGuard final : public GuardedStream {
         try {
             const wire::WireNode node("", *data);
             added = so_far_.add(node);
-            if (added.kind == EventKind::block_start) {
+            if (added.kind == EventKind::message_start && !so_far_.message()["content"].empty()) {
+                // Blocks come as content_block events, each guarded; none passes unseen in here.
+                node.at("message").at("content").fail(
+                    "a message_start that carries content is not guarded");
+            } else if (added.kind == EventKind::block_start) {
                 blocks_.emplace_back().kind = kind_of((*data)["content_block"]);
             } else if (is_block_event(added.kind) && blocks_[added.index].complete) {
                 node.at("index").fail("an event of a tool_use block after its content_block_stop");
@@ -111,10 +115,9 @@ class MessagesStreamGuard final : public GuardedStream {
     // Anthropic's error names one type: the code ("stopped", "broken"), as serve's error bodies.
     SseEvent error_event(std::string_view /*type*/, std::string_view code,
                          std::string_view message) const override {
-        return named_event("error",
-                           {{"type", "error"},
-                            {"error",
-                             {{"type", std::string(code)}, {"message", std::string(message)}}}});
+        return named_event(
+            "error", {{"type", "error"},
+                      {"error", {{"type", std::string(code)}, {"message", std::string(message)}}}});
     }
 
   private:
@@ -143,8 +146,7 @@ class MessagesStreamGuard final : public GuardedStream {
         return std::nullopt;
     }
 
-    void take_event(const SseEvent& event, const Json& data, const BlockEvent& added,
-                    Events& out) {
+    void take_event(const SseEvent& event, const Json& data, const BlockEvent& added, Events& out) {
         switch (added.kind) {
             case EventKind::error:  // the provider's own error: it ends the stream
                 end_with(out, event);
@@ -343,9 +345,9 @@ class MessagesStreamGuard final : public GuardedStream {
                  {"delta",
                   {{"type", "input_json_delta"},
                    {"partial_json",
-                    input.is_string() ? input.get<std::string>()
-                                      : input.dump(-1, ' ', false,
-                                                   Json::error_handler_t::replace)}}}}));
+                    input.is_string()
+                        ? input.get<std::string>()
+                        : input.dump(-1, ' ', false, Json::error_handler_t::replace)}}}}));
             out.push_back(named_event("content_block_stop",
                                       {{"type", "content_block_stop"}, {"index", index}}));
         }

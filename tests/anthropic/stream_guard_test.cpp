@@ -12,8 +12,7 @@ using cmfpipe::Json;
 using namespace cmfpipe::testing;
 
 const cmfpipe::Adapter& adapter() {
-    static const std::shared_ptr<cmfpipe::Adapter> a =
-        bundled_plugins().make_adapter("anthropic");
+    static const std::shared_ptr<cmfpipe::Adapter> a = bundled_plugins().make_adapter("anthropic");
     return *a;
 }
 
@@ -26,11 +25,10 @@ std::string event(const char* name, const std::string& data) {
     return std::string("event: ") + name + "\ndata: " + data + "\n\n";
 }
 const std::string message_start =
-    event("message_start",
-          R"({"type":"message_start","message":{"id":"msg_01","type":"message",)"
-          R"("role":"assistant","content":[],"model":"claude-sonnet-4-20250514",)"
-          R"("stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,)"
-          R"("output_tokens":1}}})");
+    event("message_start", R"({"type":"message_start","message":{"id":"msg_01","type":"message",)"
+                           R"("role":"assistant","content":[],"model":"claude-sonnet-4-20250514",)"
+                           R"("stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,)"
+                           R"("output_tokens":1}}})");
 const std::string ping = event("ping", R"({"type": "ping"})");
 const std::string message_delta =
     event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn",)"
@@ -42,8 +40,8 @@ const std::string message_stop = event("message_stop", R"({"type":"message_stop"
 
 std::string block_start(int index, const std::string& block) {
     return event("content_block_start", R"({"type":"content_block_start","index":)" +
-                                            std::to_string(index) + R"(,"content_block":)" +
-                                            block + "}");
+                                            std::to_string(index) + R"(,"content_block":)" + block +
+                                            "}");
 }
 std::string text_start(int index) {
     return block_start(index, R"({"type":"text","text":""})");
@@ -60,16 +58,17 @@ std::string block_stop(int index) {
                  R"({"type":"content_block_stop","index":)" + std::to_string(index) + "}");
 }
 std::string tool_start(int index, const char* id, const char* name) {
-    return block_start(index, std::string(R"({"type":"tool_use","id":")") + id +
-                                  R"(","name":")" + name + R"(","input":{}})");
+    return block_start(index, std::string(R"({"type":"tool_use","id":")") + id + R"(","name":")" +
+                                  name + R"(","input":{}})");
 }
 std::string input(int index, const std::string& partial) {
-    return delta(index, R"({"type":"input_json_delta","partial_json":)" + Json(partial).dump() + "}");
+    return delta(index,
+                 R"({"type":"input_json_delta","partial_json":)" + Json(partial).dump() + "}");
 }
 
 std::string error_event(const char* type, const std::string& message) {
-    return event("error", Json{{"type", "error"}, {"error", {{"type", type}, {"message", message}}}}
-                              .dump());
+    return event("error",
+                 Json{{"type", "error"}, {"error", {{"type", type}, {"message", message}}}}.dump());
 }
 
 const char* const redact = redact_and_guard_tools;
@@ -77,9 +76,9 @@ const char* const redact = redact_and_guard_tools;
 }  // namespace
 
 TEST_CASE("anthropic guarded stream: plain text with holdback 0 passes event for event") {
-    const std::vector<std::string> upstream = {
-        message_start, text_start(0),  ping,         text(0, "Hello"), text(0, " there"),
-        block_stop(0), message_delta, message_stop};
+    const std::vector<std::string> upstream = {message_start,    text_start(0),     ping,
+                                               text(0, "Hello"), text(0, " there"), block_stop(0),
+                                               message_delta,    message_stop};
     std::string bytes;
     for (const auto& e : upstream) bytes += e;
     auto calls = std::make_shared<std::size_t>(0);
@@ -93,10 +92,10 @@ TEST_CASE("anthropic guarded stream: plain text with holdback 0 passes event for
 }
 
 TEST_CASE("anthropic guarded stream: holdback N releases text late and whole at the block's end") {
-    const GuardedRun run = run_guarded(adapter(), request, redact, 5,
-                                       message_start + text_start(0) + text(0, "Hello") +
-                                           text(0, " wor") + text(0, "ld!") + block_stop(0) +
-                                           message_delta + message_stop);
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 5,
+                    message_start + text_start(0) + text(0, "Hello") + text(0, " wor") +
+                        text(0, "ld!") + block_stop(0) + message_delta + message_stop);
     CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0),
                                                  "",  // "Hello": all five held back
                                                  text(0, "Hell"), text(0, "o w"),
@@ -105,15 +104,14 @@ TEST_CASE("anthropic guarded stream: holdback N releases text late and whole at 
 }
 
 TEST_CASE("anthropic guarded stream: an email split across three deltas is redacted first") {
-    const GuardedRun run = run_guarded(
-        adapter(), request, redact, 16,
-        message_start + text_start(0) + text(0, "Write to jo") + text(0, "e@exam") +
-            text(0, "ple.com today.") + block_stop(0) + message_delta + message_stop);
-    CHECK(run.pushed ==
-          std::vector<std::string>{message_start, text_start(0), "", text(0, "W"),
-                                   text(0, "rite to [REDACT"),
-                                   text(0, "ED:EMAIL] today.") + block_stop(0), message_delta,
-                                   message_stop});
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 16,
+                    message_start + text_start(0) + text(0, "Write to jo") + text(0, "e@exam") +
+                        text(0, "ple.com today.") + block_stop(0) + message_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), "", text(0, "W"),
+                                                 text(0, "rite to [REDACT"),
+                                                 text(0, "ED:EMAIL] today.") + block_stop(0),
+                                                 message_delta, message_stop});
     CHECK(run.all().find("joe") == std::string::npos);
 }
 
@@ -122,12 +120,12 @@ TEST_CASE("anthropic guarded stream: a rewrite of text already sent ends it with
         run_guarded(adapter(), request, redact, 0,
                     message_start + text_start(0) + text(0, "mail joe@exam") + text(0, "ple.com") +
                         block_stop(0) + message_delta + message_stop);
-    CHECK(run.pushed ==
-          std::vector<std::string>{
-              message_start, text_start(0), text(0, "mail joe@exam"),
-              error_event("stopped", "the llm_output processors changed text that was already "
-                                     "sent to the client"),
-              "", "", ""});
+    CHECK(run.pushed == std::vector<std::string>{
+                            message_start, text_start(0), text(0, "mail joe@exam"),
+                            error_event("stopped",
+                                        "the llm_output processors changed text that was already "
+                                        "sent to the client"),
+                            "", "", ""});
     CHECK(run.finished == "");
     CHECK(run.ended);
 }
@@ -138,9 +136,9 @@ TEST_CASE("anthropic guarded stream: a tool_use block is held until its stop, th
     const GuardedRun run = run_guarded(adapter(), request, redact, 0,
                                        message_start + text_start(0) + text(0, "Checking.") +
                                            block_stop(0) + call + tool_use_delta + message_stop);
-    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0),
-                                                 text(0, "Checking."), block_stop(0), "", "", "",
-                                                 "", call, tool_use_delta, message_stop});
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Checking."),
+                                                 block_stop(0), "", "", "", "", call,
+                                                 tool_use_delta, message_stop});
 }
 
 TEST_CASE("anthropic guarded stream: a denied tool call gives the error event and nothing of it") {
@@ -149,18 +147,19 @@ TEST_CASE("anthropic guarded stream: a denied tool call gives the error event an
         message_start + text_start(0) + text(0, "Deleting.") + block_stop(0) +
             tool_start(1, "toolu_01", "delete_rows") + input(1, R"({"table": "users"})") +
             block_stop(1) + tool_use_delta + message_stop);
-    CHECK(run.pushed ==
-          std::vector<std::string>{
-              message_start, text_start(0), text(0, "Deleting."), block_stop(0), "", "",
-              error_event("stopped", "processor 'guard_tools' stopped the answer: tool call "
-                                     "tool://_/delete_rows requires one of the roles: admin"),
-              "", ""});
+    CHECK(run.pushed == std::vector<std::string>{
+                            message_start, text_start(0), text(0, "Deleting."), block_stop(0), "",
+                            "",
+                            error_event("stopped",
+                                        "processor 'guard_tools' stopped the answer: tool call "
+                                        "tool://_/delete_rows requires one of the roles: admin"),
+                            "", ""});
     CHECK(run.finished == "");
 }
 
 TEST_CASE("anthropic guarded stream: two tool calls, each released when complete") {
-    const std::string first = tool_start(0, "toolu_01", "get_weather") +
-                              input(0, R"({"city": "Paris"})") + block_stop(0);
+    const std::string first =
+        tool_start(0, "toolu_01", "get_weather") + input(0, R"({"city": "Paris"})") + block_stop(0);
     const std::string second =
         tool_start(1, "toolu_02", "get_time") + input(1, R"({"zone": "CET"})") + block_stop(1);
     GuardedRun run = run_guarded(adapter(), request, redact, 8,
@@ -186,11 +185,10 @@ TEST_CASE("anthropic guarded stream: a tool call a processor changed goes out wh
         message_start + tool_start(0, "toolu_01", "notify") + input(0, R"({"to": "joe@)") +
             input(0, R"(example.com"})") + block_stop(0) + tool_use_delta + message_stop);
     CHECK(run.pushed ==
-          std::vector<std::string>{
-              message_start, "", "", "",
-              tool_start(0, "toolu_01", "notify") + input(0, R"({"to":"[REDACTED:EMAIL]"})") +
-                  block_stop(0),
-              tool_use_delta, message_stop});
+          std::vector<std::string>{message_start, "", "", "",
+                                   tool_start(0, "toolu_01", "notify") +
+                                       input(0, R"({"to":"[REDACTED:EMAIL]"})") + block_stop(0),
+                                   tool_use_delta, message_stop});
 }
 
 TEST_CASE("anthropic guarded stream: a cut stream releases what passed, then the error event") {
@@ -200,10 +198,9 @@ TEST_CASE("anthropic guarded stream: a cut stream releases what passed, then the
                         text_start(1) + text(1, "More text") +
                         tool_start(2, "toolu_01", "get_weather") + input(2, R"({"city")"),
                     false);
-    CHECK(run.pushed ==
-          std::vector<std::string>{message_start, text_start(0), text(0, "Hello w"),
-                                   text(0, "orld") + block_stop(0), text_start(1),
-                                   text(1, "More "), "", ""});
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Hello w"),
+                                                 text(0, "orld") + block_stop(0), text_start(1),
+                                                 text(1, "More "), "", ""});
     CHECK(run.finished ==
           text(1, "text") + error_event("broken", "the upstream's stream was cut off"));
     CHECK(run.ended);
@@ -215,8 +212,8 @@ TEST_CASE("anthropic guarded stream: the upstream's error event passes and ends 
     const GuardedRun run = run_guarded(
         adapter(), request, redact, 3,
         message_start + text_start(0) + text(0, "Hi there") + error + block_stop(0) + message_stop);
-    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Hi th"),
-                                                 error, "", ""});
+    CHECK(run.pushed ==
+          std::vector<std::string>{message_start, text_start(0), text(0, "Hi th"), error, "", ""});
     CHECK(run.finished == "");
 }
 
@@ -225,33 +222,44 @@ TEST_CASE("anthropic guarded stream: a malformed payload ends it with a broken e
                                  message_start + "event: content_block_start\ndata: {oops\n\n");
     CHECK(run.pushed ==
           std::vector<std::string>{
-              message_start,
-              error_event("broken", "anthropic stream: the event at line 5: its data is not "
-                                    "JSON: syntax error while parsing object key - invalid "
-                                    "literal; last read: '{o'; expected string literal")});
-    run = run_guarded(adapter(), request, redact, 0,
-                      message_start + text_start(0) +
-                          delta(0, R"({"type":"hologram_delta","hologram":{}})"));
-    CHECK(run.pushed[2] == error_event("broken", "anthropic stream: the event at line 8: "
-                                                 "$.delta.type: unknown delta type "
-                                                 "'hologram_delta'"));
+              message_start, error_event("broken",
+                                         "anthropic stream: the event at line 5: its data is not "
+                                         "JSON: syntax error while parsing object key - invalid "
+                                         "literal; last read: '{o'; expected string literal")});
+    run = run_guarded(
+        adapter(), request, redact, 0,
+        message_start + text_start(0) + delta(0, R"({"type":"hologram_delta","hologram":{}})"));
+    CHECK(run.pushed[2] == error_event("broken",
+                                       "anthropic stream: the event at line 8: "
+                                       "$.delta.type: unknown delta type "
+                                       "'hologram_delta'"));
     run = run_guarded(adapter(), request, redact, 0, text_start(0));
-    CHECK(run.pushed[0] == error_event("broken", "anthropic stream: the event at line 2: $: an "
-                                                 "event before message_start"));
+    CHECK(run.pushed[0] == error_event("broken",
+                                       "anthropic stream: the event at line 2: $: an "
+                                       "event before message_start"));
     run = run_guarded(adapter(), request, redact, 0,
-                      message_start + text_start(0) +
-                          delta(0, R"({"type":"thinking_delta","thinking":"hm"})"));
-    CHECK(run.pushed[2] == error_event("broken", "anthropic stream: the event at line 8: "
-                                                 "$.delta.type: a delta of another type than "
-                                                 "its block"));
+                      event("message_start", R"({"type":"message_start","message":{"id":"m",)"
+                                             R"("role":"assistant","content":[{"type":"text",)"
+                                             R"("text":"joe@example.com"}]}})"));
+    CHECK(run.pushed[0] == error_event("broken",
+                                       "anthropic stream: the event at line 2: "
+                                       "$.message.content: a message_start that "
+                                       "carries content is not guarded"));
+    run = run_guarded(
+        adapter(), request, redact, 0,
+        message_start + text_start(0) + delta(0, R"({"type":"thinking_delta","thinking":"hm"})"));
+    CHECK(run.pushed[2] == error_event("broken",
+                                       "anthropic stream: the event at line 8: "
+                                       "$.delta.type: a delta of another type than "
+                                       "its block"));
 }
 
 TEST_CASE("anthropic guarded stream: multi-byte UTF-8 is cut on code points") {
     // "ü" and "ß" are 2 bytes, "€" 3: a holdback of 3 characters never splits one.
-    const GuardedRun run = run_guarded(
-        adapter(), request, redact, 3,
-        message_start + text_start(0) + text(0, "Grüße") + text(0, " – 5€") + block_stop(0) +
-            message_delta + message_stop);
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 3,
+                    message_start + text_start(0) + text(0, "Grüße") + text(0, " – 5€") +
+                        block_stop(0) + message_delta + message_stop);
     CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Gr"),
                                                  text(0, "üße –"), text(0, " 5€") + block_stop(0),
                                                  message_delta, message_stop});

@@ -222,6 +222,12 @@ TEST_CASE(
     CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: $.choices: missing "
                                        "(required)",
                                        "UpstreamError", "broken"));
+    run = run_guarded(adapter(), request, redact, 0,
+                      chunk(R"({"function_call":{"name":"delete_rows","arguments":"{}"}})"));
+    CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: "
+                                       "$.choices[0].delta.function_call: a legacy function_call "
+                                       "is not guarded (tool_calls are)",
+                                       "UpstreamError", "broken"));
     run = run_guarded(adapter(), request, redact, 0, "data: [1]\n\n");
     CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: its data is not a JSON "
                                        "object, got array",
