@@ -65,6 +65,7 @@ class MessagesStreamGuard final : public GuardedStream {
     Events push(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
+        line_ = event.line;
         std::optional<Json> data = parse(event, out);
         if (!data) return out;
         BlockEvent added;
@@ -87,7 +88,7 @@ class MessagesStreamGuard final : public GuardedStream {
                 node.at("delta").at("type").fail("a delta of another type than its block");
             }
         } catch (const ValueError& e) {
-            broken(out, event, e.message());
+            broken(out, e.message());
             return out;
         }
         take_event(event, *data, added, out);
@@ -97,6 +98,7 @@ class MessagesStreamGuard final : public GuardedStream {
     Events finish(bool complete) override {
         Events out;
         if (ended_) return out;
+        line_ = 0;
         if (complete) {
             end_of_message(out);
         } else {
@@ -126,22 +128,24 @@ class MessagesStreamGuard final : public GuardedStream {
         ended_ = true;
     }
 
-    void broken(Events& out, const SseEvent& event, const std::string& what) {
+    // The upstream sent what is not the provider's: where, and what is wrong with it.
+    void broken(Events& out, const std::string& what) {
         end_with(out, error_event("UpstreamError", "broken",
-                                  std::string(source) + ": the event at line " +
-                                      std::to_string(event.line) + ": " + what));
+                                  std::string(source) +
+                                      (line_ ? ": the event at line " + std::to_string(line_)
+                                             : std::string(": at its end")) +
+                                      ": " + what));
     }
 
     std::optional<Json> parse(const SseEvent& event, Events& out) {
         try {
             Json data = wire::parse_wire_json(event.data, "its data");
             if (data.is_object()) return data;
-            broken(out, event,
-                   "its data is not a JSON object, got " + std::string(json_type_name(data)));
+            broken(out, "its data is not a JSON object, got " + std::string(json_type_name(data)));
         } catch (const ValueError& e) {
-            broken(out, event, e.message());
+            broken(out, e.message());
         } catch (const LimitExceeded& e) {
-            broken(out, event, e.message());
+            broken(out, e.message());
         }
         return std::nullopt;
     }
@@ -292,8 +296,14 @@ class MessagesStreamGuard final : public GuardedStream {
             if (!held_back(i)) content.push_back(std::move(view_["content"][i]));
         }
         view_["content"] = std::move(content);
-        GuardVerdict verdict =
-            guard_(read_response(wire::WireNode(std::string(source), view_), options_));
+        std::vector<cmf::Message> turn;
+        try {  // built from upstream data only: what does not read is the upstream's
+            turn = read_response(wire::WireNode("the turn so far", view_), options_);
+        } catch (const ValueError& e) {
+            broken(out, e.message());
+            return false;
+        }
+        GuardVerdict verdict = guard_(std::move(turn));
         if (verdict.stopped) {
             end_with(out, error_event("Stopped", "stopped", verdict.reason));
             return false;
@@ -377,6 +387,7 @@ class MessagesStreamGuard final : public GuardedStream {
     // block is in it, and what the processors made of it.
     Json view_, processed_;
     std::vector<std::size_t> view_index_;
+    std::size_t line_ = 0;  // of the upstream event in hand (0: the stream's end)
     bool ended_ = false;
 };
 

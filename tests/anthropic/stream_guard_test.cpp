@@ -233,6 +233,14 @@ TEST_CASE("anthropic guarded stream: a malformed payload ends it with a broken e
                                        "anthropic stream: the event at line 8: "
                                        "$.delta.type: unknown delta type "
                                        "'hologram_delta'"));
+    run = run_guarded(adapter(), request, redact, 0,
+                      event("message_start", R"({"type":"message_start","message":{"id":"m",)"
+                                             R"("role":"user","content":[]}})") +
+                          text_start(0) + text(0, "Hi"));
+    CHECK(run.pushed[2] == error_event("broken",
+                                       "anthropic stream: the event at line 8: the turn "
+                                       "so far: $.role: a response must have role "
+                                       "assistant, got 'user'"));
     run = run_guarded(adapter(), request, redact, 0, text_start(0));
     CHECK(run.pushed[0] == error_event("broken",
                                        "anthropic stream: the event at line 2: $: an "
