@@ -1,11 +1,13 @@
 #pragma once
 // The pieces of the anthropic adapter (one file each); plugin.cpp dispatches between them.
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/stream_guard.hpp"
 #include "cmfpipe/wire/body_messages.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 
@@ -88,7 +90,7 @@ enum class EventKind {
     other,  // an event type this reader does not know: nothing to keep
 };
 struct BlockEvent {
-    EventKind kind;
+    EventKind kind = EventKind::other;
     std::size_t index = 0;  // the block, for block events
 };
 class MessageSoFar {
@@ -114,5 +116,10 @@ struct StreamedMessage {
 };
 // SSE text or a JSON array of event objects, whole: an error event is a ValueError.
 StreamedMessage accumulate_events(const std::vector<Json>& events);
+
+// ---- stream_guard.cpp: a streamed Messages API response guarded event by event, for a proxy.
+std::unique_ptr<GuardedStream> guard_messages_stream(StreamGuard guard,
+                                                     const StreamGuardOptions& stream_options,
+                                                     Json options);
 
 }  // namespace cmfpipe::anthropic

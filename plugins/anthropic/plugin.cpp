@@ -66,6 +66,12 @@ class AnthropicAdapter final : public Adapter {
         return with_body_response_messages(body, messages, options);
     }
 
+    std::unique_ptr<GuardedStream> guard_stream(const Json&, StreamGuard guard,
+                                                const StreamGuardOptions& stream_options,
+                                                const Json& options) const override {
+        return guard_messages_stream(std::move(guard), stream_options, options);
+    }
+
   private:
     std::int64_t default_max_tokens_;
 };

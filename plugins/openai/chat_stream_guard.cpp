@@ -129,6 +129,7 @@ class ChatStreamGuard final : public GuardedStream {
     Events push(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
+        line_ = event.line;
         if (trim(event.data) == "[DONE]") {
             end_of_turn(out);
             if (!ended_) out.push_back(event);
@@ -149,7 +150,7 @@ class ChatStreamGuard final : public GuardedStream {
             deltas = so_far_.add(node);
             refuse_unguarded(node, deltas);
         } catch (const ValueError& e) {
-            broken(out, event, e.message());
+            broken(out, e.message());
             return out;
         }
         take_chunk(event, *chunk, deltas, out);
@@ -159,6 +160,7 @@ class ChatStreamGuard final : public GuardedStream {
     Events finish(bool complete) override {
         Events out;
         if (ended_) return out;
+        line_ = 0;
         if (complete) {
             end_of_turn(out);
         } else {
@@ -193,22 +195,24 @@ class ChatStreamGuard final : public GuardedStream {
         ended_ = true;
     }
 
-    void broken(Events& out, const SseEvent& event, const std::string& what) {
+    // The upstream sent what is not the provider's: where, and what is wrong with it.
+    void broken(Events& out, const std::string& what) {
         end_with(out, error_event("UpstreamError", "broken",
-                                  std::string(source) + ": the event at line " +
-                                      std::to_string(event.line) + ": " + what));
+                                  std::string(source) +
+                                      (line_ ? ": the event at line " + std::to_string(line_)
+                                             : std::string(": at its end")) +
+                                      ": " + what));
     }
 
     std::optional<Json> parse(const SseEvent& event, Events& out) {
         try {
             Json chunk = wire::parse_wire_json(event.data, "its data");
             if (chunk.is_object()) return chunk;
-            broken(out, event,
-                   "its data is not a JSON object, got " + std::string(json_type_name(chunk)));
+            broken(out, "its data is not a JSON object, got " + std::string(json_type_name(chunk)));
         } catch (const ValueError& e) {
-            broken(out, event, e.message());
+            broken(out, e.message());
         } catch (const LimitExceeded& e) {
-            broken(out, event, e.message());
+            broken(out, e.message());
         }
         return std::nullopt;
     }
@@ -254,10 +258,9 @@ class ChatStreamGuard final : public GuardedStream {
                 state.open_call = k;
                 auto [call, fresh] = state.calls.try_emplace(k);
                 if (call->second.complete) {
-                    broken(out, event,
-                           "$.choices[" + std::to_string(d.position) +
-                               "].delta.tool_calls: a fragment of tool call " + std::to_string(k) +
-                               " after the call was complete");
+                    broken(out, "$.choices[" + std::to_string(d.position) +
+                                    "].delta.tool_calls: a fragment of tool call " +
+                                    std::to_string(k) + " after the call was complete");
                     return;
                 }
                 if (fresh) call->second.shape = ChunkShape(chunk, choice);
@@ -353,8 +356,14 @@ class ChatStreamGuard final : public GuardedStream {
             return held != state->second.calls.end() && held->second.complete;
         });
         if (view_["choices"].empty()) return true;
-        GuardVerdict verdict =
-            guard_(read_chat_completion(wire::WireNode(std::string(source), view_), options_));
+        std::vector<cmf::Message> turn;
+        try {  // built from upstream data only: what does not read is the upstream's
+            turn = read_chat_completion(wire::WireNode("the turn so far", view_), options_);
+        } catch (const ValueError& e) {
+            broken(out, e.message());
+            return false;
+        }
+        GuardVerdict verdict = guard_(std::move(turn));
         if (verdict.stopped) {
             end_with(out, error_event("Stopped", "stopped", verdict.reason));
             return false;
@@ -441,6 +450,7 @@ class ChatStreamGuard final : public GuardedStream {
     ChatCompletionSoFar so_far_{/*refusals_fail=*/false};
     std::map<std::int64_t, ChoiceState> choices_;
     Json view_, processed_;  // the turn the processors last saw, and what they made of it
+    std::size_t line_ = 0;   // of the upstream event in hand (0: the stream's end)
     bool ended_ = false;
 };
 

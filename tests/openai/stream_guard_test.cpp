@@ -222,6 +222,27 @@ TEST_CASE(
     CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: $.choices: missing "
                                        "(required)",
                                        "UpstreamError", "broken"));
+    run = run_guarded(adapter(), request, redact, 0,
+                      chunk(R"({"function_call":{"name":"delete_rows","arguments":"{}"}})"));
+    CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: "
+                                       "$.choices[0].delta.function_call: a legacy function_call "
+                                       "is not guarded (tool_calls are)",
+                                       "UpstreamError", "broken"));
+    // What the turn's reader refuses is the upstream's too: named at the event, or at the end.
+    run = run_guarded(
+        adapter(), request, redact, 0,
+        R"(data: {"created":"yesterday","choices":[{"index":0,"delta":{"content":"Hi"}}]})"
+        "\n\n");
+    CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: the turn so far: "
+                                       "$.created: expected an integer or null, got string",
+                                       "UpstreamError", "broken"));
+    run =
+        run_guarded(adapter(), request, redact, 0,
+                    text("Hi") + R"(data: {"choices":[],"usage":{"prompt_tokens":"9"}})" + "\n\n");
+    CHECK(run.finished == error_event("openai stream: at its end: the turn so far: "
+                                      "$.usage.prompt_tokens: expected an integer or null, got "
+                                      "string",
+                                      "UpstreamError", "broken"));
     run = run_guarded(adapter(), request, redact, 0, "data: [1]\n\n");
     CHECK(run.pushed[0] == error_event("openai stream: the event at line 1: its data is not a JSON "
                                        "object, got array",

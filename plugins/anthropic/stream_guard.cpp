@@ -1,0 +1,403 @@
+// A streamed Messages API response guarded event by event (cmfpipe/stream_guard.hpp), for a proxy
+// that passes an upstream's events on to its client:
+//   - every event is added up by MessageSoFar (stream.cpp); the message so far is read with
+//     read_response and what the processors made of it is mapped back into the message with
+//     with_body_response_messages, so the text each block may release is the processed one;
+//   - text and thinking deltas go out held back by wire::HeldBackText, in events shaped like the
+//     upstream's; the held text of a block goes out before its content_block_stop (or the
+//     signature_delta that ends a thinking block), message_delta and message_stop;
+//   - a tool_use block's events are held until its content_block_stop, then guarded with the
+//     message: passed, they go out as they came; changed, as the minimal start/delta/stop;
+//   - everything else (message_start, ping, other blocks) passes as it came.
+#include "anthropic_wire.hpp"
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/held_text.hpp"
+
+namespace cmfpipe::anthropic {
+namespace {
+
+using wire::SseEvent;
+using Events = std::vector<SseEvent>;
+
+constexpr std::string_view source = "anthropic stream";
+
+SseEvent named_event(const char* name, const Json& data) {
+    return {name, data.dump(-1, ' ', false, Json::error_handler_t::replace)};
+}
+
+struct BlockState {
+    enum class Kind { text, thinking, tool_use, other } kind = Kind::other;
+    std::optional<wire::HeldBackText> text;  // text and thinking blocks
+    Json delta_shape;                        // its last delta event: the shape of released text
+    Events held;                             // a tool_use block's events
+    bool complete = false;                   // a tool_use block's content_block_stop came
+
+    const char* key() const { return kind == Kind::thinking ? "thinking" : "text"; }
+    const char* delta_type() const {
+        return kind == Kind::thinking ? "thinking_delta" : "text_delta";
+    }
+};
+
+bool is_block_event(EventKind kind) {
+    return kind == EventKind::text_delta || kind == EventKind::signature_delta ||
+           kind == EventKind::input_json_delta || kind == EventKind::block_stop;
+}
+
+BlockState::Kind kind_of(const Json& block) {
+    const std::string type = block.value("type", "");
+    if (type == "text") return BlockState::Kind::text;
+    if (type == "thinking") return BlockState::Kind::thinking;
+    if (type == "tool_use") return BlockState::Kind::tool_use;
+    return BlockState::Kind::other;
+}
+
+// The string `key` of a block, "" when it has none.
+std::string block_text(const Json& block, const char* key) {
+    auto it = block.find(key);
+    return it != block.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+class MessagesStreamGuard final : public GuardedStream {
+  public:
+    MessagesStreamGuard(StreamGuard guard, std::size_t holdback, Json options)
+        : guard_(std::move(guard)), holdback_(holdback), options_(std::move(options)) {}
+
+    Events push(const SseEvent& event) override {
+        Events out;
+        if (ended_) return out;
+        line_ = event.line;
+        std::optional<Json> data = parse(event, out);
+        if (!data) return out;
+        BlockEvent added;
+        try {
+            const wire::WireNode node("", *data);
+            added = so_far_.add(node);
+            if (added.kind == EventKind::message_start && !so_far_.message()["content"].empty()) {
+                // Blocks come as content_block events, each guarded; none passes unseen in here.
+                node.at("message").at("content").fail(
+                    "a message_start that carries content is not guarded");
+            } else if (added.kind == EventKind::block_start) {
+                blocks_.emplace_back().kind = kind_of((*data)["content_block"]);
+            } else if (is_block_event(added.kind) && blocks_[added.index].complete) {
+                node.at("index").fail("an event of a tool_use block after its content_block_stop");
+            } else if (added.kind == EventKind::text_delta &&
+                       kind_of(so_far_.message()["content"][added.index]) !=
+                           (node.at("delta").at("type").string() == "text_delta"
+                                ? BlockState::Kind::text
+                                : BlockState::Kind::thinking)) {
+                node.at("delta").at("type").fail("a delta of another type than its block");
+            }
+        } catch (const ValueError& e) {
+            broken(out, e.message());
+            return out;
+        }
+        take_event(event, *data, added, out);
+        return out;
+    }
+
+    Events finish(bool complete) override {
+        Events out;
+        if (ended_) return out;
+        line_ = 0;
+        if (complete) {
+            end_of_message(out);
+        } else {
+            // Held-back text has passed the processors (they saw the message as it stands); a
+            // tool_use block that was still coming never did.
+            for (std::size_t i = 0; i < blocks_.size(); ++i) release_rest(i, out);
+            out.push_back(
+                error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
+        }
+        ended_ = true;
+        return out;
+    }
+
+    bool ended() const override { return ended_; }
+
+    // Anthropic's error names one type: the code ("stopped", "broken"), as serve's error bodies.
+    SseEvent error_event(std::string_view /*type*/, std::string_view code,
+                         std::string_view message) const override {
+        return named_event(
+            "error", {{"type", "error"},
+                      {"error", {{"type", std::string(code)}, {"message", std::string(message)}}}});
+    }
+
+  private:
+    void end_with(Events& out, SseEvent error) {
+        out.push_back(std::move(error));
+        ended_ = true;
+    }
+
+    // The upstream sent what is not the provider's: where, and what is wrong with it.
+    void broken(Events& out, const std::string& what) {
+        end_with(out, error_event("UpstreamError", "broken",
+                                  std::string(source) +
+                                      (line_ ? ": the event at line " + std::to_string(line_)
+                                             : std::string(": at its end")) +
+                                      ": " + what));
+    }
+
+    std::optional<Json> parse(const SseEvent& event, Events& out) {
+        try {
+            Json data = wire::parse_wire_json(event.data, "its data");
+            if (data.is_object()) return data;
+            broken(out, "its data is not a JSON object, got " + std::string(json_type_name(data)));
+        } catch (const ValueError& e) {
+            broken(out, e.message());
+        } catch (const LimitExceeded& e) {
+            broken(out, e.message());
+        }
+        return std::nullopt;
+    }
+
+    void take_event(const SseEvent& event, const Json& data, const BlockEvent& added, Events& out) {
+        switch (added.kind) {
+            case EventKind::error:  // the provider's own error: it ends the stream
+                end_with(out, event);
+                return;
+            case EventKind::block_start:
+                start_block(event, data, added.index, out);
+                return;
+            case EventKind::text_delta:
+                text_delta(event, data, added.index, out);
+                return;
+            case EventKind::signature_delta:  // the end of a thinking block's text
+                if (flush({added.index}, out)) out.push_back(event);
+                return;
+            case EventKind::input_json_delta:
+                if (blocks_[added.index].kind == BlockState::Kind::tool_use) {
+                    blocks_[added.index].held.push_back(event);
+                } else {
+                    out.push_back(event);  // a server tool's input: no tool call of the message
+                }
+                return;
+            case EventKind::block_stop:
+                stop_block(event, added.index, out);
+                return;
+            case EventKind::message_delta:
+                if (flush(all_blocks(), out)) out.push_back(event);
+                return;
+            case EventKind::message_stop:
+                end_of_message(out);
+                if (!ended_) out.push_back(event);
+                ended_ = true;
+                return;
+            case EventKind::message_start:
+            case EventKind::ping:
+            case EventKind::other:
+                out.push_back(event);
+                return;
+        }
+    }
+
+    void start_block(const SseEvent& event, const Json& data, std::size_t index, Events& out) {
+        BlockState& block = blocks_[index];
+        if (block.kind == BlockState::Kind::tool_use) {
+            block.held.push_back(event);
+            return;
+        }
+        if (block.kind == BlockState::Kind::other) {
+            out.push_back(event);
+            return;
+        }
+        block.text.emplace(holdback_);
+        const std::string initial = block_text(data["content_block"], block.key());
+        if (initial.empty()) {
+            out.push_back(event);
+            return;
+        }
+        if (!run_guard(out)) return;  // text in the start event itself is text like a delta's
+        std::string now = block.text->release(false);
+        if (now == initial) {
+            out.push_back(event);
+            return;
+        }
+        Json reshaped = data;
+        reshaped["content_block"][block.key()] = std::move(now);
+        out.push_back(named_event("content_block_start", reshaped));
+    }
+
+    void text_delta(const SseEvent& event, const Json& data, std::size_t index, Events& out) {
+        BlockState& block = blocks_[index];
+        block.delta_shape = data;
+        const std::string& text = data["delta"][block.key()].get_ref<const std::string&>();
+        if (text.empty()) {
+            out.push_back(event);
+            return;
+        }
+        if (!run_guard(out)) return;
+        std::string now = block.text->release(false);
+        if (now == text) {
+            out.push_back(event);
+        } else if (!now.empty()) {
+            out.push_back(released_event(index, std::move(now)));
+        }
+    }
+
+    void stop_block(const SseEvent& event, std::size_t index, Events& out) {
+        BlockState& block = blocks_[index];
+        if (block.kind == BlockState::Kind::tool_use) {
+            block.held.push_back(event);
+            close_tool_use(index, out);
+            return;
+        }
+        if (flush({index}, out)) out.push_back(event);
+    }
+
+    // The text of `block` as the upstream's delta events carry it.
+    SseEvent released_event(std::size_t index, std::string text) const {
+        const BlockState& block = blocks_[index];
+        Json data = block.delta_shape;
+        if (data.is_null()) {
+            data = {{"type", "content_block_delta"},
+                    {"index", index},
+                    {"delta", {{"type", block.delta_type()}}}};
+        }
+        data["delta"][block.key()] = std::move(text);
+        return named_event("content_block_delta", data);
+    }
+
+    std::vector<std::size_t> all_blocks() const {
+        std::vector<std::size_t> all(blocks_.size());
+        for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+        return all;
+    }
+
+    // The held text of `indices` goes out, after the processors saw the message once more (when
+    // any of it holds text). False when they stopped it or rewrote sent text.
+    bool flush(const std::vector<std::size_t>& indices, Events& out) {
+        bool holds = false;
+        for (std::size_t i : indices)
+            holds = holds || (blocks_[i].text && !blocks_[i].text->held().empty());
+        if (holds && !run_guard(out)) return false;
+        for (std::size_t i : indices) release_rest(i, out);
+        return true;
+    }
+
+    void release_rest(std::size_t index, Events& out) {
+        if (!blocks_[index].text) return;
+        std::string rest = blocks_[index].text->release(true);
+        if (!rest.empty()) out.push_back(released_event(index, std::move(rest)));
+    }
+
+    bool held_back(std::size_t index) const {
+        const BlockState& block = blocks_[index];
+        return block.kind == BlockState::Kind::tool_use && !block.complete;
+    }
+
+    // Runs the processors over the message so far (tool_use blocks not complete left out). False
+    // when they stopped it or rewrote text already sent: the error event is out, the stream ended.
+    bool run_guard(Events& out) {
+        view_ = so_far_.finished_message();
+        view_index_.assign(blocks_.size(), 0);
+        Json content = Json::array();
+        for (std::size_t i = 0; i < blocks_.size(); ++i) {
+            view_index_[i] = content.size();
+            if (!held_back(i)) content.push_back(std::move(view_["content"][i]));
+        }
+        view_["content"] = std::move(content);
+        std::vector<cmf::Message> turn;
+        try {  // built from upstream data only: what does not read is the upstream's
+            turn = read_response(wire::WireNode("the turn so far", view_), options_);
+        } catch (const ValueError& e) {
+            broken(out, e.message());
+            return false;
+        }
+        GuardVerdict verdict = guard_(std::move(turn));
+        if (verdict.stopped) {
+            end_with(out, error_event("Stopped", "stopped", verdict.reason));
+            return false;
+        }
+        processed_ = with_body_response_messages(view_, verdict.messages, options_);
+        const Json& blocks = processed_["content"];
+        for (std::size_t i = 0; i < blocks_.size(); ++i) {
+            BlockState& block = blocks_[i];
+            if (!block.text) continue;
+            const std::size_t at = view_index_[i];
+            const bool same_kind = at < blocks.size() && kind_of(blocks[at]) == block.kind;
+            if (!block.text->update(same_kind ? block_text(blocks[at], block.key()) : "")) {
+                end_with(out, error_event("Stopped", "stopped", wire::sent_text_changed));
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // A tool_use block is complete: the processors see the message with it. Passed unchanged,
+    // its held events go out; changed, the minimal start/delta/stop carrying it whole; removed,
+    // nothing.
+    void close_tool_use(std::size_t index, Events& out) {
+        BlockState& block = blocks_[index];
+        block.complete = true;
+        if (!run_guard(out)) return;
+        const Json& before = view_["content"][view_index_[index]];
+        const Json* after = nullptr;
+        for (const Json& candidate : processed_["content"]) {
+            if (kind_of(candidate) == BlockState::Kind::tool_use &&
+                candidate.value("id", "") == before.value("id", "")) {
+                after = &candidate;
+                break;
+            }
+        }
+        if (after && *after == before) {
+            for (SseEvent& e : block.held) out.push_back(std::move(e));
+        } else if (after) {
+            Json start = *after;
+            const Json input = start.value("input", Json::object());
+            start["input"] = Json::object();
+            out.push_back(named_event(
+                "content_block_start",
+                {{"type", "content_block_start"}, {"index", index}, {"content_block", start}}));
+            out.push_back(named_event(
+                "content_block_delta",
+                {{"type", "content_block_delta"},
+                 {"index", index},
+                 {"delta",
+                  {{"type", "input_json_delta"},
+                   {"partial_json",
+                    input.is_string()
+                        ? input.get<std::string>()
+                        : input.dump(-1, ' ', false, Json::error_handler_t::replace)}}}}));
+            out.push_back(named_event("content_block_stop",
+                                      {{"type", "content_block_stop"}, {"index", index}}));
+        }
+        block.held.clear();
+    }
+
+    // The message is over (message_stop, or the upstream's body ended whole): tool_use blocks
+    // still open complete, the processors see the whole message once more, all held goes out.
+    void end_of_message(Events& out) {
+        for (std::size_t i = 0; i < blocks_.size(); ++i) {
+            if (held_back(i)) {
+                close_tool_use(i, out);
+                if (ended_) return;
+            }
+        }
+        if (so_far_.message().is_null()) return;  // no message_start: nothing to guard
+        if (!run_guard(out)) return;
+        for (std::size_t i = 0; i < blocks_.size(); ++i) release_rest(i, out);
+    }
+
+    StreamGuard guard_;
+    std::size_t holdback_;
+    Json options_;
+    MessageSoFar so_far_;
+    std::vector<BlockState> blocks_;  // per content block, by index
+    // The message the processors last saw (tool_use blocks not complete left out), where each
+    // block is in it, and what the processors made of it.
+    Json view_, processed_;
+    std::vector<std::size_t> view_index_;
+    std::size_t line_ = 0;  // of the upstream event in hand (0: the stream's end)
+    bool ended_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<GuardedStream> guard_messages_stream(StreamGuard guard,
+                                                     const StreamGuardOptions& stream_options,
+                                                     Json options) {
+    return std::make_unique<MessagesStreamGuard>(std::move(guard), stream_options.holdback,
+                                                 std::move(options));
+}
+
+}  // namespace cmfpipe::anthropic

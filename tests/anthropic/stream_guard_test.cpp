@@ -1,0 +1,292 @@
+// The anthropic adapter's guarded Messages stream (Adapter::guard_stream), with the real
+// pii_redactor and tool_guard as the guard: what the client gets for each upstream event, exactly.
+// The upstream events are shaped as the Messages API streams them.
+#include <catch2/catch.hpp>
+
+#include "support/guarded_stream.hpp"
+#include "support/registry.hpp"
+
+namespace {
+
+using cmfpipe::Json;
+using namespace cmfpipe::testing;
+
+const cmfpipe::Adapter& adapter() {
+    static const std::shared_ptr<cmfpipe::Adapter> a = bundled_plugins().make_adapter("anthropic");
+    return *a;
+}
+
+const Json request = {{"model", "claude-sonnet-4-20250514"},
+                      {"max_tokens", 1024},
+                      {"stream", true},
+                      {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+
+std::string event(const char* name, const std::string& data) {
+    return std::string("event: ") + name + "\ndata: " + data + "\n\n";
+}
+const std::string message_start =
+    event("message_start", R"({"type":"message_start","message":{"id":"msg_01","type":"message",)"
+                           R"("role":"assistant","content":[],"model":"claude-sonnet-4-20250514",)"
+                           R"("stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,)"
+                           R"("output_tokens":1}}})");
+const std::string ping = event("ping", R"({"type": "ping"})");
+const std::string message_delta =
+    event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn",)"
+                           R"("stop_sequence":null},"usage":{"output_tokens":15}})");
+const std::string tool_use_delta =
+    event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"tool_use",)"
+                           R"("stop_sequence":null},"usage":{"output_tokens":40}})");
+const std::string message_stop = event("message_stop", R"({"type":"message_stop"})");
+
+std::string block_start(int index, const std::string& block) {
+    return event("content_block_start", R"({"type":"content_block_start","index":)" +
+                                            std::to_string(index) + R"(,"content_block":)" + block +
+                                            "}");
+}
+std::string text_start(int index) {
+    return block_start(index, R"({"type":"text","text":""})");
+}
+std::string delta(int index, const std::string& delta) {
+    return event("content_block_delta", R"({"type":"content_block_delta","index":)" +
+                                            std::to_string(index) + R"(,"delta":)" + delta + "}");
+}
+std::string text(int index, const std::string& t) {
+    return delta(index, R"({"type":"text_delta","text":)" + Json(t).dump() + "}");
+}
+std::string block_stop(int index) {
+    return event("content_block_stop",
+                 R"({"type":"content_block_stop","index":)" + std::to_string(index) + "}");
+}
+std::string tool_start(int index, const char* id, const char* name) {
+    return block_start(index, std::string(R"({"type":"tool_use","id":")") + id + R"(","name":")" +
+                                  name + R"(","input":{}})");
+}
+std::string input(int index, const std::string& partial) {
+    return delta(index,
+                 R"({"type":"input_json_delta","partial_json":)" + Json(partial).dump() + "}");
+}
+
+std::string error_event(const char* type, const std::string& message) {
+    return event("error",
+                 Json{{"type", "error"}, {"error", {{"type", type}, {"message", message}}}}.dump());
+}
+
+const char* const redact = redact_and_guard_tools;
+
+}  // namespace
+
+TEST_CASE("anthropic guarded stream: plain text with holdback 0 passes event for event") {
+    const std::vector<std::string> upstream = {message_start,    text_start(0),     ping,
+                                               text(0, "Hello"), text(0, " there"), block_stop(0),
+                                               message_delta,    message_stop};
+    std::string bytes;
+    for (const auto& e : upstream) bytes += e;
+    auto calls = std::make_shared<std::size_t>(0);
+    auto stream =
+        adapter().guard_stream(request, pipeline_guard(redact, calls), {0}, Json::object());
+    const GuardedRun run = run_guarded(*stream, bytes, true);
+    CHECK(run.pushed == upstream);
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+    CHECK(*calls == 3);  // one per text delta, one over the whole message at message_stop
+}
+
+TEST_CASE("anthropic guarded stream: holdback N releases text late and whole at the block's end") {
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 5,
+                    message_start + text_start(0) + text(0, "Hello") + text(0, " wor") +
+                        text(0, "ld!") + block_stop(0) + message_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0),
+                                                 "",  // "Hello": all five held back
+                                                 text(0, "Hell"), text(0, "o w"),
+                                                 text(0, "orld!") + block_stop(0), message_delta,
+                                                 message_stop});
+}
+
+TEST_CASE("anthropic guarded stream: an email split across three deltas is redacted first") {
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 16,
+                    message_start + text_start(0) + text(0, "Write to jo") + text(0, "e@exam") +
+                        text(0, "ple.com today.") + block_stop(0) + message_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), "", text(0, "W"),
+                                                 text(0, "rite to [REDACT"),
+                                                 text(0, "ED:EMAIL] today.") + block_stop(0),
+                                                 message_delta, message_stop});
+    CHECK(run.all().find("joe") == std::string::npos);
+}
+
+TEST_CASE("anthropic guarded stream: a rewrite of text already sent ends it with the error") {
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 0,
+                    message_start + text_start(0) + text(0, "mail joe@exam") + text(0, "ple.com") +
+                        block_stop(0) + message_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{
+                            message_start, text_start(0), text(0, "mail joe@exam"),
+                            error_event("stopped",
+                                        "the llm_output processors changed text that was already "
+                                        "sent to the client"),
+                            "", "", ""});
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+}
+
+TEST_CASE("anthropic guarded stream: a tool_use block is held until its stop, then goes out") {
+    const std::string call = tool_start(1, "toolu_01", "get_weather") + input(1, "") +
+                             input(1, R"({"city": "Par)") + input(1, R"(is"})") + block_stop(1);
+    const GuardedRun run = run_guarded(adapter(), request, redact, 0,
+                                       message_start + text_start(0) + text(0, "Checking.") +
+                                           block_stop(0) + call + tool_use_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Checking."),
+                                                 block_stop(0), "", "", "", "", call,
+                                                 tool_use_delta, message_stop});
+}
+
+TEST_CASE("anthropic guarded stream: a denied tool call gives the error event and nothing of it") {
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, 0,
+        message_start + text_start(0) + text(0, "Deleting.") + block_stop(0) +
+            tool_start(1, "toolu_01", "delete_rows") + input(1, R"({"table": "users"})") +
+            block_stop(1) + tool_use_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{
+                            message_start, text_start(0), text(0, "Deleting."), block_stop(0), "",
+                            "",
+                            error_event("stopped",
+                                        "processor 'guard_tools' stopped the answer: tool call "
+                                        "tool://_/delete_rows requires one of the roles: admin"),
+                            "", ""});
+    CHECK(run.finished == "");
+}
+
+TEST_CASE("anthropic guarded stream: two tool calls, each released when complete") {
+    const std::string first =
+        tool_start(0, "toolu_01", "get_weather") + input(0, R"({"city": "Paris"})") + block_stop(0);
+    const std::string second =
+        tool_start(1, "toolu_02", "get_time") + input(1, R"({"zone": "CET"})") + block_stop(1);
+    GuardedRun run = run_guarded(adapter(), request, redact, 8,
+                                 message_start + first + second + tool_use_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{message_start, "", "", first, "", "", second,
+                                                 tool_use_delta, message_stop});
+
+    // The second denied: the first is out, then the error, nothing of the second.
+    run = run_guarded(adapter(), request, redact, 8,
+                      message_start + first + tool_start(1, "toolu_02", "send_mail") +
+                          input(1, "{}") + block_stop(1) + tool_use_delta + message_stop);
+    CHECK(run.pushed ==
+          std::vector<std::string>{message_start, "", "", first, "", "",
+                                   error_event("stopped",
+                                               "processor 'guard_tools' stopped the answer: tool "
+                                               "call tool://_/send_mail is not allowed"),
+                                   "", ""});
+}
+
+TEST_CASE("anthropic guarded stream: a tool call a processor changed goes out whole") {
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, 8,
+        message_start + tool_start(0, "toolu_01", "notify") + input(0, R"({"to": "joe@)") +
+            input(0, R"(example.com"})") + block_stop(0) + tool_use_delta + message_stop);
+    CHECK(run.pushed ==
+          std::vector<std::string>{message_start, "", "", "",
+                                   tool_start(0, "toolu_01", "notify") +
+                                       input(0, R"({"to":"[REDACTED:EMAIL]"})") + block_stop(0),
+                                   tool_use_delta, message_stop});
+}
+
+TEST_CASE("anthropic guarded stream: a cut stream releases what passed, then the error event") {
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 4,
+                    message_start + text_start(0) + text(0, "Hello world") + block_stop(0) +
+                        text_start(1) + text(1, "More text") +
+                        tool_start(2, "toolu_01", "get_weather") + input(2, R"({"city")"),
+                    false);
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Hello w"),
+                                                 text(0, "orld") + block_stop(0), text_start(1),
+                                                 text(1, "More "), "", ""});
+    CHECK(run.finished ==
+          text(1, "text") + error_event("broken", "the upstream's stream was cut off"));
+    CHECK(run.ended);
+}
+
+TEST_CASE("anthropic guarded stream: the upstream's error event passes and ends the stream") {
+    const std::string error = event(
+        "error", R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, 3,
+        message_start + text_start(0) + text(0, "Hi there") + error + block_stop(0) + message_stop);
+    CHECK(run.pushed ==
+          std::vector<std::string>{message_start, text_start(0), text(0, "Hi th"), error, "", ""});
+    CHECK(run.finished == "");
+}
+
+TEST_CASE("anthropic guarded stream: a malformed payload ends it with a broken error") {
+    GuardedRun run = run_guarded(adapter(), request, redact, 0,
+                                 message_start + "event: content_block_start\ndata: {oops\n\n");
+    CHECK(run.pushed ==
+          std::vector<std::string>{
+              message_start, error_event("broken",
+                                         "anthropic stream: the event at line 5: its data is not "
+                                         "JSON: syntax error while parsing object key - invalid "
+                                         "literal; last read: '{o'; expected string literal")});
+    run = run_guarded(
+        adapter(), request, redact, 0,
+        message_start + text_start(0) + delta(0, R"({"type":"hologram_delta","hologram":{}})"));
+    CHECK(run.pushed[2] == error_event("broken",
+                                       "anthropic stream: the event at line 8: "
+                                       "$.delta.type: unknown delta type "
+                                       "'hologram_delta'"));
+    run = run_guarded(adapter(), request, redact, 0,
+                      event("message_start", R"({"type":"message_start","message":{"id":"m",)"
+                                             R"("role":"user","content":[]}})") +
+                          text_start(0) + text(0, "Hi"));
+    CHECK(run.pushed[2] == error_event("broken",
+                                       "anthropic stream: the event at line 8: the turn "
+                                       "so far: $.role: a response must have role "
+                                       "assistant, got 'user'"));
+    run = run_guarded(adapter(), request, redact, 0, text_start(0));
+    CHECK(run.pushed[0] == error_event("broken",
+                                       "anthropic stream: the event at line 2: $: an "
+                                       "event before message_start"));
+    run = run_guarded(adapter(), request, redact, 0,
+                      event("message_start", R"({"type":"message_start","message":{"id":"m",)"
+                                             R"("role":"assistant","content":[{"type":"text",)"
+                                             R"("text":"joe@example.com"}]}})"));
+    CHECK(run.pushed[0] == error_event("broken",
+                                       "anthropic stream: the event at line 2: "
+                                       "$.message.content: a message_start that "
+                                       "carries content is not guarded"));
+    run = run_guarded(
+        adapter(), request, redact, 0,
+        message_start + text_start(0) + delta(0, R"({"type":"thinking_delta","thinking":"hm"})"));
+    CHECK(run.pushed[2] == error_event("broken",
+                                       "anthropic stream: the event at line 8: "
+                                       "$.delta.type: a delta of another type than "
+                                       "its block"));
+}
+
+TEST_CASE("anthropic guarded stream: multi-byte UTF-8 is cut on code points") {
+    // "ü" and "ß" are 2 bytes, "€" 3: a holdback of 3 characters never splits one.
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 3,
+                    message_start + text_start(0) + text(0, "Grüße") + text(0, " – 5€") +
+                        block_stop(0) + message_delta + message_stop);
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Gr"),
+                                                 text(0, "üße –"), text(0, " 5€") + block_stop(0),
+                                                 message_delta, message_stop});
+}
+
+TEST_CASE("anthropic guarded stream: thinking is held apart and goes out before its signature") {
+    const std::string signature =
+        delta(0, R"({"type":"signature_delta","signature":"EqQBCgIYAhIM"})");
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, 64,
+        message_start + block_start(0, R"({"type":"thinking","thinking":""})") +
+            delta(0, R"({"type":"thinking_delta","thinking":"Mail joe@example.com?"})") +
+            signature + block_stop(0) + text_start(1) + ping + text(1, "Done.") + block_stop(1) +
+            message_delta + message_stop);
+    CHECK(run.pushed ==
+          std::vector<std::string>{
+              message_start, block_start(0, R"({"type":"thinking","thinking":""})"), "",
+              delta(0, R"({"type":"thinking_delta","thinking":"Mail [REDACTED:EMAIL]?"})") +
+                  signature,
+              block_stop(0), text_start(1), ping, "", text(1, "Done.") + block_stop(1),
+              message_delta, message_stop});
+}
