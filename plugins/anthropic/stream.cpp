@@ -38,6 +38,8 @@ BlockEvent MessageSoFar::add(const wire::WireNode& event) {
     const std::string& type = event.object().at("type").string();
     if (type == "error") return {EventKind::error};
     if (type == "message_start") {
+        // One message a stream: a second start would leave the blocks of the first behind.
+        if (!message_.is_null()) event.fail("a second message_start in one stream");
         message_ = event.at("message").object().json();
         if (!message_.contains("content") || !message_["content"].is_array())
             message_["content"] = Json::array();

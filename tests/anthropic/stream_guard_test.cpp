@@ -262,6 +262,20 @@ TEST_CASE("anthropic guarded stream: a malformed payload ends it with a broken e
                                        "its block"));
 }
 
+TEST_CASE("anthropic guarded stream: a second message_start ends it with a broken error") {
+    // Found by fuzz_stream_guard: the second start dropped the first's blocks while their
+    // bookkeeping stayed, and the end of the message read past the content.
+    GuardedRun run = run_guarded(adapter(), request, redact, 0,
+                                 message_start + text_start(0) + text(0, "Hi") +
+                                     tool_start(1, "t", "f") + message_start + message_stop);
+    REQUIRE(run.pushed.size() == 6);  // one entry a push: the events it let out
+    CHECK(run.pushed[5].empty());     // nothing after the end
+    CHECK(run.ended);
+    CHECK(run.pushed[4] == error_event("broken",
+                                       "anthropic stream: the event at line 14: $: a second "
+                                       "message_start in one stream"));
+}
+
 TEST_CASE("anthropic guarded stream: multi-byte UTF-8 is cut on code points") {
     // "ü" and "ß" are 2 bytes, "€" 3: a holdback of 3 characters never splits one.
     const GuardedRun run =
