@@ -94,7 +94,10 @@ BlockEvent MessageSoFar::add(const wire::WireNode& event) {
     }
     if (type == "message_delta") {
         if (auto delta = event.find("delta")) {
-            for (const auto& [key, value] : delta->object().json().items()) message_[key] = value;
+            // The message's top-level fields (stop_reason, ...); its blocks come only as blocks.
+            if (delta->object().find("content"))
+                delta->at("content").fail("a message_delta that carries content");
+            for (const auto& [key, value] : delta->json().items()) message_[key] = value;
         }
         if (auto usage = event.find("usage")) {
             for (const auto& [key, value] : usage->object().json().items())
@@ -120,7 +123,8 @@ Json MessageSoFar::finished_message() const {
 }
 
 bool MessageSoFar::tool_use(std::size_t index) const {
-    return message_["content"][index].value("type", "") == "tool_use";
+    const Json& content = message_["content"];
+    return index < content.size() && content[index].value("type", "") == "tool_use";
 }
 
 StreamedMessage accumulate_events(const std::vector<Json>& events) {

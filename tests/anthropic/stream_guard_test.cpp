@@ -276,6 +276,20 @@ TEST_CASE("anthropic guarded stream: a second message_start ends it with a broke
                                        "message_start in one stream"));
 }
 
+TEST_CASE("anthropic guarded stream: a message_delta that carries content ends it as broken") {
+    // Found by fuzz_stream_guard: {"delta": {"content": []}} replaced the blocks so far.
+    GuardedRun run = run_guarded(
+        adapter(), request, redact, 0,
+        message_start + text_start(0) + text(0, "Hi") + block_stop(0) +
+            event("message_delta", R"({"type":"message_delta","delta":{"content":[]}})") +
+            text_start(0));
+    REQUIRE(run.pushed.size() == 6);
+    CHECK(run.pushed[4] == error_event("broken",
+                                       "anthropic stream: the event at line 14: "
+                                       "$.delta.content: a message_delta that carries content"));
+    CHECK(run.pushed[5].empty());
+}
+
 TEST_CASE("anthropic guarded stream: multi-byte UTF-8 is cut on code points") {
     // "ü" and "ß" are 2 bytes, "€" 3: a holdback of 3 characters never splits one.
     const GuardedRun run =
