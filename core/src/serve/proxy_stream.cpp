@@ -67,7 +67,7 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
 
     // Sends what the guarded stream let out; false once the client is gone.
     auto send = [&](std::string text) -> net::awaitable<bool> {
-        if (client_gone) co_return false;
+        if (client_gone || cancellation.cancelled()) co_return false;
         try {
             if (!begun) {
                 begun = true;
@@ -137,6 +137,9 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
                                                 std::move(request_id));
         co_return answer;
     }
+    // A client that went away (a failed write, or the session saw its connection close) gets
+    // nothing more, and nothing more is computed for it.
+    client_gone = client_gone || cancellation.cancelled();
     if (ending.empty() && !client_gone && !guarded.ended()) {
         if (!cut) metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
         std::vector<wire::SseEvent> last;
