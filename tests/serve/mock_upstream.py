@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """A stand-in for the OpenAI and Anthropic APIs that serve tests start on 127.0.0.1.
 
-    mock_upstream.py RECORD_FILE [--tls CERT KEY]
+    mock_upstream.py RECORD_FILE [--tls CERT KEY] [--vectors VECTORS_JSON]
 
 Prints "listening on PORT" once it accepts. Every request it receives is appended to RECORD_FILE
 as one JSON line {"path", "headers", "body"}. The request's "model" picks the answer:
   fail-500  500 with an error body        slow     answers after 3 s
   cut       a Content-Length it never fills, then closes
   pii       the assistant says "Mail ada@example.com"
-  tool      a call of tool delete_user    anything else: "echo: " + the last user text
+  tool      a call of tool delete_user    recorded-N   the response recorded in process
+                                          vector N of --vectors (Prompty's vectors.json)
+  anything else: "echo: " + the last user text
 With "stream": true the same answers come as the provider's Server-Sent Events (chunked), the
 text a few characters an event, the tool call's arguments in fragments; besides:
   cut       a few events, then the connection closes mid-stream
@@ -140,6 +142,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(500, {"error": {"message": "upstream broke", "type": "server_error"}})
         if body.get("stream") is True:
             return self.stream(body, model)
+        if model.startswith("recorded-"):
+            vector = self.server.vectors[int(model[len("recorded-"):])]["vector"]
+            return self.reply(200, vector["input"]["response"])
         if model == "slow":
             time.sleep(3)
         if model == "cut":
@@ -208,10 +213,20 @@ def main():
     server.daemon_threads = True
     server.record = open(sys.argv[1], "a")  # opened once: the benchmark sends thousands a second
     server.record_lock = threading.Lock()
-    if len(sys.argv) == 5 and sys.argv[2] == "--tls":
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(sys.argv[3], sys.argv[4])
-        server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.vectors = []
+    args = sys.argv[2:]
+    while args:
+        if args[0] == "--tls" and len(args) >= 3:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(args[1], args[2])
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+            args = args[3:]
+        elif args[0] == "--vectors" and len(args) >= 2:
+            with open(args[1]) as vectors:
+                server.vectors = json.load(vectors)["vectors"]
+            args = args[2:]
+        else:
+            sys.exit("mock_upstream.py: unknown arguments %r" % args)
     print("listening on %d" % server.server_address[1], flush=True)
     server.serve_forever()
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cmfpipe/json_parse.hpp"
+#include "support/corpus.hpp"
 #include "support/http_client.hpp"
 #include "support/mock_upstream.hpp"
 #include "support/process.hpp"
@@ -279,4 +280,27 @@ TEST_CASE("proxy: the x-request-id reaches the upstream - the trace - and the de
     CHECK(record["request_id"] == "trace-me-1");
     CHECK(record["inputs"] == Json{{"route", "/v1/chat/completions"}});
     CHECK(record["result"] == Json{{"status", 200}});
+}
+
+TEST_CASE("proxy: every recorded chat completion of the Prompty process vectors passes unchanged") {
+    const auto vectors_file = require_corpus("prompty") / "vectors.json";
+    const Json vectors = parse_json(slurp(vectors_file), vectors_file.string())["vectors"];
+    Upstream upstream({"--vectors", vectors_file.string()});
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    HttpConnection client(server.port());
+    int passed = 0;
+    for (std::size_t i = 0; i < vectors.size(); ++i) {
+        const Json& input = vectors[i]["vector"]["input"];
+        if (!input.contains("response") || !input["response"].is_object() ||
+            input["response"].value("object", "") != "chat.completion")
+            continue;
+        Json request = chat_request;
+        request["model"] = "recorded-" + std::to_string(i);
+        auto answer = client.request("POST", "/v1/chat/completions", request.dump());
+        INFO("vector " << i << ": " << vectors[i]["vector"]["name"] << "\n" << answer.body);
+        CHECK(answer.status == 200);
+        CHECK(json_of(answer) == input["response"]);
+        ++passed;
+    }
+    CHECK(passed == 8);
 }
