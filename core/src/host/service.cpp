@@ -23,8 +23,14 @@ void require_model(const Json& output, const Prompt& prompt, std::string_view to
 
 Service::Service(Registry registry, std::optional<pipeline::Pipeline> processors)
     : registry_(std::move(registry)), processors_(std::move(processors)) {
-    for (const std::string& kind : registry_.kinds(PluginType::adapter))
-        adapters_.emplace(kind, registry_.make_adapter(kind));
+    for (const std::string& kind : registry_.kinds(PluginType::adapter)) {
+        // An adapter that cannot be made (one that uses a kind the registry lacks) is left out
+        // here and fails where it is asked for, with its own error: the others still serve.
+        try {
+            adapters_.emplace(kind, registry_.make_adapter(kind));
+        } catch (const Error&) {
+        }
+    }
 }
 
 Prompt Service::make_prompt(std::string name, prompty::Agent agent) const {

@@ -80,6 +80,7 @@ class Service {
     Registry registry_;
     std::optional<pipeline::Pipeline> processors_;
     // Every adapter kind the registry had at construction, made once: adapters are stateless.
+    // One whose factory failed is absent, and adapter() makes it again to report the failure.
     std::map<std::string, std::shared_ptr<const Adapter>, std::less<>> adapters_;
 };
 
