@@ -48,7 +48,7 @@ std::shared_ptr<const Adapter> Service::adapter(std::string_view kind) const {
 }
 
 Outcome Service::run(const Prompt& prompt, const Json& inputs, std::string_view to,
-                     const tracing::TraceContext& trace) const {
+                     const tracing::TraceContext& trace, const Json& adapter_options) const {
     // The adapter is resolved first, so an unknown kind is reported before any work is done.
     std::shared_ptr<const Adapter> wire = to == "cmf" ? nullptr : adapter(to);
 
@@ -68,7 +68,7 @@ Outcome Service::run(const Prompt& prompt, const Json& inputs, std::string_view 
         messages = std::move(result.messages);
     }
     if (wire) {
-        outcome.output = wire->to_wire(messages, prompt.agent_json, Json::object());
+        outcome.output = wire->to_wire(messages, prompt.agent_json, adapter_options);
         require_model(outcome.output, prompt, to);
     } else {
         outcome.output = cmf::messages_to_json(messages);
