@@ -20,32 +20,6 @@ constexpr std::string_view tools_outro =
     "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
     "<args-json-object>}\n</tool_call>";
 
-bool is_wire_tool(const Json& tool) {
-    return tool.is_object() && tool.value("type", "") == "function" && tool.contains("function") &&
-           tool["function"].is_object();
-}
-
-// Each tool as the JSON line the model reads.
-std::vector<Json> tool_lines(const Json& agent) {
-    std::vector<Json> out;
-    if (!agent.is_object() || !agent.contains("tools") || !agent["tools"].is_array()) return out;
-    for (const auto& tool : agent["tools"]) {
-        if (is_wire_tool(tool)) {
-            out.push_back(tool);
-            continue;
-        }
-        for (auto& f : wire::function_tools(Json{{"tools", Json::array({tool})}}, "chatml")) {
-            Json function = {{"name", f.name}};
-            if (!f.description.empty()) function["description"] = f.description;
-            function["parameters"] = f.parameters
-                                         ? *f.parameters
-                                         : Json{{"type", "object"}, {"properties", Json::object()}};
-            out.push_back(Json{{"type", "function"}, {"function", std::move(function)}});
-        }
-    }
-    return out;
-}
-
 [[noreturn]] void cannot_carry(std::size_t index, const cmf::Message& m,
                                const cmf::ContentPart& part) {
     throw ValueError("chatml: messages[" + std::to_string(index) + "] (" +
@@ -180,7 +154,7 @@ std::string render_prompt(const std::vector<cmf::Message>& messages, const Json&
         system = std::move(text);
         first = 1;
     }
-    const std::vector<Json> tools = tool_lines(agent);
+    const Json tools = wire::openai_function_tools(agent, "chatml");
     Writer writer(settings);
     if (!tools.empty()) {
         std::string body = system ? *system + "\n\n" : std::string();

@@ -3,6 +3,7 @@
 #include "cmfpipe/adapter.hpp"
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/host_services.hpp"
 #include "cmfpipe/parser.hpp"
 #include "cmfpipe/plugin.hpp"
 #include "cmfpipe/processor.hpp"
@@ -48,6 +49,7 @@ GuardedStream::~GuardedStream() = default;
 
 Processor::~Processor() = default;
 Registrar::~Registrar() = default;
+HostServices::~HostServices() = default;
 
 bool Parser::matches_role_marker(std::string_view, MarkerFit) const {
     return false;

@@ -64,6 +64,16 @@ int run_run(const Arguments& args) {
         if (!inputs.is_object()) throw ValueError("inputs must be a JSON object", {*inputs_file});
     }
 
+    // Options for the adapter of --to: --option KEY=JSON, and --template FILE, whose text becomes
+    // the option `template` (chat_template), named by the file in the adapter's errors.
+    if (to == "cmf" && (args.value("template") || !args.values("option").empty()))
+        throw UsageError("--template and --option are options of the --to adapter; cmf has none");
+    Json adapter_options = option_pairs(args);
+    if (auto template_file = args.value("template")) {
+        adapter_options["template"] = read_text_file(*template_file);
+        adapter_options["template_name"] = *template_file;
+    }
+
     Json output;
     {
         tracing::Span span = tracer.start("run");
@@ -78,7 +88,7 @@ int run_run(const Arguments& args) {
             load_options.allowed_env = args.values("allow-env");
             const host::Prompt prompt =
                 service.make_prompt(file, prompty::load(file, load_options));
-            host::Outcome outcome = service.run(prompt, inputs, to, trace);
+            host::Outcome outcome = service.run(prompt, inputs, to, trace, adapter_options);
             report_decisions(outcome.decisions, span);
             if (outcome.stopped) {
                 span.emit("result", {{"stopped", true}});
@@ -110,6 +120,11 @@ std::vector<OptionSpec> run_options() {
         options.begin(),
         {{"inputs", "FILE.json", "input values, a JSON object ('-' reads stdin)"},
          {"to", "KIND", "cmf (default: CMF messages as JSON) or a wire adapter kind (openai, ...)"},
+         {"template", "FILE.jinja",
+          "the chat template of --to chat_template (its text becomes the adapter option "
+          "'template')"},
+         {"option", "KEY=JSON", "an option of the --to adapter (e.g. add_generation_prompt=false)",
+          true},
          {"config", "PIPELINE.yaml",
           "the processor pipeline (default: the installed config/default.yaml)"},
          {"no-pipeline", "", "skip the processor pipeline"},
@@ -130,7 +145,8 @@ const CommandRegistration registration{
      "load, render and parse a .prompty file, run the llm_input processors; prints the CMF "
      "messages "
      "(or --to KIND's wire form); exit 3 when a processor stopped the request",
-     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND] [--config PIPELINE.yaml] "
+     "run FILE.prompty [--inputs FILE.json] [--to cmf|KIND [--template FILE.jinja] [--option "
+     "KEY=JSON]...] [--config PIPELINE.yaml] "
      "[--allow-env NAME]... [--allow-root DIR]... [--trace FILE.jsonl]",
      run_options(), 1, run_run}};
 

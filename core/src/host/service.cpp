@@ -23,8 +23,14 @@ void require_model(const Json& output, const Prompt& prompt, std::string_view to
 
 Service::Service(Registry registry, std::optional<pipeline::Pipeline> processors)
     : registry_(std::move(registry)), processors_(std::move(processors)) {
-    for (const std::string& kind : registry_.kinds(PluginType::adapter))
-        adapters_.emplace(kind, registry_.make_adapter(kind));
+    for (const std::string& kind : registry_.kinds(PluginType::adapter)) {
+        // An adapter that cannot be made (one that uses a kind the registry lacks) is left out
+        // here and fails where it is asked for, with its own error: the others still serve.
+        try {
+            adapters_.emplace(kind, registry_.make_adapter(kind));
+        } catch (const Error&) {
+        }
+    }
 }
 
 Prompt Service::make_prompt(std::string name, prompty::Agent agent) const {
@@ -42,7 +48,7 @@ std::shared_ptr<const Adapter> Service::adapter(std::string_view kind) const {
 }
 
 Outcome Service::run(const Prompt& prompt, const Json& inputs, std::string_view to,
-                     const tracing::TraceContext& trace) const {
+                     const tracing::TraceContext& trace, const Json& adapter_options) const {
     // The adapter is resolved first, so an unknown kind is reported before any work is done.
     std::shared_ptr<const Adapter> wire = to == "cmf" ? nullptr : adapter(to);
 
@@ -62,7 +68,7 @@ Outcome Service::run(const Prompt& prompt, const Json& inputs, std::string_view 
         messages = std::move(result.messages);
     }
     if (wire) {
-        outcome.output = wire->to_wire(messages, prompt.agent_json, Json::object());
+        outcome.output = wire->to_wire(messages, prompt.agent_json, adapter_options);
         require_model(outcome.output, prompt, to);
     } else {
         outcome.output = cmf::messages_to_json(messages);

@@ -154,6 +154,15 @@ class GuardedAdapter final : public Guarded<Adapter> {
     }
 };
 
+class GuardedProcessor final : public Guarded<Processor> {
+  public:
+    using Guarded::Guarded;
+    ProcessorResult process(const cmf::Message& message,
+                            const ProcessorContext& context) const override {
+        return call([&](const Processor& p) { return p.process(message, context); });
+    }
+};
+
 }  // namespace
 
 std::string describe_plugin_kind(const PluginOrigin& origin, std::string_view kind) {
@@ -169,6 +178,10 @@ std::shared_ptr<Parser> guard_plugin_object(std::shared_ptr<Parser> parser, std:
 }
 std::shared_ptr<Adapter> guard_plugin_object(std::shared_ptr<Adapter> adapter, std::string who) {
     return std::make_shared<GuardedAdapter>(std::move(adapter), std::move(who));
+}
+std::shared_ptr<Processor> guard_plugin_object(std::shared_ptr<Processor> processor,
+                                               std::string who) {
+    return std::make_shared<GuardedProcessor>(std::move(processor), std::move(who));
 }
 
 }  // namespace cmfpipe

@@ -33,6 +33,8 @@ namespace {
 // Collects what one plugin registers, without touching the registry yet.
 class StagingRegistrar final : public Registrar {
   public:
+    explicit StagingRegistrar(const HostServices& host) : host_(host) {}
+
     std::vector<std::pair<std::pair<PluginType, std::string>, AnyFactory>> staged;
     std::string error;
 
@@ -48,8 +50,11 @@ class StagingRegistrar final : public Registrar {
     void add_processor(const std::string& kind, ProcessorFactory f) override {
         stage(PluginType::processor, kind, std::move(f));
     }
+    const HostServices& host() const override { return host_; }
 
   private:
+    const HostServices& host_;
+
     template <class F>
     void stage(PluginType type, const std::string& kind, F factory) {
         if (kind.empty())
@@ -90,7 +95,7 @@ bool Registry::Impl::register_plugin(const cmfpipe_plugin_descriptor& descriptor
     PluginOrigin origin{descriptor.name, descriptor.version ? descriptor.version : "",
                         descriptor.build_id ? descriptor.build_id : "", file};
 
-    StagingRegistrar staging;
+    StagingRegistrar staging(*host);
     try {
         descriptor.register_factories(
             reinterpret_cast<cmfpipe_registrar*>(static_cast<Registrar*>(&staging)));
@@ -136,31 +141,63 @@ bool Registry::add_builtin(const cmfpipe_plugin_descriptor* descriptor) {
 
 namespace {
 
+using KindKey = std::pair<PluginType, std::string>;
+
+std::string describe(const KindKey& key) {
+    return std::string(to_string(key.first)) + " '" + key.second + "'";
+}
+
+// The kinds being made on this thread, outermost first: a factory that obtains another kind
+// through the host makes it while its own entry is still here, so a kind met twice is a cycle
+// that would otherwise recurse until the stack ran out.
+thread_local std::vector<KindKey> kinds_being_made;
+
+class MakingKind {
+  public:
+    explicit MakingKind(KindKey key) {
+        auto seen = std::find(kinds_being_made.begin(), kinds_being_made.end(), key);
+        if (seen != kinds_being_made.end()) {
+            std::string chain;
+            for (auto it = seen; it != kinds_being_made.end(); ++it)
+                chain += describe(*it) + " -> ";
+            throw InvokerError("plugins obtain each other in a cycle through the host: " + chain +
+                               describe(key));
+        }
+        kinds_being_made.push_back(std::move(key));
+    }
+    ~MakingKind() { kinds_being_made.pop_back(); }
+    MakingKind(const MakingKind&) = delete;
+    MakingKind& operator=(const MakingKind&) = delete;
+};
+
 template <class Interface, class Factory>
-std::shared_ptr<Interface> make(const Registry::Impl& impl, const Registry& registry,
-                                PluginType type, std::string_view kind, const Json& config) {
+std::shared_ptr<Interface> make(const Registry::Impl& impl, PluginType type, std::string_view kind,
+                                const Json& config) {
     auto found = impl.entries.find(std::make_pair(type, std::string(kind)));
     if (found == impl.entries.end()) {
         std::string available;
-        for (const auto& k : registry.kinds(type)) available += (available.empty() ? "" : ", ") + k;
+        for (const auto& k : impl.kinds(type)) available += (available.empty() ? "" : ", ") + k;
         throw InvokerError("no " + std::string(to_string(type)) + " registered for kind '" +
                            std::string(kind) +
                            "' (available: " + (available.empty() ? "none" : available) + ")");
     }
     const FactoryEntry& entry = found->second;
     std::unique_ptr<Interface> made;
-    try {
-        made = std::get<Factory>(entry.factory)(config);
-    } catch (const Error&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
-                          "' of plugin '" + entry.origin.name +
-                          "' failed to construct: " + e.what());
-    } catch (...) {
-        throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
-                          "' of plugin '" + entry.origin.name +
-                          "' failed to construct: it threw a non-standard exception");
+    {
+        MakingKind making(found->first);
+        try {
+            made = std::get<Factory>(entry.factory)(config);
+        } catch (const Error&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
+                              "' of plugin '" + entry.origin.name +
+                              "' failed to construct: " + e.what());
+        } catch (...) {
+            throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
+                              "' of plugin '" + entry.origin.name +
+                              "' failed to construct: it threw a non-standard exception");
+        }
     }
     if (!made) {
         throw PluginError(std::string(to_string(type)) + " '" + std::string(kind) +
@@ -178,18 +215,46 @@ std::shared_ptr<Interface> make(const Registry::Impl& impl, const Registry& regi
 
 }  // namespace
 
+Registry::Impl::Impl() : host(make_host_services(*this)) {}
+Registry::Impl::~Impl() = default;
+
+std::shared_ptr<Renderer> Registry::Impl::make_renderer(std::string_view kind,
+                                                        const Json& config) const {
+    return make<Renderer, RendererFactory>(*this, PluginType::renderer, kind, config);
+}
+std::shared_ptr<Parser> Registry::Impl::make_parser(std::string_view kind,
+                                                    const Json& config) const {
+    return make<Parser, ParserFactory>(*this, PluginType::parser, kind, config);
+}
+std::shared_ptr<Adapter> Registry::Impl::make_adapter(std::string_view kind,
+                                                      const Json& config) const {
+    return make<Adapter, AdapterFactory>(*this, PluginType::adapter, kind, config);
+}
+std::shared_ptr<Processor> Registry::Impl::make_processor(std::string_view kind,
+                                                          const Json& config) const {
+    return make<Processor, ProcessorFactory>(*this, PluginType::processor, kind, config);
+}
+
+std::vector<std::string> Registry::Impl::kinds(PluginType type) const {
+    std::vector<std::string> out;
+    for (const auto& [key, _] : entries) {
+        if (key.first == type) out.push_back(key.second);
+    }
+    return out;  // the map is ordered by (type, kind), so this is sorted
+}
+
 std::shared_ptr<Renderer> Registry::make_renderer(std::string_view kind, const Json& config) const {
-    return make<Renderer, RendererFactory>(*impl_, *this, PluginType::renderer, kind, config);
+    return impl_->make_renderer(kind, config);
 }
 std::shared_ptr<Parser> Registry::make_parser(std::string_view kind, const Json& config) const {
-    return make<Parser, ParserFactory>(*impl_, *this, PluginType::parser, kind, config);
+    return impl_->make_parser(kind, config);
 }
 std::shared_ptr<Adapter> Registry::make_adapter(std::string_view kind, const Json& config) const {
-    return make<Adapter, AdapterFactory>(*impl_, *this, PluginType::adapter, kind, config);
+    return impl_->make_adapter(kind, config);
 }
 std::shared_ptr<Processor> Registry::make_processor(std::string_view kind,
                                                     const Json& config) const {
-    return make<Processor, ProcessorFactory>(*impl_, *this, PluginType::processor, kind, config);
+    return impl_->make_processor(kind, config);
 }
 
 bool Registry::has(PluginType type, std::string_view kind) const {
@@ -197,11 +262,7 @@ bool Registry::has(PluginType type, std::string_view kind) const {
 }
 
 std::vector<std::string> Registry::kinds(PluginType type) const {
-    std::vector<std::string> out;
-    for (const auto& [key, _] : impl_->entries) {
-        if (key.first == type) out.push_back(key.second);
-    }
-    return out;  // the map is ordered by (type, kind), so this is sorted
+    return impl_->kinds(type);
 }
 
 std::vector<RegisteredKind> Registry::list() const {

@@ -3,10 +3,13 @@
 /* The only thing a plugin exports: a plain C descriptor. The host reads abi_version
  * before it touches any C++ type of the plugin; a mismatch is refused.
  * Bump CMFPIPE_ABI_VERSION whenever a type that crosses the boundary changes layout
- * (the interfaces in renderer.hpp, parser.hpp, adapter.hpp, processor.hpp, the CMF model). */
+ * (the interfaces in renderer.hpp, parser.hpp, adapter.hpp, processor.hpp, host_services.hpp,
+ * the Registrar of plugin.hpp, the CMF model). */
 #include <stdint.h>
 
-#define CMFPIPE_ABI_VERSION 3u /* 3: Adapter::guard_stream; 2: from_wire_each, provider bodies */
+/* 4: Registrar::host() (HostServices: plugins obtain other kinds from the host);
+ * 3: Adapter::guard_stream; 2: from_wire_each, provider bodies */
+#define CMFPIPE_ABI_VERSION 4u
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,6 +6,9 @@
 //   }
 //   CMFPIPE_PLUGIN(upper, "0.1.0", register_kinds)
 //
+// A plugin that uses another kind (a renderer, say) obtains it from the host through
+// registrar.host() (host_services.hpp), never by linking the plugin that provides it.
+//
 // CMFPIPE_PLUGIN exports the C descriptor of abi.h under the alias "cmfpipe_plugin"
 // (Boost.DLL). Built with CMFPIPE_PLUGIN_STATIC defined, it instead defines
 // `extern "C" const cmfpipe_plugin_descriptor* cmfpipe_builtin_<id>()` so several plugins
@@ -16,6 +19,7 @@
 
 #include "cmfpipe/abi.h"
 #include "cmfpipe/adapter.hpp"
+#include "cmfpipe/host_services.hpp"
 #include "cmfpipe/json.hpp"
 #include "cmfpipe/parser.hpp"
 #include "cmfpipe/processor.hpp"
@@ -37,6 +41,9 @@ class Registrar {
     virtual void add_parser(const std::string& kind, ParserFactory factory) = 0;
     virtual void add_adapter(const std::string& kind, AdapterFactory factory) = 0;
     virtual void add_processor(const std::string& kind, ProcessorFactory factory) = 0;
+    // The host's other kinds, for factories that use them (host_services.hpp). Valid while the
+    // registry lives: a factory may capture it by reference.
+    virtual const HostServices& host() const = 0;
 };
 
 }  // namespace cmfpipe

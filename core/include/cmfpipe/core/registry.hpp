@@ -80,6 +80,9 @@ class Registry {
     // The same holds for every call on a renderer, parser or adapter made here: a cmfpipe::Error
     // passes through, anything else (even `throw 42`) becomes a PluginError
     // "plugin 'NAME' (FILE) kind 'KIND' threw: ...".
+    // A plugin's factory that uses another kind asks Registrar::host() (host_services.hpp), which
+    // these functions answer under the same rules; a kind that obtains itself is an InvokerError
+    // naming the cycle.
     std::shared_ptr<Renderer> make_renderer(std::string_view kind,
                                             const Json& config = Json::object()) const;
     std::shared_ptr<Parser> make_parser(std::string_view kind,

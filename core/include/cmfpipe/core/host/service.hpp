@@ -56,11 +56,12 @@ class Service {
     // The renderer and parser of the agent's template kinds (InvokerError for an unknown one).
     Prompt make_prompt(std::string name, prompty::Agent agent) const;
 
-    // prepare -> llm_input -> to_wire(to). `to` is "cmf" or an adapter kind (InvokerError when
-    // unknown, before any work). An API request body without a model id is a ValueError naming
-    // `prompt.agent->source` or the prompt: the provider would refuse it.
+    // prepare -> llm_input -> to_wire(to, adapter_options). `to` is "cmf" or an adapter kind
+    // (InvokerError when unknown, before any work). An API request body without a model id is a
+    // ValueError naming `prompt.agent->source` or the prompt: the provider would refuse it.
     Outcome run(const Prompt& prompt, const Json& inputs, std::string_view to,
-                const tracing::TraceContext& trace = {}) const;
+                const tracing::TraceContext& trace = {},
+                const Json& adapter_options = Json::object()) const;
 
     // The processors at `hook` ("llm_input" | "llm_output"; ValueError otherwise).
     pipeline::PipelineResult process(std::string_view hook,
@@ -80,6 +81,7 @@ class Service {
     Registry registry_;
     std::optional<pipeline::Pipeline> processors_;
     // Every adapter kind the registry had at construction, made once: adapters are stateless.
+    // One whose factory failed is absent, and adapter() makes it again to report the failure.
     std::map<std::string, std::shared_ptr<const Adapter>, std::less<>> adapters_;
 };
 

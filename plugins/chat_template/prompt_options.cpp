@@ -1,0 +1,57 @@
+// chat_template to_wire options (see prompt_options.hpp).
+#include "prompt_options.hpp"
+
+#include "cmfpipe/json_reader.hpp"
+
+namespace cmfpipe::chat_template {
+namespace {
+
+bool variable_option(std::string_view key) {
+    return key == "add_generation_prompt" || key == "enable_thinking" || key == "bos_token" ||
+           key == "eos_token";
+}
+
+}  // namespace
+
+PromptOptions read_prompt_options(const Json& options) {
+    static const Json none = Json::object();
+    const JsonReader reader("chat_template options", options.is_null() ? none : options);
+    reader.only_fields({"template", "template_name", "add_generation_prompt", "enable_thinking",
+                        "bos_token", "eos_token", "chat_template_kwargs", "now", "limits"});
+    PromptOptions out;
+    const std::optional<JsonReader> text = reader.find("template");
+    if (!text)
+        reader.fail(
+            "'template' (the chat template's text) is required; the CLI reads it with "
+            "--template FILE");
+    out.template_text = text->string();
+
+    // Variables the adapter sets itself, and the options that set variables of the same name.
+    if (const auto kwargs = reader.find("chat_template_kwargs")) {
+        for (const auto& [key, value] : kwargs->object().members()) {
+            if (key == "messages" || key == "tools")
+                value.fail("'" + key + "' comes from the conversation and the agent");
+            if (variable_option(key) && reader.find(key))
+                value.fail("'" + key + "' is also given as an option");
+            out.variables[key] = value.json();
+        }
+    }
+    if (const auto generation_prompt = reader.find("add_generation_prompt"))
+        out.variables["add_generation_prompt"] = generation_prompt->boolean();
+    else if (!out.variables.contains("add_generation_prompt"))
+        out.variables["add_generation_prompt"] = true;
+    if (const auto thinking = reader.find("enable_thinking"))
+        out.variables["enable_thinking"] = thinking->boolean();
+    for (const char* token : {"bos_token", "eos_token"}) {
+        if (auto value = reader.optional_string(token)) out.variables[token] = std::move(*value);
+    }
+
+    out.renderer_options["profile"] = "chat-template";
+    out.renderer_options["template_name"] = reader.string_or("template_name", "chat template");
+    if (auto now = reader.optional_string("now")) out.renderer_options["now"] = std::move(*now);
+    if (const auto limits = reader.find("limits"))
+        out.renderer_options["limits"] = limits->object().json();
+    return out;
+}
+
+}  // namespace cmfpipe::chat_template

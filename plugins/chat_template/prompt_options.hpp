@@ -1,0 +1,32 @@
+#pragma once
+// The options of the chat_template adapter's to_wire, checked strictly (an unknown key is a
+// ValueError naming it, so a typo never turns an option off silently):
+//   template               the chat template's text (required; the CLI reads it from --template)
+//   template_name          its name in error messages (default "chat template"; the CLI gives
+//                          the file's path, so errors read FILE:LINE:COL)
+//   add_generation_prompt  true (default) | false
+//   enable_thinking        true | false; absent: the template sees it undefined
+//   bos_token, eos_token   strings; absent: undefined, as for a tokenizer without them
+//   chat_template_kwargs   an object of further template variables (reasoning_effort, ...; also
+//                          enable_thinking and the rest, as llama.cpp takes them); messages and
+//                          tools, or a variable also given as its own option, are refused
+//   now                    the time strftime_now sees (ISO; default the current local time)
+//   limits                 the jinja2 sandbox limits (docs/jinja2.md)
+#include <string>
+
+#include "cmfpipe/json.hpp"
+
+namespace cmfpipe::chat_template {
+
+struct PromptOptions {
+    std::string template_text;
+    // What the template is rendered with besides messages and tools: add_generation_prompt and
+    // the optional variables that were given.
+    Json variables = Json::object();
+    // What the jinja2 renderer is called with: template_name, now, limits.
+    Json renderer_options = Json::object();
+};
+
+PromptOptions read_prompt_options(const Json& options);
+
+}  // namespace cmfpipe::chat_template
