@@ -56,6 +56,7 @@ Json Setting::to_json() const {
     } else {
         out["key"] = key;
         out["value"] = value;
+        out["value_column"] = value_column;
     }
     if (bang) out["bang"] = true;
     return out;

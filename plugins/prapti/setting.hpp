@@ -19,7 +19,8 @@ struct Setting {
     std::string arguments;  // an action's arguments, as written (trimmed)
     bool bang = false;      // written `%!name` / `% !name`
 
-    // {"file", "line", "column", "key", "value"} or {..., "action", "arguments"}, + "bang": true.
+    // {"file", "line", "column", "key", "value", "value_column"} or {"file", "line", "column",
+    // "action", "arguments"}, and "bang": true when written.
     Json to_json() const;
 };
 
