@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "line_syntax.hpp"
-
 namespace cmfpipe::prapti {
 namespace {
 
@@ -47,7 +45,7 @@ struct FileState {
 
 class Scanner {
   public:
-    explicit Scanner(Includes& includes) : includes_(includes) {
+    Scanner(Includes& includes, ScanMode mode) : includes_(includes), mode_(mode) {
         Section head;
         head.role = "_head";
         head.hidden = true;
@@ -55,9 +53,11 @@ class Scanner {
         start(std::move(head), false);
     }
 
-    std::vector<Section> scan(std::string_view text) {
-        read_file(text, includes_.document_path(), includes_.document_name(), true);
+    std::vector<Section> scan(std::string_view text, DocumentEnd* end) {
+        FileState state =
+            read_file(text, includes_.document_path(), includes_.document_name(), true);
         finish();
+        if (end) end->open_fence = state.fence;
         return std::move(sections_);
     }
 
@@ -83,8 +83,8 @@ class Scanner {
 
     // The lines of one file: the document (headings start sections) or an included file (its
     // headings are text, its fences and comments end with it).
-    void read_file(std::string_view text, const fs::path& path, const std::string& name,
-                   bool headings) {
+    FileState read_file(std::string_view text, const fs::path& path, const std::string& name,
+                        bool headings) {
         FileState state;
         state.last_comment_end = text.rfind("-->");
         int number = 1;
@@ -96,6 +96,7 @@ class Scanner {
             read_line(text.substr(begin, end - begin), begin, number, state, path, name, headings);
             begin = end + 1;
         }
+        return state;
     }
 
     void read_line(std::string_view line, std::size_t offset, int number, FileState& state,
@@ -133,7 +134,7 @@ class Scanner {
             return;
         }
         if (auto config = match_config_line(line)) {
-            if (!config->disabled && !disabled_) {
+            if (!config->disabled && !disabled_ && mode_ == ScanMode::read) {
                 Setting setting = read_setting(config->command, name, number,
                                                static_cast<int>(config->command_offset) + 1);
                 apply(std::move(setting), path, name);
@@ -169,10 +170,11 @@ class Scanner {
             kept.append(line.substr(i, next - i));
             i = next;
             if (line[i] == '`') {
-                std::size_t run = i;
-                while (run < line.size() && line[run] == '`') ++run;
-                const std::size_t span_end = closing_backticks(line, run, run - i);
-                const std::size_t until = span_end == std::string_view::npos ? run : span_end;
+                std::size_t until = code_span_end(line, i);
+                if (until == std::string_view::npos) {
+                    until = i;
+                    while (until < line.size() && line[until] == '`') ++until;
+                }
                 kept.append(line.substr(i, until - i));
                 i = until;
             } else if (line.substr(i, 4) == "<!--" &&
@@ -186,19 +188,6 @@ class Scanner {
             }
         }
         add_line(std::move(kept), had_comment);
-    }
-
-    // The end of the run of exactly `length` backticks after `from`, or npos.
-    static std::size_t closing_backticks(std::string_view line, std::size_t from,
-                                         std::size_t length) {
-        for (std::size_t i = line.find('`', from); i != std::string_view::npos;
-             i = line.find('`', i)) {
-            std::size_t run = i;
-            while (run < line.size() && line[run] == '`') ++run;
-            if (run - i == length) return run;
-            i = run;
-        }
-        return std::string_view::npos;
     }
 
     void apply(Setting setting, const fs::path& path, const std::string& name) {
@@ -256,6 +245,7 @@ class Scanner {
     }
 
     Includes& includes_;
+    const ScanMode mode_;
     std::vector<Section> sections_;
     Section current_;
     bool disabled_ = false;
@@ -264,8 +254,9 @@ class Scanner {
 
 }  // namespace
 
-std::vector<Section> scan_document(std::string_view text, Includes& includes) {
-    return Scanner(includes).scan(text);
+std::vector<Section> scan_document(std::string_view text, Includes& includes, ScanMode mode,
+                                   DocumentEnd* end) {
+    return Scanner(includes, mode).scan(text, end);
 }
 
 }  // namespace cmfpipe::prapti

@@ -13,12 +13,14 @@
 //   disabled span: its text is dropped and nothing in it is read (outside code spans; a `<!--`
 //   with no `-->` after it is text). A line left with nothing but comments is dropped.
 // - A section's text has no blank lines at its start or end, nor the end of its last line.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cmfpipe/errors.hpp"
 #include "includes.hpp"
+#include "line_syntax.hpp"
 #include "setting.hpp"
 
 namespace cmfpipe::prapti {
@@ -32,8 +34,19 @@ struct Section {
     std::vector<Setting> settings;
 };
 
+enum class ScanMode {
+    read,       // configuration lines are read and applied, %include pulls its file in
+    structure,  // configuration lines are removed unread (no settings, no file is read)
+};
+
+// How the document ends: inside a code fence (a text appended to it would be in the fence).
+struct DocumentEnd {
+    std::optional<Fence> open_fence;
+};
+
 // The sections in order, `_head` first, disabled ones left out. `includes` reads what
-// %include names (its document name is the name errors carry).
-std::vector<Section> scan_document(std::string_view text, Includes& includes);
+// %include names (its document name is the name errors carry). `end`, when given, is set.
+std::vector<Section> scan_document(std::string_view text, Includes& includes,
+                                   ScanMode mode = ScanMode::read, DocumentEnd* end = nullptr);
 
 }  // namespace cmfpipe::prapti

@@ -22,6 +22,19 @@ std::size_t leading_spaces(std::string_view line) {
 
 }  // namespace
 
+std::size_t code_span_end(std::string_view line, std::size_t at) {
+    std::size_t run = at;
+    while (run < line.size() && line[run] == '`') ++run;
+    const std::size_t length = run - at;
+    for (std::size_t i = line.find('`', run); i != std::string_view::npos; i = line.find('`', i)) {
+        std::size_t end = i;
+        while (end < line.size() && line[end] == '`') ++end;
+        if (end - i == length) return end;
+        i = end;
+    }
+    return std::string_view::npos;
+}
+
 std::string_view without_cr(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     return line;

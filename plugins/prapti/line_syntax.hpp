@@ -47,6 +47,10 @@ struct ConfigLine {
 };
 std::optional<ConfigLine> match_config_line(std::string_view line);
 
+// A code span that opens at `at` (a run of backticks): the offset just past the run of as many
+// backticks that closes it on the same line, or npos when none does (the backticks are text).
+std::size_t code_span_end(std::string_view line, std::size_t at);
+
 // The line without a final "\r".
 std::string_view without_cr(std::string_view line);
 // Only spaces, tabs and "\r".

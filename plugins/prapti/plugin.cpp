@@ -1,4 +1,6 @@
 // parser kind "prapti": a Prapti markdown conversation -> CMF messages (docs/prapti.md).
+// adapter kind "prapti": CMF messages -> Prapti markdown (document_writer.hpp), and a Prapti text
+// back to its conversation.
 //
 // Options (per call, over the factory's config):
 //   template_name  string, names the text in error locations (default "<prapti>")
@@ -17,6 +19,7 @@
 #include "cmfpipe/plugin.hpp"
 #include "cmfpipe/utf8.hpp"
 #include "document_scanner.hpp"
+#include "document_writer.hpp"
 #include "sections_to_cmf.hpp"
 
 namespace cmfpipe::prapti {
@@ -47,9 +50,37 @@ class PraptiParser final : public Parser {
     Json config_;
 };
 
+// Options of to_wire: after (string: the document the text will be appended to), next_user
+// (bool: end with an empty `### @user:` heading). from_wire: source or template_name (a name for
+// error locations). The agent is not used: a document's configuration is its author's.
+class PraptiAdapter final : public Adapter {
+  public:
+    Json to_wire(const std::vector<cmf::Message>& messages, const Json&,
+                 const Json& options) const override {
+        const Json given = options.is_object() ? options : Json::object();
+        const JsonReader reader("prapti adapter options", given);
+        reader.only_fields({"after", "next_user"});
+        WriteOptions write;
+        const std::string after = reader.string_or("after", "");
+        write.after = after;
+        write.next_user = reader.boolean_or("next_user", false);
+        return Json(write_messages(messages, write));
+    }
+
+    std::vector<cmf::Message> from_wire(std::string_view text, const Json& options) const override {
+        const Json given = options.is_object() ? options : Json::object();
+        const JsonReader reader("prapti adapter options", given);
+        reader.only_fields({"source", "template_name"});
+        const std::string name =
+            reader.string_or("template_name", reader.string_or("source", "<prapti>"));
+        return PraptiParser(Json::object()).parse(text, {{"template_name", name}}, {});
+    }
+};
+
 void register_kinds(Registrar& registrar) {
     registrar.add_parser("prapti",
                          [](const Json& config) { return std::make_unique<PraptiParser>(config); });
+    registrar.add_adapter("prapti", [](const Json&) { return std::make_unique<PraptiAdapter>(); });
 }
 
 }  // namespace

@@ -14,4 +14,10 @@ namespace cmfpipe {
 // read_text_file + parse_json (cmfpipe/json_parse.hpp); "-" reads standard input.
 Json read_json_file(const std::filesystem::path& file);
 
+// Replaces an existing file's content in one step: written to a temporary file beside it, flushed
+// to disk and renamed over it, so whoever reads it sees the old content or the new, never part
+// of either. A symlink is followed (the file it names is replaced); the permissions are kept.
+// ValueError naming the file when it cannot be done; the file is then as it was.
+void replace_file(const std::filesystem::path& file, std::string_view content);
+
 }  // namespace cmfpipe
