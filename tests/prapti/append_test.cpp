@@ -102,7 +102,7 @@ TEST_CASE("append: reasoning and tool calls go in hidden sections that read back
     CHECK(roles == "user assistant ");
 }
 
-TEST_CASE("append: through a symlink the file it names is replaced; its permissions are kept") {
+TEST_CASE("append: through a symlink the file it names is replaced, its permissions kept") {
     Scratch s;
     const std::string real = s.write("real.md", "### @user:\nHi\n");
     ::chmod(real.c_str(), 0640);

@@ -44,7 +44,7 @@ TEST_CASE("include: the file's text in place of the line, its settings read wher
           (s.dir / "parts/intro.md").string());
 }
 
-TEST_CASE("include: paths are relative to the including file; includes nest") {
+TEST_CASE("include: paths are relative to the including file, and includes nest") {
     Scratch s;
     fs::create_directories(s.dir / "a/b");
     s.write("a/one.md", "one\n%include \"b/two.md\"\n");

@@ -115,7 +115,7 @@ TEST_CASE(
     CHECK(run_cli("run", doc, "--no-default-config").exit_code == 0);
 }
 
-TEST_CASE("run: --format picks the reader; .md is prapti; options that do not apply are refused") {
+TEST_CASE("run: --format picks the reader, .md is prapti, options that do not apply are refused") {
     Scratch s;
     const std::string txt = s.write("chat.txt", "### @user:\nHi\n");
     auto r = run_cli("run", txt, "--format", "prapti", "--no-default-config");
@@ -216,7 +216,7 @@ TEST_CASE("run .md: docs/user_guide.md --to openai, its %include.code files inli
 }
 
 TEST_CASE(
-    "run .md: the corpus documents that set only what cmfpipe knows run; the others say why") {
+    "run .md: the corpus documents that set only what cmfpipe knows run, the others say why") {
     const fs::path repo = cmfpipe::testing::require_corpus("prapti/repo_markdown");
     auto start = run_cli("run", (repo / "start_here.md").string(), "--to", "openai");
     INFO(start.err);

@@ -171,7 +171,7 @@ TEST_CASE("writer: what cannot be appended faithfully is refused, naming why") {
           "after, next_user)");
 }
 
-TEST_CASE("writer: names become heading names; bytes that are not UTF-8 become U+FFFD") {
+TEST_CASE("writer: names become heading names, bytes that are not UTF-8 become U+FFFD") {
     CHECK(write({named(Message::text(Role::assistant, "ok \xff!"), "Dr. Who")}) ==
           "### @assistant/Dr__Who:\n\nok \xEF\xBF\xBD!\n\n");
 }
