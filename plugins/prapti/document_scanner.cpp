@@ -150,6 +150,7 @@ class Scanner {
     void read_text_line(std::string_view line, std::size_t offset, FileState& state) {
         std::string kept;
         bool had_comment = state.in_comment;
+        std::optional<CodeSpans> spans;  // made at the first backtick
         std::size_t i = 0;
         while (i < line.size()) {
             if (state.in_comment) {
@@ -170,11 +171,8 @@ class Scanner {
             kept.append(line.substr(i, next - i));
             i = next;
             if (line[i] == '`') {
-                std::size_t until = code_span_end(line, i);
-                if (until == std::string_view::npos) {
-                    until = i;
-                    while (until < line.size() && line[until] == '`') ++until;
-                }
+                if (!spans) spans.emplace(line);
+                const std::size_t until = spans->end_of(i);
                 kept.append(line.substr(i, until - i));
                 i = until;
             } else if (line.substr(i, 4) == "<!--" &&

@@ -1,5 +1,7 @@
 #include "line_syntax.hpp"
 
+#include <unordered_map>
+
 namespace cmfpipe::prapti {
 namespace {
 
@@ -22,17 +24,27 @@ std::size_t leading_spaces(std::string_view line) {
 
 }  // namespace
 
-std::size_t code_span_end(std::string_view line, std::size_t at) {
-    std::size_t run = at;
-    while (run < line.size() && line[run] == '`') ++run;
-    const std::size_t length = run - at;
-    for (std::size_t i = line.find('`', run); i != std::string_view::npos; i = line.find('`', i)) {
+CodeSpans::CodeSpans(std::string_view line) {
+    for (std::size_t i = line.find('`'); i != std::string_view::npos; i = line.find('`', i)) {
         std::size_t end = i;
         while (end < line.size() && line[end] == '`') ++end;
-        if (end - i == length) return end;
+        runs_.push_back({i, end, std::string_view::npos});
         i = end;
     }
-    return std::string_view::npos;
+    // Right to left, the next run of each length: a run's closer is the next run as long.
+    std::unordered_map<std::size_t, std::size_t> next_of_length;
+    for (std::size_t r = runs_.size(); r-- > 0;) {
+        const std::size_t length = runs_[r].end - runs_[r].begin;
+        if (auto found = next_of_length.find(length); found != next_of_length.end())
+            runs_[r].closer = found->second;
+        next_of_length[length] = r;
+    }
+}
+
+std::size_t CodeSpans::end_of(std::size_t at) {
+    while (next_ < runs_.size() && runs_[next_].begin < at) ++next_;
+    const Run& run = runs_.at(next_);
+    return run.closer == std::string_view::npos ? run.end : runs_[run.closer].end;
 }
 
 std::string_view without_cr(std::string_view line) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace cmfpipe::prapti {
 
@@ -47,9 +48,25 @@ struct ConfigLine {
 };
 std::optional<ConfigLine> match_config_line(std::string_view line);
 
-// A code span that opens at `at` (a run of backticks): the offset just past the run of as many
-// backticks that closes it on the same line, or npos when none does (the backticks are text).
-std::size_t code_span_end(std::string_view line, std::size_t at);
+// The code spans of one line, found in one pass: a run of backticks opens a span that the next run
+// of as many backticks on the line closes; a run that nothing closes is text. Linear in the line
+// whatever its runs (each run is paired with the next of its length, looked up, not searched).
+class CodeSpans {
+  public:
+    explicit CodeSpans(std::string_view line);
+    // For the run of backticks that starts at `at`: the offset just past its span's closing run,
+    // or, when nothing closes it, just past the run itself (it is text). Calls must come in
+    // increasing order of `at`.
+    std::size_t end_of(std::size_t at);
+
+  private:
+    struct Run {
+        std::size_t begin, end;
+        std::size_t closer;  // index of the run that closes it, or npos
+    };
+    std::vector<Run> runs_;
+    std::size_t next_ = 0;  // where to start looking for the next `at`
+};
 
 // The line without a final "\r".
 std::string_view without_cr(std::string_view line);

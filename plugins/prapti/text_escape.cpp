@@ -41,6 +41,7 @@ std::size_t closing_run(std::string_view raw, char marker) {
 // Every `<!--` outside a code span, broken by an empty comment.
 std::string neutralise_comments(std::string_view line) {
     std::string out;
+    std::optional<CodeSpans> spans;  // made at the first backtick
     std::size_t i = 0;
     while (i < line.size()) {
         const std::size_t next = line.find_first_of("`<", i);
@@ -51,11 +52,8 @@ std::string neutralise_comments(std::string_view line) {
         out.append(line.substr(i, next - i));
         i = next;
         if (line[i] == '`') {
-            std::size_t until = code_span_end(line, i);
-            if (until == std::string_view::npos) {
-                until = i;
-                while (until < line.size() && line[until] == '`') ++until;
-            }
+            if (!spans) spans.emplace(line);
+            const std::size_t until = spans->end_of(i);
             out.append(line.substr(i, until - i));
             i = until;
         } else if (line.substr(i, 4) == "<!--") {
