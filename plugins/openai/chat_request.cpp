@@ -48,6 +48,19 @@ Json tool_result_content(const Json& content) {
     return content.dump();
 }
 
+// The speaker's name: where a Prompty role marker's attributes put it (`user[name="Ross"]:`) and a
+// Prapti heading too (`### @user/Ross:`), custom {"metadata": {"name": ...}}. Null when none.
+Json speaker_name(const cmf::Message& message) {
+    if (!message.custom()) return nullptr;
+    auto metadata = message.custom()->find("metadata");
+    if (metadata == message.custom()->end() || !metadata->is_object()) return nullptr;
+    auto name = metadata->find("name");
+    if (name == metadata->end() || !name->is_string() ||
+        name->get_ref<const std::string&>().empty())
+        return nullptr;
+    return *name;
+}
+
 void append_wire_messages(Json& out, const cmf::Message& message, std::size_t index) {
     const std::string role(cmf::to_string(message.role()));
     if (message.role() == cmf::Role::tool) {
@@ -110,6 +123,7 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
     } else {
         wire["content"] = tool_calls.empty() ? Json("") : Json(nullptr);
     }
+    if (Json name = speaker_name(message); !name.is_null()) wire["name"] = std::move(name);
     if (has_thinking) wire["reasoning_content"] = thinking;
     if (!tool_calls.empty()) wire["tool_calls"] = std::move(tool_calls);
     out.push_back(std::move(wire));

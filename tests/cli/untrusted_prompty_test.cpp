@@ -212,6 +212,14 @@ TEST_CASE(
                            "' request needs one; set model.id (or model: NAME) in the "
                            "frontmatter\n");
     }
+    // Options without an id: the request would go out with "model": "", so it is no model either.
+    const std::string options_only = dir.write(
+        "o.prompty", "---\nname: x\nmodel:\n  options:\n    temperature: 1\n---\nuser:\nhi\n");
+    auto no_id = run_cli("run", options_only, "--no-pipeline", "--to", "openai");
+    CHECK(no_id.exit_code == 1);
+    CHECK(no_id.err == "cmfpipe: ValueError: " + options_only +
+                           ": No model id: an 'openai' request needs one; set model.id (or model: "
+                           "NAME) in the frontmatter\n");
     for (const std::string prompt_format : {"chatml", "harmony"}) {
         auto r = run_cli("run", prompt, "--no-pipeline", "--to", prompt_format);
         INFO(prompt_format + ": " + r.err);

@@ -1,6 +1,10 @@
 // `cmfpipe parse-output --from KIND [FILE|-]`: a model's completion back to CMF through any
 // adapter kind (registry.make_adapter(KIND)->from_wire), printed as the CMF JSON message list.
+// With --append-to FILE.md the messages are also appended to a Prapti conversation, written by
+// the "prapti" adapter (which checks that the document still reads as before), in one step.
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/files.hpp"
@@ -30,11 +34,43 @@ class MessageListPrinter {
     std::size_t count_ = 0;
 };
 
+// The document's size and time of change, to see that nobody wrote it while we did.
+struct Stamp {
+    std::uintmax_t size = 0;
+    std::filesystem::file_time_type time;
+    bool operator==(const Stamp&) const = default;
+};
+
+Stamp stamp_of(const std::string& file) {
+    std::error_code ec;
+    Stamp stamp{std::filesystem::file_size(file, ec), std::filesystem::last_write_time(file, ec)};
+    if (ec) throw ValueError("cannot append: " + ec.message(), {file});
+    return stamp;
+}
+
+// The messages as a Prapti `### @assistant:` section (and what else they hold), then an empty
+// `### @user:` for the next turn, appended to `file`: all of it or, on any error, nothing.
+void append_to_document(const Adapter& prapti, const std::vector<cmf::Message>& messages,
+                        const std::string& file) {
+    if (messages.empty()) throw ValueError("the completion holds no message to append", {file});
+    const Stamp before = stamp_of(file);
+    const std::string document = read_text_file(file);
+    const Json appended =
+        prapti.to_wire(messages, Json::object(), {{"after", document}, {"next_user", true}});
+    if (stamp_of(file) != before)
+        throw ValueError("changed while the answer was being appended; nothing was written",
+                         {file});
+    replace_file(file, document + appended.get<std::string>());
+}
+
 int run_parse_output(const Arguments& args) {
     const std::string kind = args.required("from");
     Registry registry = load_registry(args);
     // The adapter is resolved first, so an unknown kind is reported before any input is read.
     auto adapter = registry.make_adapter(kind);
+    const std::optional<std::string> append_to = args.value("append-to");
+    std::shared_ptr<Adapter> prapti;
+    if (append_to) prapti = registry.make_adapter("prapti");
 
     const std::string file = args.positionals().empty() ? "-" : args.positionals()[0];
     Json options = Json::object();
@@ -42,7 +78,13 @@ int run_parse_output(const Arguments& args) {
     options.update(option_pairs(args));
     const std::string completion = read_input(file);
     MessageListPrinter print;
-    adapter->from_wire_each(completion, options, [&](cmf::Message m) { print(m); });
+    if (append_to) {
+        const std::vector<cmf::Message> messages = adapter->from_wire(completion, options);
+        append_to_document(*prapti, messages, *append_to);
+        for (const cmf::Message& message : messages) print(message);
+    } else {
+        adapter->from_wire_each(completion, options, [&](cmf::Message m) { print(m); });
+    }
     print.finish();
     std::cout.flush();
     return std::cout ? 0 : 1;
@@ -53,14 +95,17 @@ std::vector<OptionSpec> parse_output_options() {
     options.insert(
         options.begin(),
         {{"from", "KIND", "adapter kind (openai, anthropic, chatml, harmony, ...)"},
-         {"option", "KEY=JSON", "an adapter option (e.g. complete=true, role=null)", true}});
+         {"option", "KEY=JSON", "an adapter option (e.g. complete=true, role=null)", true},
+         {"append-to", "FILE.md",
+          "also append the messages to a Prapti conversation (### @assistant:, then ### @user:), "
+          "in one step"}});
     return options;
 }
 
 const CommandRegistration registration{
     {"parse-output", "parse a model completion with an adapter; prints the CMF messages as JSON",
-     "parse-output --from KIND [--option KEY=JSON]... [FILE|-]", parse_output_options(), 1,
-     run_parse_output}};
+     "parse-output --from KIND [--option KEY=JSON]... [--append-to FILE.md] [FILE|-]",
+     parse_output_options(), 1, run_parse_output}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

@@ -11,12 +11,14 @@ namespace {
 // A request body for an API (a JSON object, unlike chatml's or harmony's prompt text) is sent to a
 // model: without one the provider refuses it, so say what is missing here.
 void require_model(const Json& output, const Prompt& prompt, std::string_view to) {
-    if (!output.is_object() || output.contains("model")) return;
+    if (!output.is_object()) return;
+    if (auto model = output.find("model"); model != output.end() && *model != Json(""))
+        return;  // an empty id is none: the provider would refuse it all the same
     const prompty::Agent& agent = *prompt.agent;
     if (agent.model && !agent.model->id.empty()) return;
-    throw ValueError("No model id: an '" + std::string(to) +
-                         "' request needs one; set model.id (or model: NAME) in the frontmatter",
-                     {agent.source.empty() ? prompt.name : agent.source});
+    throw ValueError(
+        "No model id: an '" + std::string(to) + "' request needs one; " + prompt.model_hint,
+        {agent.source.empty() ? prompt.name : agent.source});
 }
 
 }  // namespace
@@ -56,8 +58,19 @@ Outcome Service::run(const Prompt& prompt, const Json& inputs, std::string_view 
     render_options.trace = trace;
     prompty::Prepared prepared =
         prompty::prepare(prompt.invokers, *prompt.agent, inputs, render_options);
+    return deliver(prompt, std::move(prepared.messages), wire.get(), to, adapter_options);
+}
+
+Outcome Service::run_messages(const Prompt& prompt, std::vector<cmf::Message> messages,
+                              std::string_view to, const Json& adapter_options) const {
+    std::shared_ptr<const Adapter> wire = to == "cmf" ? nullptr : adapter(to);
+    return deliver(prompt, std::move(messages), wire.get(), to, adapter_options);
+}
+
+Outcome Service::deliver(const Prompt& prompt, std::vector<cmf::Message> messages,
+                         const Adapter* wire, std::string_view to,
+                         const Json& adapter_options) const {
     Outcome outcome;
-    std::vector<cmf::Message> messages = std::move(prepared.messages);
     if (processors_) {
         pipeline::PipelineResult result = processors_->run("llm_input", std::move(messages));
         outcome.decisions = std::move(result.decisions);

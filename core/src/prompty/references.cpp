@@ -6,6 +6,7 @@
 
 #include "cmfpipe/core/files.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/path_roots.hpp"
 
 namespace cmfpipe::prompty {
 
@@ -20,24 +21,6 @@ EnvironmentLookup process_environment() {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A file may pull in files that pull in files; a cycle must end in an error, not a crash.
-constexpr int max_file_depth = 16;
-
-bool contains(const fs::path& root, const fs::path& target) {
-    auto r = root.begin(), t = target.begin();
-    for (; r != root.end(); ++r, ++t) {
-        if (r->empty()) continue;  // trailing separator
-        if (t == target.end() || *r != *t) return false;
-    }
-    return true;
-}
-
-fs::path canonical_or_weak(const fs::path& path) {
-    std::error_code ec;
-    fs::path out = fs::weakly_canonical(path, ec);
-    return ec ? path.lexically_normal() : out;
-}
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
@@ -96,14 +79,14 @@ struct Resolver {
 
     Json file(const std::string& content, const std::string& pointer) {
         const fs::path requested(content);
-        const fs::path base = canonical_or_weak(
-            options.base_directory.empty() ? fs::current_path() : options.base_directory);
+        const fs::path base = resolve_path(options.base_directory.empty() ? fs::current_path()
+                                                                          : options.base_directory);
         const fs::path target =
-            canonical_or_weak(requested.is_absolute() ? requested : base / requested);
+            resolve_path(requested.is_absolute() ? requested : base / requested);
         // Absolute paths may only reach the roots a host granted, never the prompt's own tree.
-        bool allowed = !requested.is_absolute() && contains(base, target);
+        bool allowed = !requested.is_absolute() && path_is_within(base, target);
         for (const auto& root : options.allowed_roots)
-            allowed = allowed || contains(canonical_or_weak(root), target);
+            allowed = allowed || path_is_within(resolve_path(root), target);
         if (!allowed) {
             throw ValueError(
                 "'" + content + "' resolves outside allowed roots (the prompt's directory " +
@@ -116,9 +99,10 @@ struct Resolver {
             throw ValueError("Referenced file not found: " + content + " (" + target.string() + ")",
                              map.at(pointer));
         }
-        if (depth >= max_file_depth) {
+        if (depth >= max_file_nesting) {
             throw ValueError("${file:} references nest deeper than " +
-                                 std::to_string(max_file_depth) + " files (a cycle?) at " + content,
+                                 std::to_string(max_file_nesting) + " files (a cycle?) at " +
+                                 content,
                              map.at(pointer));
         }
         const std::string text = read_text_file(target);

@@ -32,6 +32,8 @@ struct Prompt {
     std::shared_ptr<const prompty::Agent> agent;
     Json agent_json;  // prompty::to_json(*agent): what adapters receive, converted once
     prompty::Invokers invokers;
+    // How the prompt's author names a model, for the error when an API request has none.
+    std::string model_hint = "set model.id (or model: NAME) in the frontmatter";
 };
 
 // What a prompt or a conversation came to.
@@ -63,6 +65,11 @@ class Service {
                 const tracing::TraceContext& trace = {},
                 const Json& adapter_options = Json::object()) const;
 
+    // The same after prepare, for a conversation already read (a Prapti document, whose
+    // messages are the document's and not a render's): llm_input -> to_wire(to).
+    Outcome run_messages(const Prompt& prompt, std::vector<cmf::Message> messages,
+                         std::string_view to, const Json& adapter_options = Json::object()) const;
+
     // The processors at `hook` ("llm_input" | "llm_output"; ValueError otherwise).
     pipeline::PipelineResult process(std::string_view hook,
                                      std::vector<cmf::Message> messages) const;
@@ -78,6 +85,10 @@ class Service {
     std::shared_ptr<const Adapter> adapter(std::string_view kind) const;
 
   private:
+    // llm_input -> to_wire (or CMF JSON when `wire` is null).
+    Outcome deliver(const Prompt& prompt, std::vector<cmf::Message> messages, const Adapter* wire,
+                    std::string_view to, const Json& adapter_options) const;
+
     Registry registry_;
     std::optional<pipeline::Pipeline> processors_;
     // Every adapter kind the registry had at construction, made once: adapters are stateless.
