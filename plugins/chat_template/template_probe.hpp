@@ -1,0 +1,87 @@
+#pragma once
+// The conversations the template analysis renders, and the rendering itself. Every variant is
+// one user turn and, where it has one, one assistant turn built from distinctive needles (the
+// content, the reasoning, two function names, two argument names, two values, two call ids), so
+// that what a diff finds can be located by searching for a needle.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmfpipe/json.hpp"
+#include "cmfpipe/renderer.hpp"
+#include "template_analysis.hpp"
+
+namespace cmfpipe::chat_template {
+
+namespace needle {
+inline constexpr std::string_view user = "USER_QUESTION_TEXT";
+inline constexpr std::string_view content = "ASSISTANT_CONTENT_TEXT";
+inline constexpr std::string_view reasoning = "ASSISTANT_REASONING_TEXT";
+inline constexpr std::string_view function_first = "func_alpha";
+inline constexpr std::string_view function_second = "func_beta";
+inline constexpr std::string_view argument_first = "arg_first";
+inline constexpr std::string_view argument_second = "arg_second";
+inline constexpr std::string_view value_first = "XXXX";
+inline constexpr std::string_view value_second = "YYYY";
+inline constexpr std::string_view id_first = "call00001";
+inline constexpr std::string_view id_second = "call99999";
+}  // namespace needle
+
+using ProbeArguments = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// arg_first: XXXX, the arguments of a call unless a variant says otherwise.
+inline ProbeArguments first_argument() {
+    ProbeArguments arguments;
+    arguments.emplace_back(needle::argument_first, needle::value_first);
+    return arguments;
+}
+
+// One tool call of a variant: its function, its arguments ({name: value}), its id.
+struct ProbeCall {
+    std::string_view function = needle::function_first;
+    ProbeArguments arguments = first_argument();
+    std::string_view id = needle::id_first;
+};
+
+// The assistant turn of a variant (absent: the conversation ends with the user's turn).
+struct ProbeTurn {
+    std::optional<std::string_view> content = needle::content;
+    std::optional<std::string_view> reasoning;
+    std::vector<ProbeCall> calls;
+};
+
+// The turns the steps use: text alone, text after reasoning, tool calls with empty text.
+inline ProbeTurn reasoning_turn() {
+    ProbeTurn turn;
+    turn.reasoning = needle::reasoning;
+    return turn;
+}
+inline ProbeTurn calls_turn(std::vector<ProbeCall> calls) {
+    ProbeTurn turn;
+    turn.content = "";
+    turn.calls = std::move(calls);
+    return turn;
+}
+
+class TemplateProbe {
+  public:
+    TemplateProbe(const Renderer& renderer, const AnalysisInputs& inputs);
+
+    // The conversation rendered, or nothing where the template raised (the error goes to
+    // last_error()). `thinking`: enable_thinking true/false, or undefined.
+    std::optional<std::string> render(const std::optional<ProbeTurn>& assistant,
+                                      bool generation_prompt,
+                                      std::optional<bool> thinking = std::nullopt) const;
+
+    bool has_tools() const { return !tools_.is_null(); }
+    const std::string& last_error() const { return last_error_; }
+
+  private:
+    const Renderer& renderer_;
+    const AnalysisInputs& inputs_;
+    Json tools_;  // the two probe tools, or null where the template refuses tools
+    mutable std::string last_error_;
+};
+
+}  // namespace cmfpipe::chat_template
