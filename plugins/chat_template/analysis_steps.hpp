@@ -7,8 +7,12 @@
 namespace cmfpipe::chat_template {
 
 // Reasoning: with vs without reasoning_content, enable_thinking false vs true, reasoning with
-// text vs with a tool call; then what the generation prompt leaves open.
+// text vs with a tool call.
 void analyze_reasoning(const TemplateProbe& probe, TemplateAnalysis& analysis);
+
+// What the generation prompt leaves open (after the workarounds have had their say on the
+// markers), with enable_thinking absent, true and false.
+void analyze_reasoning_prefill(const TemplateProbe& probe, TemplateAnalysis& analysis);
 
 // Content: text alone vs a tool call (wrappers), text alone vs text after reasoning, and what
 // follows the text to the end of the assistant turn.

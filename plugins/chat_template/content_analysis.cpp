@@ -37,21 +37,28 @@ void analyze_content(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         const DiffSplit d = diff_split(*text, *calls);
         if (d.left.find(needle::content) != std::string::npos) wrapped = trim(d.left);
     }
-    if (wrapped != needle::content) {
-        const std::size_t at = wrapped.find(needle::content);
+    const ReasoningAnalysis& r = analysis.reasoning;
+    const std::size_t at = wrapped.find(needle::content);
+    const std::string start(trim(std::string_view(wrapped).substr(0, at)));
+    // A wrapper has an opening: text followed by markers only the text turn has is the turn's
+    // end (a tool-call turn ends otherwise), and an empty reasoning block is not a wrapper.
+    if (!start.empty() && start != r.start && start != r.start + r.end) {
         c.mode = ContentMode::always_wrapped;
-        c.start = trim(std::string_view(wrapped).substr(0, at));
+        c.start = start;
         c.end = trim(std::string_view(wrapped).substr(at + needle::content.size()));
         // Of several markers after the content, the first closes it; the rest close the turn.
         if (bracketed_markers(c.end).size() > 1) c.end = leading_marker(c.end);
     }
-    c.turn_end = std::string(without_suffix(*after_content(*text), ""));
-    if (!c.end.empty() && c.turn_end.starts_with(c.end))
-        c.turn_end = std::string(trim(std::string_view(c.turn_end).substr(c.end.size())));
+    std::string_view turn_end = trim(*after_content(*text));
+    if (!c.end.empty() && turn_end.starts_with(c.end))
+        turn_end = trim(turn_end.substr(c.end.size()));
+    // The turn ends at its first marker; what follows belongs to the next turn (some templates
+    // open one after the last message even without the generation prompt).
+    c.turn_end =
+        bracketed_markers(turn_end).size() > 1 ? leading_marker(turn_end) : std::string(turn_end);
 
     // C2: text after reasoning, where the plain text had no wrapper: what stands between the
     // reasoning's end and the content, and after the content up to the turn's end.
-    const ReasoningAnalysis& r = analysis.reasoning;
     if (c.mode != ContentMode::plain || r.mode == ReasoningMode::none || r.end.empty()) return;
     const auto reasoned = probe.render(reasoning_turn(), false);
     if (!reasoned) return;
@@ -65,10 +72,10 @@ void analyze_content(const TemplateProbe& probe, TemplateAnalysis& analysis) {
                                            content_at - reasoning_at - needle::reasoning.size());
     between = trim(between);
     if (!between.starts_with(r.end)) return;
-    const std::string_view start = trim(between.substr(r.end.size()));
-    if (start.empty()) return;
+    const std::string_view opener = trim(between.substr(r.end.size()));
+    if (opener.empty()) return;
     c.mode = ContentMode::wrapped_with_reasoning;
-    c.start = std::string(start);
+    c.start = std::string(opener);
     c.end = std::string(without_suffix(*after_content(*reasoned), c.turn_end));
 }
 

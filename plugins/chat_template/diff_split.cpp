@@ -103,4 +103,15 @@ std::string leading_marker(std::string_view text) {
     return markers.front();
 }
 
+std::string trailing_marker(std::string_view text) {
+    text = trim(text);
+    if (text.empty() || (text.back() != '>' && text.back() != ']')) return "";
+    // Only the tail can hold it; scanning from its last opening bracket keeps this linear.
+    const std::size_t open = text.find_last_of(text.back() == '>' ? '<' : '[');
+    if (open == std::string_view::npos) return "";
+    std::vector<std::string> markers = bracketed_markers(text.substr(open));
+    if (markers.size() != 1 || markers.front().size() != text.size() - open) return "";
+    return markers.front();
+}
+
 }  // namespace cmfpipe::chat_template

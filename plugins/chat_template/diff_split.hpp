@@ -26,4 +26,7 @@ std::vector<std::string> bracketed_markers(std::string_view text);
 // The first bracketed marker `text` starts with (after whitespace), or "".
 std::string leading_marker(std::string_view text);
 
+// The last bracketed marker `text` ends with (before whitespace), or "".
+std::string trailing_marker(std::string_view text);
+
 }  // namespace cmfpipe::chat_template

@@ -11,10 +11,13 @@ struct Markers {
     std::string start, end;
 };
 
-// The markers around the reasoning needle in `text` (the side of a diff that has reasoning):
-// before it, the start; after it, up to the content needle if it follows, the end, and of
-// several markers there only the first (what follows it opens the content).
-std::optional<Markers> around_reasoning(std::string_view text) {
+// The markers around the reasoning needle in the right side of `d` (the side that has
+// reasoning): before it, the start; after it, up to the content needle if it follows, the end,
+// and of several markers there only the first (what follows it opens the content). Where the
+// template writes its markers in both variants (<think></think> when there is no reasoning),
+// the diff holds the needle alone and the markers are the prefix's last and the suffix's first.
+std::optional<Markers> around_reasoning(const DiffSplit& d) {
+    const std::string_view text = d.right;
     const std::size_t at = text.find(needle::reasoning);
     if (at == std::string_view::npos) return std::nullopt;
     std::string_view after = text.substr(at + needle::reasoning.size());
@@ -22,6 +25,10 @@ std::optional<Markers> around_reasoning(std::string_view text) {
         after = after.substr(0, content);
     Markers out{std::string(trim(text.substr(0, at))), std::string(trim(after))};
     if (bracketed_markers(out.end).size() > 1) out.end = leading_marker(out.end);
+    if (out.start.empty() && out.end.empty()) {
+        out.start = trailing_marker(d.prefix);
+        out.end = leading_marker(d.suffix);
+    }
     if (out.end.empty()) return std::nullopt;  // nothing closes it: not a block we can parse
     return out;
 }
@@ -31,7 +38,7 @@ std::optional<Markers> reasoning_presence(const TemplateProbe& probe) {
     const auto plain = probe.render(ProbeTurn{}, false);
     const auto with = probe.render(reasoning_turn(), false);
     if (!plain || !with || *plain == *with) return std::nullopt;
-    return around_reasoning(diff_split(*plain, *with).right);
+    return around_reasoning(diff_split(*plain, *with));
 }
 
 // R3: reasoning rendered only before tool calls (text turns drop it).
@@ -43,7 +50,7 @@ std::optional<Markers> reasoning_with_tools(const TemplateProbe& probe) {
     const auto a = probe.render(without, false);
     const auto b = probe.render(with, false);
     if (!a || !b || *a == *b) return std::nullopt;
-    return around_reasoning(diff_split(*a, *b).right);
+    return around_reasoning(diff_split(*a, *b));
 }
 
 // R2: the generation prompt with enable_thinking false vs true. The template may close an
@@ -61,6 +68,9 @@ std::optional<Markers> thinking_switch(const TemplateProbe& probe) {
         return Markers{left[0], left[1]};
     if (left.size() == 1 && right.size() == 1) return Markers{right[0], left[0]};
     if (left.empty() && right.size() == 1) return Markers{right[0], ""};
+    // Off closes the block both open (<think></think> vs <think>).
+    if (left.size() == 1 && right.empty() && !trailing_marker(d.prefix).empty())
+        return Markers{trailing_marker(d.prefix), left[0]};
     return std::nullopt;
 }
 
@@ -125,7 +135,10 @@ void analyze_reasoning(const TemplateProbe& probe, TemplateAnalysis& analysis) {
                                      r.end + ": the turn's markers are kept");
         }
     }
-    if (r.mode != ReasoningMode::none) prefill(probe, r);
+}
+
+void analyze_reasoning_prefill(const TemplateProbe& probe, TemplateAnalysis& analysis) {
+    if (analysis.reasoning.mode != ReasoningMode::none) prefill(probe, analysis.reasoning);
 }
 
 }  // namespace cmfpipe::chat_template

@@ -58,6 +58,7 @@ TemplateAnalysis analyze_template(const Renderer& renderer, const AnalysisInputs
             probe.last_error());
     analyze_reasoning(probe, analysis);
     old_thinking_templates(inputs, analysis);
+    analyze_reasoning_prefill(probe, analysis);
     analyze_content(probe, analysis);
     analyze_tools(probe, analysis);
     analysis.preserved_tokens = preserved_tokens(analysis);
