@@ -2,6 +2,7 @@
 #include "template_probe.hpp"
 
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/json_text.hpp"
 
 namespace cmfpipe::chat_template {
 namespace {
@@ -24,9 +25,12 @@ Json probe_tool(std::string_view name) {
                     {"required", Json::array({std::string(needle::argument_first)})}}}}}};
 }
 
-Json assistant_message(const ProbeTurn& turn) {
+Json assistant_message(const ProbeTurn& turn, bool null_call_content, bool arguments_as_text) {
     Json message = {{"role", "assistant"}};
-    message["content"] = turn.content ? Json(std::string(*turn.content)) : Json(nullptr);
+    const bool null_content =
+        null_call_content && !turn.calls.empty() && turn.content && turn.content->empty();
+    message["content"] =
+        turn.content && !null_content ? Json(std::string(*turn.content)) : Json(nullptr);
     if (turn.reasoning) message["reasoning_content"] = std::string(*turn.reasoning);
     if (!turn.calls.empty()) {
         Json calls = Json::array();
@@ -34,6 +38,7 @@ Json assistant_message(const ProbeTurn& turn) {
             Json arguments = Json::object();
             for (const auto& [name, value] : call.arguments)
                 arguments[std::string(name)] = std::string(value);
+            if (arguments_as_text) arguments = wire::dump_spaced(arguments);
             calls.push_back({{"id", call.id},
                              {"type", "function"},
                              {"function", {{"name", call.function}, {"arguments", arguments}}}});
@@ -51,14 +56,26 @@ TemplateProbe::TemplateProbe(const Renderer& renderer, const AnalysisInputs& inp
       tools_(
           Json::array({probe_tool(needle::function_first), probe_tool(needle::function_second)})) {
     // A template that refuses tools is still analysed for reasoning and content.
-    if (!render(std::nullopt, true)) tools_ = nullptr;
+    if (!render(std::nullopt, true)) {
+        tools_ = nullptr;
+        return;
+    }
+    // The first way of writing a call's turn that the template renders.
+    for (const auto& [null_content, as_text] : {std::pair{false, false}, std::pair{true, false},
+                                                std::pair{false, true}, std::pair{true, true}}) {
+        null_call_content_ = null_content;
+        arguments_as_text_ = as_text;
+        if (render(calls_turn({ProbeCall{}}), false)) return;
+    }
+    null_call_content_ = arguments_as_text_ = false;
 }
 
 std::optional<std::string> TemplateProbe::render(const std::optional<ProbeTurn>& assistant,
                                                  bool generation_prompt,
                                                  std::optional<bool> thinking) const {
     Json messages = Json::array({{{"role", "user"}, {"content", needle::user}}});
-    if (assistant) messages.push_back(assistant_message(*assistant));
+    if (assistant)
+        messages.push_back(assistant_message(*assistant, null_call_content_, arguments_as_text_));
     Json variables = inputs_.variables.is_object() ? inputs_.variables : Json::object();
     variables["messages"] = std::move(messages);
     variables["add_generation_prompt"] = generation_prompt;

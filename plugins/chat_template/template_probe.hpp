@@ -18,10 +18,12 @@ namespace needle {
 inline constexpr std::string_view user = "USER_QUESTION_TEXT";
 inline constexpr std::string_view content = "ASSISTANT_CONTENT_TEXT";
 inline constexpr std::string_view reasoning = "ASSISTANT_REASONING_TEXT";
-inline constexpr std::string_view function_first = "func_alpha";
-inline constexpr std::string_view function_second = "func_beta";
-inline constexpr std::string_view argument_first = "arg_first";
-inline constexpr std::string_view argument_second = "arg_second";
+// Each pair shares no first and no last character, so that a diff of the two stops exactly at
+// the name and never takes a common "func_" into the markup around it.
+inline constexpr std::string_view function_first = "alpha_tool_q";
+inline constexpr std::string_view function_second = "beta_tool_z";
+inline constexpr std::string_view argument_first = "place_q";
+inline constexpr std::string_view argument_second = "unit_z";
 inline constexpr std::string_view value_first = "XXXX";
 inline constexpr std::string_view value_second = "YYYY";
 inline constexpr std::string_view id_first = "call00001";
@@ -75,12 +77,19 @@ class TemplateProbe {
                                       std::optional<bool> thinking = std::nullopt) const;
 
     bool has_tools() const { return !tools_.is_null(); }
+    // How the template wants a call's turn, found once: text "" or null beside the calls
+    // (Ministral refuses ""), arguments as an object or as JSON text (Functionary v3.2
+    // concatenates them).
+    bool calls_with_null_content() const { return null_call_content_; }
+    bool arguments_as_text() const { return arguments_as_text_; }
     const std::string& last_error() const { return last_error_; }
 
   private:
     const Renderer& renderer_;
     const AnalysisInputs& inputs_;
     Json tools_;  // the two probe tools, or null where the template refuses tools
+    bool null_call_content_ = false;
+    bool arguments_as_text_ = false;
     mutable std::string last_error_;
 };
 

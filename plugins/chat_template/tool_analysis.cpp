@@ -53,15 +53,21 @@ std::pair<std::string, std::string> around(std::string_view left, std::string_vi
 // paired from the outside in: the section's markers, then the per-call ones; what remains
 // after the arguments closes the function.
 void outer_markers(std::string_view section, std::size_t open_end, std::size_t close_begin,
+                   const ReasoningAnalysis& reasoning, const std::string& turn_end,
                    ToolAnalysis& t) {
     const std::string_view opening = trim(section.substr(0, open_end));
     const std::string_view closing = trim(section.substr(close_begin));
     std::vector<std::string> openers = bracketed_markers(opening);
     if (openers.empty() && !opening.empty()) openers.emplace_back(opening);
+    // An empty reasoning block the template writes before the calls is not a tool marker.
+    std::erase_if(openers,
+                  [&](const std::string& m) { return m == reasoning.start || m == reasoning.end; });
     std::vector<std::string> closers = bracketed_markers(closing);
     if (closers.empty() && !closing.empty()) closers.emplace_back(closing);
     if (!openers.empty()) t.section_start = openers.front();
     if (openers.size() > 1) t.per_call_start = openers[1];
+    // The turn's own end (Nemotron ends a call's turn as it ends a text turn) is not a tool marker.
+    if (!closers.empty() && closers.back() == turn_end) closers.pop_back();
     if (!closers.empty() && !t.section_start.empty()) {
         t.section_end = closers.back();
         closers.pop_back();
@@ -197,14 +203,31 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         analysis.notes.push_back("the template refuses tools: " + probe.last_error());
         return;
     }
-    const auto none = probe.render(calls_turn({}), false);
+    // T1: a turn without a call (empty, and with text) vs one call: the call's section is the
+    // shorter of the two diffs (a template that skips an empty turn puts the turn's header and
+    // end into the first; Ministral refuses an empty turn), then the format by where the
+    // needles stand.
     const auto one = probe.render(calls_turn({ProbeCall{}}), false);
-    if (!none || !one || *none == *one) {
-        analysis.notes.push_back("the template renders no tool call");
+    if (!one) {
+        analysis.notes.push_back("the template renders no tool call: " + probe.last_error());
         return;
     }
-    // T1: no call vs one call: the call's section, and the format by where the needles stand.
-    const std::string section = diff_split(*none, *one).right;
+    std::optional<std::string> found, found_base;
+    for (auto base : {probe.render(calls_turn({}), false), probe.render(ProbeTurn{}, false)}) {
+        if (!base || *base == *one) continue;
+        std::string right = diff_split(*base, *one).right;
+        if (right.find(needle::function_first) == npos) continue;
+        if (!found || right.size() < found->size()) {
+            found = std::move(right);
+            found_base = std::move(base);
+        }
+    }
+    if (!found) {
+        analysis.notes.push_back("the template renders no tool call it names");
+        return;
+    }
+    const std::string section = std::move(*found);
+    const std::string none = std::move(*found_base);
     const std::size_t name_at = section.find(needle::function_first);
     if (name_at == npos) {
         analysis.notes.push_back("the function name is not in the rendered call: " + section);
@@ -220,8 +243,9 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
             analysis.notes.push_back("the call's JSON could not be read: " + section);
             return;
         }
-        outer_markers(section, json->first, json->second, t);
-        parallel_calls(probe, *none, t);
+        outer_markers(section, json->first, json->second, analysis.reasoning,
+                      analysis.content.turn_end, t);
+        parallel_calls(probe, none, t);
         return;
     }
     t.format = argument_at != npos && in_json(section, argument_at, needle::argument_first.size())
@@ -250,7 +274,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         analysis.notes.push_back("the call's arguments were not found: " + section);
         return;
     }
-    argument_separator(probe, t);
+    if (t.format == ToolFormat::tag_with_tagged) argument_separator(probe, t);
     call_id_markers(probe, section, name_at, arguments_end, t);
     std::size_t close_begin = arguments_end;
     if (t.id_position == CallIdPosition::post_args) {
@@ -259,8 +283,8 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         if (!t.id_suffix.empty() && section.find(t.id_suffix, close_begin) != npos)
             close_begin = section.find(t.id_suffix, close_begin) + t.id_suffix.size();
     }
-    outer_markers(section, open_end, close_begin, t);
-    parallel_calls(probe, *none, t);
+    outer_markers(section, open_end, close_begin, analysis.reasoning, analysis.content.turn_end, t);
+    parallel_calls(probe, none, t);
 }
 
 }  // namespace cmfpipe::chat_template
