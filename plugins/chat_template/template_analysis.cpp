@@ -28,7 +28,9 @@ void old_thinking_templates(const AnalysisInputs& inputs, TemplateAnalysis& anal
 }
 
 void preserve(std::vector<std::string>& tokens, const std::string& marker) {
-    if (marker.empty() || std::find(tokens.begin(), tokens.end(), marker) != tokens.end()) return;
+    // A single character (the ">" closing "<function=") is punctuation, not a token to keep.
+    if (marker.size() < 2 || std::find(tokens.begin(), tokens.end(), marker) != tokens.end())
+        return;
     tokens.push_back(marker);
 }
 

@@ -66,7 +66,8 @@ struct ToolAnalysis {
     std::string section_start, section_end;    // around all the calls of a turn
     std::string per_call_start, per_call_end;  // around each call
     // json_native: where the name, the arguments and the id are (dotted key paths), the function
-    // name as the object's key, the calls as a JSON array, single-quoted (Python) strings.
+    // name as the object's key (its value the arguments), the calls as a JSON array,
+    // single-quoted (Python) strings.
     std::string name_field, arguments_field, id_field;
     bool function_name_is_key = false;
     bool calls_in_array = false;

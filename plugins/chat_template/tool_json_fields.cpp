@@ -33,8 +33,7 @@ void find_fields(const Json& object, const std::string& path, ToolAnalysis& tool
     for (const auto& [key, value] : object.items()) {
         if (key == needle::function_first) {
             tools.function_name_is_key = true;
-            tools.name_field = path;
-            if (holds_first_argument(value)) tools.arguments_field = joined(path, key);
+            tools.name_field = path;  // the arguments are the key's value
             continue;
         }
         if (value.is_string() && value.get<std::string>() == needle::function_first)

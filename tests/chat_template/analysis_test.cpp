@@ -59,3 +59,170 @@ TEST_CASE("analysis: every corpus template is analysed without an error", "[anal
     if (const char* dump = std::getenv("CMFPIPE_ANALYSIS_DUMP"))
         std::ofstream(dump) << table.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
+
+namespace {
+
+// The fields of an analysis a family test states; the rest of the JSON is the table's.
+Json reasoning_of(const Json& a) {
+    return Json{{"mode", a["reasoning"]["mode"]},
+                {"start", a["reasoning"]["start"]},
+                {"end", a["reasoning"]["end"]},
+                {"prefill", a["reasoning"]["prefill"]}};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "analysis: Qwen3.5 thinks in <think> and calls tools in <tool_call> with tagged "
+    "arguments",
+    "[analysis]") {
+    const Json a = analysis_of("Qwen3.5-4B");
+    CHECK(reasoning_of(a) == Json::parse(R"({"mode": "tag_based", "start": "<think>",
+        "end": "</think>", "prefill": {"default": "open", "enable_thinking_true": "open",
+        "enable_thinking_false": "closed"}})"));
+    CHECK(a["content"] == Json::parse(R"({"mode": "plain", "start": "", "end": "",
+        "turn_end": "<|im_end|>"})"));
+    const Json& t = a["tools"];
+    CHECK(t["format"] == "tag_with_tagged");
+    CHECK(t["section"] == Json::parse(R"({"start": "", "end": ""})"));
+    CHECK(t["per_call"] == Json::parse(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
+    CHECK(t["function"] == Json::parse(R"({"name_prefix": "<function=", "name_suffix": ">",
+        "close": "</function>"})"));
+    CHECK(t["arguments"] == Json::parse(R"({"start": "", "end": "", "name_prefix": "<parameter=",
+        "name_suffix": ">", "value_prefix": "", "value_suffix": "</parameter>",
+        "separator": ""})"));
+    CHECK(t["parallel_calls"] == true);
+    CHECK(t["call_id"]["position"] == "none");
+    CHECK(a["preserved_tokens"] ==
+          Json::parse(R"(["<think>", "</think>", "<tool_call>", "</tool_call>", "<function=",
+          "</function>", "<parameter=", "</parameter>"])"));
+    CHECK(a["notes"] == Json::array());
+}
+
+TEST_CASE("analysis: Qwen2.5 and Hermes 2 Pro call tools as JSON in a <tool_call> per call",
+          "[analysis]") {
+    for (const char* name :
+         {"Qwen-Qwen2.5-7B-Instruct", "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use"}) {
+        INFO(name);
+        const Json a = analysis_of(name);
+        CHECK(a["reasoning"]["mode"] == "none");
+        CHECK(a["content"]["turn_end"] == "<|im_end|>");
+        const Json& t = a["tools"];
+        CHECK(t["format"] == "json_native");
+        CHECK(t["section"] == Json::parse(R"({"start": "", "end": ""})"));
+        CHECK(t["per_call"] == Json::parse(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
+        CHECK(t["json"] == Json::parse(R"({"name_field": "name", "arguments_field": "arguments",
+            "id_field": "", "function_name_is_key": false, "calls_in_array": false,
+            "python_dicts": false})"));
+        CHECK(t["parallel_calls"] == true);
+    }
+}
+
+TEST_CASE(
+    "analysis: DeepSeek R1 Distill opens <think> in the generation prompt (a workaround "
+    "finds the markers the template strips)",
+    "[analysis]") {
+    const Json a = analysis_of("deepseek-ai-DeepSeek-R1-Distill-Llama-8B");
+    CHECK(reasoning_of(a) == Json::parse(R"({"mode": "tag_based", "start": "<think>",
+        "end": "</think>", "prefill": {"default": "open", "enable_thinking_true": "open",
+        "enable_thinking_false": "open"}})"));
+    CHECK(a["content"]["turn_end"] == "<｜end▁of▁sentence｜>");
+    CHECK(a["tools"]["format"] == "none");
+    CHECK(a["notes"][0] ==
+          "workaround old_thinking_templates: the template splits content on </think>");
+}
+
+TEST_CASE(
+    "analysis: DeepSeek V3.1 closes <think></think> unless thinking is enabled, and "
+    "calls tools between its own markers with JSON arguments",
+    "[analysis]") {
+    const Json a = analysis_of("deepseek-ai-DeepSeek-V3.1");
+    CHECK(reasoning_of(a) == Json::parse(R"({"mode": "tag_based", "start": "<think>",
+        "end": "</think>", "prefill": {"default": "closed", "enable_thinking_true": "open",
+        "enable_thinking_false": "closed"}})"));
+    const Json& t = a["tools"];
+    CHECK(t["format"] == "tag_with_json");
+    CHECK(t["section"] == Json::parse(R"({"start": "<｜tool▁calls▁begin｜>",
+        "end": "<｜tool▁calls▁end｜>"})"));
+    CHECK(t["per_call"] == Json::parse(R"({"start": "<｜tool▁call▁begin｜>",
+        "end": "<｜tool▁call▁end｜>"})"));
+    CHECK(t["function"] == Json::parse(R"({"name_prefix": "", "name_suffix": "<｜tool▁sep｜>",
+        "close": ""})"));
+}
+
+TEST_CASE("analysis: Llama 3.3 calls one tool at a time as bare JSON with parameters",
+          "[analysis]") {
+    const Json a = analysis_of("meta-llama-Llama-3.3-70B-Instruct");
+    CHECK(a["reasoning"]["mode"] == "none");
+    CHECK(a["content"]["turn_end"] == "<|eot_id|>");
+    const Json& t = a["tools"];
+    CHECK(t["format"] == "json_native");
+    CHECK(t["section"] == Json::parse(R"({"start": "", "end": ""})"));
+    CHECK(t["per_call"] == Json::parse(R"({"start": "", "end": ""})"));
+    CHECK(t["json"]["name_field"] == "name");
+    CHECK(t["json"]["arguments_field"] == "parameters");
+    CHECK(t["parallel_calls"] == false);  // the template raises on two calls
+}
+
+TEST_CASE("analysis: Mistral's [TOOL_CALLS] three ways", "[analysis]") {
+    SECTION("Nemo: a JSON array after [TOOL_CALLS], the id in the JSON") {
+        const Json t = analysis_of("mistralai-Mistral-Nemo-Instruct-2407", "<s>", "</s>")["tools"];
+        CHECK(t["format"] == "json_native");
+        CHECK(t["section"] == Json::parse(R"({"start": "[TOOL_CALLS]", "end": ""})"));
+        CHECK(t["json"] == Json::parse(R"({"name_field": "name", "arguments_field": "arguments",
+            "id_field": "id", "function_name_is_key": false, "calls_in_array": true,
+            "python_dicts": false})"));
+        CHECK(t["call_id"] == Json::parse(R"({"position": "in_json", "prefix": "",
+            "suffix": ""})"));
+    }
+    SECTION("Devstral: [TOOL_CALLS]name[ARGS]{...} for each call") {
+        const Json a = analysis_of("unsloth-mistral-Devstral-Small-2507", "<s>", "</s>");
+        CHECK(a["content"]["turn_end"] == "</s>");
+        const Json& t = a["tools"];
+        CHECK(t["format"] == "tag_with_json");
+        CHECK(t["per_call"] == Json::parse(R"({"start": "[TOOL_CALLS]", "end": ""})"));
+        CHECK(t["function"] == Json::parse(R"({"name_prefix": "", "name_suffix": "[ARGS]",
+            "close": ""})"));
+        CHECK(t["call_id"]["position"] == "none");
+    }
+    SECTION("Small 3.2: [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}") {
+        const Json t = analysis_of("Mistral-Small-3.2-24B-Instruct-2506", "<s>", "</s>")["tools"];
+        CHECK(t["format"] == "tag_with_json");
+        CHECK(t["per_call"] == Json::parse(R"({"start": "[TOOL_CALLS]", "end": ""})"));
+        CHECK(t["function"]["name_suffix"] == "");
+        CHECK(t["call_id"] == Json::parse(R"({"position": "between_function_and_args",
+            "prefix": "[CALL_ID]", "suffix": "[ARGS]"})"));
+    }
+}
+
+TEST_CASE("analysis: GLM 4.6 tags argument keys and values", "[analysis]") {
+    const Json t = analysis_of("GLM-4.6")["tools"];
+    CHECK(t["format"] == "tag_with_tagged");
+    CHECK(t["per_call"] == Json::parse(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
+    CHECK(t["arguments"] == Json::parse(R"({"start": "", "end": "", "name_prefix": "<arg_key>",
+        "name_suffix": "</arg_key>", "value_prefix": "<arg_value>",
+        "value_suffix": "</arg_value>", "separator": ""})"));
+}
+
+TEST_CASE("analysis: Apertus names the function as the JSON key", "[analysis]") {
+    const Json t = analysis_of("Apertus-8B-Instruct")["tools"];
+    CHECK(t["format"] == "json_native");
+    CHECK(t["section"] == Json::parse(R"({"start": "<|tools_prefix|>",
+        "end": "<|tools_suffix|>"})"));
+    CHECK(t["json"]["function_name_is_key"] == true);
+    CHECK(t["json"]["calls_in_array"] == true);
+    CHECK(t["json"]["arguments_field"] == "");
+}
+
+TEST_CASE("analysis: Command R7B wraps content and reasoning in its own markers", "[analysis]") {
+    const Json a = analysis_of("CohereForAI-c4ai-command-r7b-12-2024-tool_use");
+    CHECK(a["reasoning"]["start"] == "<|START_THINKING|>");
+    CHECK(a["reasoning"]["end"] == "<|END_THINKING|>");
+    CHECK(a["content"] == Json::parse(R"({"mode": "always_wrapped",
+        "start": "<|START_RESPONSE|>", "end": "<|END_RESPONSE|>",
+        "turn_end": "<|END_OF_TURN_TOKEN|>"})"));
+    CHECK(a["tools"]["section"] == Json::parse(R"({"start": "<|START_ACTION|>",
+        "end": "<|END_ACTION|>"})"));
+    CHECK(a["tools"]["json"]["name_field"] == "tool_name");
+    CHECK(a["tools"]["json"]["arguments_field"] == "parameters");
+}
