@@ -78,6 +78,10 @@ std::optional<Markers> thinking_switch(const TemplateProbe& probe) {
 ReasoningPrefill prefill_of(std::string_view prompt, const ReasoningAnalysis& r) {
     const std::string_view tail = trim(prompt);
     if (r.end.empty() || tail.empty()) return ReasoningPrefill::none;
+    // Delimiter style (no start marker): whatever the model writes first is reasoning, up to
+    // the end marker, unless the prompt has already written that.
+    if (r.start.empty())
+        return tail.ends_with(r.end) ? ReasoningPrefill::closed : ReasoningPrefill::open;
     if (tail.ends_with(r.end)) {
         const std::string_view before = trim(tail.substr(0, tail.size() - r.end.size()));
         if (!r.start.empty() && before.ends_with(r.start)) return ReasoningPrefill::closed;

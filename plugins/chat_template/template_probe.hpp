@@ -15,12 +15,12 @@
 namespace cmfpipe::chat_template {
 
 namespace needle {
+// Each pair that two variants set apart shares no first and no last character, so that a diff
+// of the two stops exactly at the needle and never takes a common "func_" into the markup.
 inline constexpr std::string_view user = "USER_QUESTION_TEXT";
-inline constexpr std::string_view content = "ASSISTANT_CONTENT_TEXT";
-inline constexpr std::string_view reasoning = "ASSISTANT_REASONING_TEXT";
-// Each pair shares no first and no last character, so that a diff of the two stops exactly at
-// the name and never takes a common "func_" into the markup around it.
-inline constexpr std::string_view function_first = "alpha_tool_q";
+inline constexpr std::string_view content = "CONTENT_NEEDLE_X";
+inline constexpr std::string_view reasoning = "REASONING_NEEDLE_Y";
+inline constexpr std::string_view function_first = "zeta_tool_q";
 inline constexpr std::string_view function_second = "beta_tool_z";
 inline constexpr std::string_view argument_first = "place_q";
 inline constexpr std::string_view argument_second = "unit_z";

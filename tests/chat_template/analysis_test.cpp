@@ -27,6 +27,11 @@ const cmfpipe::Renderer& jinja2() {
     return *renderer;
 }
 
+// An expectation written as JSON text.
+Json expected(std::string_view text) {
+    return cmfpipe::parse_json(text, "expected");
+}
+
 // The variables a template needs beyond transformers' (firefunction v2 reads its tools as the
 // JSON text `functions`, and `datetime`).
 Json variables_for(const std::string& name) {
@@ -77,24 +82,24 @@ TEST_CASE(
     "arguments",
     "[analysis]") {
     const Json a = analysis_of("Qwen3.5-4B");
-    CHECK(reasoning_of(a) == Json::parse(R"({"mode": "tag_based", "start": "<think>",
+    CHECK(reasoning_of(a) == expected(R"({"mode": "tag_based", "start": "<think>",
         "end": "</think>", "prefill": {"default": "open", "enable_thinking_true": "open",
         "enable_thinking_false": "closed"}})"));
-    CHECK(a["content"] == Json::parse(R"({"mode": "plain", "start": "", "end": "",
+    CHECK(a["content"] == expected(R"({"mode": "plain", "start": "", "end": "",
         "turn_end": "<|im_end|>"})"));
     const Json& t = a["tools"];
     CHECK(t["format"] == "tag_with_tagged");
-    CHECK(t["section"] == Json::parse(R"({"start": "", "end": ""})"));
-    CHECK(t["per_call"] == Json::parse(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
-    CHECK(t["function"] == Json::parse(R"({"name_prefix": "<function=", "name_suffix": ">",
+    CHECK(t["section"] == expected(R"({"start": "", "end": ""})"));
+    CHECK(t["per_call"] == expected(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
+    CHECK(t["function"] == expected(R"({"name_prefix": "<function=", "name_suffix": ">",
         "close": "</function>"})"));
-    CHECK(t["arguments"] == Json::parse(R"({"start": "", "end": "", "name_prefix": "<parameter=",
+    CHECK(t["arguments"] == expected(R"({"start": "", "end": "", "name_prefix": "<parameter=",
         "name_suffix": ">", "value_prefix": "", "value_suffix": "</parameter>",
         "separator": ""})"));
     CHECK(t["parallel_calls"] == true);
     CHECK(t["call_id"]["position"] == "none");
     CHECK(a["preserved_tokens"] ==
-          Json::parse(R"(["<think>", "</think>", "<tool_call>", "</tool_call>", "<function=",
+          expected(R"(["<think>", "</think>", "<tool_call>", "</tool_call>", "<function=",
           "</function>", "<parameter=", "</parameter>"])"));
     CHECK(a["notes"] == Json::array());
 }
@@ -109,9 +114,9 @@ TEST_CASE("analysis: Qwen2.5 and Hermes 2 Pro call tools as JSON in a <tool_call
         CHECK(a["content"]["turn_end"] == "<|im_end|>");
         const Json& t = a["tools"];
         CHECK(t["format"] == "json_native");
-        CHECK(t["section"] == Json::parse(R"({"start": "", "end": ""})"));
-        CHECK(t["per_call"] == Json::parse(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
-        CHECK(t["json"] == Json::parse(R"({"name_field": "name", "arguments_field": "arguments",
+        CHECK(t["section"] == expected(R"({"start": "", "end": ""})"));
+        CHECK(t["per_call"] == expected(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
+        CHECK(t["json"] == expected(R"({"name_field": "name", "arguments_field": "arguments",
             "id_field": "", "function_name_is_key": false, "calls_in_array": false,
             "python_dicts": false})"));
         CHECK(t["parallel_calls"] == true);
@@ -123,7 +128,7 @@ TEST_CASE(
     "finds the markers the template strips)",
     "[analysis]") {
     const Json a = analysis_of("deepseek-ai-DeepSeek-R1-Distill-Llama-8B");
-    CHECK(reasoning_of(a) == Json::parse(R"({"mode": "tag_based", "start": "<think>",
+    CHECK(reasoning_of(a) == expected(R"({"mode": "tag_based", "start": "<think>",
         "end": "</think>", "prefill": {"default": "open", "enable_thinking_true": "open",
         "enable_thinking_false": "open"}})"));
     CHECK(a["content"]["turn_end"] == "<｜end▁of▁sentence｜>");
@@ -137,16 +142,16 @@ TEST_CASE(
     "calls tools between its own markers with JSON arguments",
     "[analysis]") {
     const Json a = analysis_of("deepseek-ai-DeepSeek-V3.1");
-    CHECK(reasoning_of(a) == Json::parse(R"({"mode": "tag_based", "start": "<think>",
+    CHECK(reasoning_of(a) == expected(R"({"mode": "tag_based", "start": "<think>",
         "end": "</think>", "prefill": {"default": "closed", "enable_thinking_true": "open",
         "enable_thinking_false": "closed"}})"));
     const Json& t = a["tools"];
     CHECK(t["format"] == "tag_with_json");
-    CHECK(t["section"] == Json::parse(R"({"start": "<｜tool▁calls▁begin｜>",
+    CHECK(t["section"] == expected(R"({"start": "<｜tool▁calls▁begin｜>",
         "end": "<｜tool▁calls▁end｜>"})"));
-    CHECK(t["per_call"] == Json::parse(R"({"start": "<｜tool▁call▁begin｜>",
+    CHECK(t["per_call"] == expected(R"({"start": "<｜tool▁call▁begin｜>",
         "end": "<｜tool▁call▁end｜>"})"));
-    CHECK(t["function"] == Json::parse(R"({"name_prefix": "", "name_suffix": "<｜tool▁sep｜>",
+    CHECK(t["function"] == expected(R"({"name_prefix": "", "name_suffix": "<｜tool▁sep｜>",
         "close": ""})"));
 }
 
@@ -157,22 +162,22 @@ TEST_CASE("analysis: Llama 3.3 calls one tool at a time as bare JSON with parame
     CHECK(a["content"]["turn_end"] == "<|eot_id|>");
     const Json& t = a["tools"];
     CHECK(t["format"] == "json_native");
-    CHECK(t["section"] == Json::parse(R"({"start": "", "end": ""})"));
-    CHECK(t["per_call"] == Json::parse(R"({"start": "", "end": ""})"));
+    CHECK(t["section"] == expected(R"({"start": "", "end": ""})"));
+    CHECK(t["per_call"] == expected(R"({"start": "", "end": ""})"));
     CHECK(t["json"]["name_field"] == "name");
     CHECK(t["json"]["arguments_field"] == "parameters");
     CHECK(t["parallel_calls"] == false);  // the template raises on two calls
 }
 
-TEST_CASE("analysis: Mistral's [TOOL_CALLS] three ways", "[analysis]") {
+TEST_CASE("analysis: Mistral's TOOL_CALLS marker three ways", "[analysis]") {
     SECTION("Nemo: a JSON array after [TOOL_CALLS], the id in the JSON") {
         const Json t = analysis_of("mistralai-Mistral-Nemo-Instruct-2407", "<s>", "</s>")["tools"];
         CHECK(t["format"] == "json_native");
-        CHECK(t["section"] == Json::parse(R"({"start": "[TOOL_CALLS]", "end": ""})"));
-        CHECK(t["json"] == Json::parse(R"({"name_field": "name", "arguments_field": "arguments",
+        CHECK(t["section"] == expected(R"({"start": "[TOOL_CALLS]", "end": ""})"));
+        CHECK(t["json"] == expected(R"({"name_field": "name", "arguments_field": "arguments",
             "id_field": "id", "function_name_is_key": false, "calls_in_array": true,
             "python_dicts": false})"));
-        CHECK(t["call_id"] == Json::parse(R"({"position": "in_json", "prefix": "",
+        CHECK(t["call_id"] == expected(R"({"position": "in_json", "prefix": "",
             "suffix": ""})"));
     }
     SECTION("Devstral: [TOOL_CALLS]name[ARGS]{...} for each call") {
@@ -180,17 +185,17 @@ TEST_CASE("analysis: Mistral's [TOOL_CALLS] three ways", "[analysis]") {
         CHECK(a["content"]["turn_end"] == "</s>");
         const Json& t = a["tools"];
         CHECK(t["format"] == "tag_with_json");
-        CHECK(t["per_call"] == Json::parse(R"({"start": "[TOOL_CALLS]", "end": ""})"));
-        CHECK(t["function"] == Json::parse(R"({"name_prefix": "", "name_suffix": "[ARGS]",
+        CHECK(t["per_call"] == expected(R"({"start": "[TOOL_CALLS]", "end": ""})"));
+        CHECK(t["function"] == expected(R"({"name_prefix": "", "name_suffix": "[ARGS]",
             "close": ""})"));
         CHECK(t["call_id"]["position"] == "none");
     }
     SECTION("Small 3.2: [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}") {
         const Json t = analysis_of("Mistral-Small-3.2-24B-Instruct-2506", "<s>", "</s>")["tools"];
         CHECK(t["format"] == "tag_with_json");
-        CHECK(t["per_call"] == Json::parse(R"({"start": "[TOOL_CALLS]", "end": ""})"));
+        CHECK(t["per_call"] == expected(R"({"start": "[TOOL_CALLS]", "end": ""})"));
         CHECK(t["function"]["name_suffix"] == "");
-        CHECK(t["call_id"] == Json::parse(R"({"position": "between_function_and_args",
+        CHECK(t["call_id"] == expected(R"({"position": "between_function_and_args",
             "prefix": "[CALL_ID]", "suffix": "[ARGS]"})"));
     }
 }
@@ -198,8 +203,8 @@ TEST_CASE("analysis: Mistral's [TOOL_CALLS] three ways", "[analysis]") {
 TEST_CASE("analysis: GLM 4.6 tags argument keys and values", "[analysis]") {
     const Json t = analysis_of("GLM-4.6")["tools"];
     CHECK(t["format"] == "tag_with_tagged");
-    CHECK(t["per_call"] == Json::parse(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
-    CHECK(t["arguments"] == Json::parse(R"({"start": "", "end": "", "name_prefix": "<arg_key>",
+    CHECK(t["per_call"] == expected(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
+    CHECK(t["arguments"] == expected(R"({"start": "", "end": "", "name_prefix": "<arg_key>",
         "name_suffix": "</arg_key>", "value_prefix": "<arg_value>",
         "value_suffix": "</arg_value>", "separator": ""})"));
 }
@@ -207,7 +212,7 @@ TEST_CASE("analysis: GLM 4.6 tags argument keys and values", "[analysis]") {
 TEST_CASE("analysis: Apertus names the function as the JSON key", "[analysis]") {
     const Json t = analysis_of("Apertus-8B-Instruct")["tools"];
     CHECK(t["format"] == "json_native");
-    CHECK(t["section"] == Json::parse(R"({"start": "<|tools_prefix|>",
+    CHECK(t["section"] == expected(R"({"start": "<|tools_prefix|>",
         "end": "<|tools_suffix|>"})"));
     CHECK(t["json"]["function_name_is_key"] == true);
     CHECK(t["json"]["calls_in_array"] == true);
@@ -218,11 +223,65 @@ TEST_CASE("analysis: Command R7B wraps content and reasoning in its own markers"
     const Json a = analysis_of("CohereForAI-c4ai-command-r7b-12-2024-tool_use");
     CHECK(a["reasoning"]["start"] == "<|START_THINKING|>");
     CHECK(a["reasoning"]["end"] == "<|END_THINKING|>");
-    CHECK(a["content"] == Json::parse(R"({"mode": "always_wrapped",
+    CHECK(a["content"] == expected(R"({"mode": "always_wrapped",
         "start": "<|START_RESPONSE|>", "end": "<|END_RESPONSE|>",
         "turn_end": "<|END_OF_TURN_TOKEN|>"})"));
-    CHECK(a["tools"]["section"] == Json::parse(R"({"start": "<|START_ACTION|>",
+    CHECK(a["tools"]["section"] == expected(R"({"start": "<|START_ACTION|>",
         "end": "<|END_ACTION|>"})"));
     CHECK(a["tools"]["json"]["name_field"] == "tool_name");
     CHECK(a["tools"]["json"]["arguments_field"] == "parameters");
+}
+
+TEST_CASE("analysis: Apriel 1.6 reasons delimiter style up to its final-response marker",
+          "[analysis]") {
+    const Json a = analysis_of("Apriel-1.6-15b-Thinker-fixed");
+    // No start marker: the completion opens in its reasoning (the template's "Here are my
+    // reasoning steps:" is prompt text, not a marker the model writes).
+    CHECK(reasoning_of(a) == expected(R"({"mode": "tag_based", "start": "",
+        "end": "[BEGIN FINAL RESPONSE]", "prefill": {"default": "open",
+        "enable_thinking_true": "open", "enable_thinking_false": "open"}})"));
+    CHECK(a["tools"]["section"] == expected(R"({"start": "<tool_calls>",
+        "end": "</tool_calls>"})"));
+    CHECK(a["tools"]["json"]["calls_in_array"] == true);
+}
+
+TEST_CASE("analysis: the diff split never cuts a marker or a UTF-8 character", "[analysis]") {
+    auto split = [](std::string_view a, std::string_view b) {
+        const DiffSplit d = diff_split(a, b);
+        return Json::array({d.prefix, d.left, d.right, d.suffix});
+    };
+    CHECK(split("x<function=alpha>{}", "x<function=beta>{}") ==
+          Json::array({"x", "<function=alpha>", "<function=beta>", "{}"}));
+    CHECK(split("a[TOOL_CALLS]b", "a[TOOL_ARGS]b") ==
+          Json::array({"a", "[TOOL_CALLS]", "[TOOL_ARGS]", "b"}));
+    // "é" and "è" share their first byte: the split goes before it.
+    CHECK(split("caf\xc3\xa9!", "caf\xc3\xa8!") ==
+          Json::array({"caf", "\xc3\xa9", "\xc3\xa8", "!"}));
+    CHECK(split("same", "same") == Json::array({"same", "", "", ""}));
+    CHECK(split("ab", "abab") == Json::array({"ab", "", "ab", ""}));
+}
+
+TEST_CASE("analysis: the cache analyses a template once for every thread", "[analysis]") {
+    AnalysisCache cache;
+    const AnalysisInputs inputs{corpus_template("Qwen3.5-4B"), "", "", Json::object()};
+    std::vector<std::shared_ptr<const TemplateAnalysis>> seen(4);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        threads.emplace_back([&, i] { seen[i] = cache.get(jinja2(), inputs); });
+    for (std::thread& t : threads) t.join();
+    for (const auto& s : seen) CHECK(s == seen[0]);  // one analysis, shared
+    CHECK(cache.size() == 1);
+    CHECK(cache.get(jinja2(), inputs) == seen[0]);
+    // Other tokens are another key.
+    const AnalysisInputs with_eos{inputs.template_text, "", "<|im_end|>", Json::object()};
+    CHECK(cache.get(jinja2(), with_eos) != seen[0]);
+    CHECK(cache.size() == 2);
+    CHECK(to_json(*seen[0])["reasoning"]["start"] == "<think>");
+}
+
+TEST_CASE("analysis: a template that cannot render a user's turn is a ValueError", "[analysis]") {
+    const AnalysisInputs inputs{"{{ raise_exception('no') }}", "", "", Json::object()};
+    CHECK_THROWS_WITH(analyze_template(jinja2(), inputs),
+                      Catch::StartsWith("chat_template: the template cannot render a user's "
+                                        "turn, so it cannot be analysed: chat template:1:"));
 }
