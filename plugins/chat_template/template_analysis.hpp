@@ -101,6 +101,8 @@ struct AnalysisInputs {
     std::string bos_token, eos_token;  // "" leaves them undefined
     // Further variables (chat_template_kwargs: firefunction's `functions` and `datetime`, ...).
     Json variables = Json::object();
+    // The template's name in the renderer's errors (FILE:LINE:COL); not part of the analysis.
+    std::string template_name = "chat template";
 };
 
 // Renders the variants through `renderer` (the jinja2 renderer in its chat-template profile) and

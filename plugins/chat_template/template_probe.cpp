@@ -85,7 +85,7 @@ std::optional<std::string> TemplateProbe::render(const std::optional<ProbeTurn>&
     if (!inputs_.eos_token.empty()) variables["eos_token"] = inputs_.eos_token;
     // A fixed time: strftime_now must not differ between two variants.
     const Json options = {{"profile", "chat-template"},
-                          {"template_name", "chat template"},
+                          {"template_name", inputs_.template_name},
                           {"now", "2024-07-26T00:00:00"}};
     try {
         return renderer_.render(inputs_.template_text, variables, options);
