@@ -213,7 +213,10 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         return;
     }
     std::optional<std::string> found, found_base;
+    // Whether a call changes the render at all (unknown, so yes, where the empty turn is refused).
+    bool differs = true;
     for (auto base : {probe.render(calls_turn({}), false), probe.render(ProbeTurn{}, false)}) {
+        if (base && base->find(needle::content) == npos) differs = *base != *one;
         if (!base || *base == *one) continue;
         std::string right = diff_split(*base, *one).right;
         if (right.find(needle::function_first) == npos) continue;
@@ -223,7 +226,8 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         }
     }
     if (!found) {
-        analysis.notes.push_back("the template renders no tool call it names");
+        analysis.notes.push_back(differs ? "the template's tool call does not name its function"
+                                         : "the template renders no tool call");
         return;
     }
     const std::string section = std::move(*found);

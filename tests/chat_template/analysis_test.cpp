@@ -221,6 +221,8 @@ TEST_CASE("analysis: Apertus names the function as the JSON key", "[analysis]") 
 
 TEST_CASE("analysis: Command R7B wraps content and reasoning in its own markers", "[analysis]") {
     const Json a = analysis_of("CohereForAI-c4ai-command-r7b-12-2024-tool_use");
+    // Reasoning is rendered in tool-call turns only (message.reasoning_content before the action).
+    CHECK(a["reasoning"]["mode"] == "tools_only");
     CHECK(a["reasoning"]["start"] == "<|START_THINKING|>");
     CHECK(a["reasoning"]["end"] == "<|END_THINKING|>");
     CHECK(a["content"] == expected(R"({"mode": "always_wrapped",
@@ -284,4 +286,25 @@ TEST_CASE("analysis: a template that cannot render a user's turn is a ValueError
     CHECK_THROWS_WITH(analyze_template(jinja2(), inputs),
                       Catch::StartsWith("chat_template: the template cannot render a user's "
                                         "turn, so it cannot be analysed: chat template:1:"));
+}
+
+TEST_CASE(
+    "analysis: a start marker the generation prompt writes before boilerplate is a "
+    "template artifact",
+    "[analysis]") {
+    // Reasoning opens with <|begin_assistant|> in a past turn, but the generation prompt writes
+    // that marker itself and goes on with text: the model never writes it.
+    const std::string text =
+        "{%- for m in messages %}{% if m.role == 'user' %}<|user|>{{ m.content }}"
+        "{% else %}{% if m.reasoning_content %}<|begin_assistant|>{{ m.reasoning_content }}"
+        "<|end_thoughts|>{% endif %}{{ m.content }}<|end|>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<|begin_assistant|>Think step by step.{% endif %}";
+    const Json a =
+        to_json(analyze_template(jinja2(), AnalysisInputs{text, "", "", Json::object()}));
+    CHECK(a["reasoning"] == expected(R"({"mode": "tag_based", "start": "<|begin_assistant|>",
+        "end": "<|end_thoughts|>", "prefill": {"default": "none", "enable_thinking_true": "none",
+        "enable_thinking_false": "none"}, "start_is_template_artifact": true})"));
+    CHECK(a["content"]["turn_end"] == "<|end|>");
+    CHECK(a["tools"]["format"] == "none");
+    CHECK(a["notes"] == expected(R"(["the template renders no tool call"])"));
 }

@@ -31,8 +31,8 @@ TEST_CASE("analyze-template prints the template's analysis as JSON", "[analysis]
 
 TEST_CASE("analyze-template names the template file when the template cannot be analysed",
           "[analysis]") {
-    const fs::path file = fs::path(CMFPIPE_SOURCE_DIR) / "tests" / "chat_template" / "fixtures" /
-                          "raises.jinja";
+    const fs::path file =
+        fs::path(CMFPIPE_SOURCE_DIR) / "tests" / "chat_template" / "fixtures" / "raises.jinja";
     auto result = run_cli("analyze-template", file.string());
     CHECK(result.exit_code == 1);
     CHECK(result.out.empty());
@@ -43,10 +43,11 @@ TEST_CASE("analyze-template names the template file when the template cannot be 
 }
 
 TEST_CASE("analyze-template refuses variables the analysis sets itself", "[analysis]") {
-    const fs::path file = fs::path(CMFPIPE_SOURCE_DIR) / "tests" / "chat_template" / "fixtures" /
-                          "turns.jinja";
+    const fs::path file =
+        fs::path(CMFPIPE_SOURCE_DIR) / "tests" / "chat_template" / "fixtures" / "turns.jinja";
     auto result = run_cli("analyze-template", file.string(), "--var", "messages=[]");
     CHECK(result.exit_code == 1);
-    CHECK(result.err == "cmfpipe: ValueError: chat_template_analysis variables: $.messages: "
-                        "'messages' is set by the analysis itself\n");
+    CHECK(result.err ==
+          "cmfpipe: ValueError: chat_template_analysis variables: $.messages: "
+          "'messages' is set by the analysis itself\n");
 }
