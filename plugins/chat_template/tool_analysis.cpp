@@ -86,6 +86,14 @@ void function_name_markers(const TemplateProbe& probe, const std::string& one, T
     if (!beta) return;
     const DiffSplit d = diff_split(one, *beta);
     std::tie(t.name_prefix, t.name_suffix) = around(d.left, needle::function_first);
+    // The name alone in an element of its own: <name>f</name>.
+    const std::string open = trailing_marker(d.prefix), close = leading_marker(d.suffix);
+    if (t.name_prefix.empty() && t.name_suffix.empty() && open.size() > 2 &&
+        close == "</" + open.substr(1)) {
+        t.name_prefix = open;
+        t.name_suffix = close;
+        return;
+    }
     if (t.name_prefix.empty()) {
         const std::string_view head = d.prefix;
         const std::size_t cut = head.find_last_of(">] \n");
@@ -150,6 +158,28 @@ void argument_separator(const TemplateProbe& probe, ToolAnalysis& t) {
     if (between.ends_with(t.argument_name_prefix))
         between = trim(between.substr(0, between.size() - t.argument_name_prefix.size()));
     t.argument_separator = between;
+}
+
+// T6 (tag_with_tagged): no argument vs one: markup that holds the arguments as a whole, seen
+// around the argument in both renders, that is none of the function's own markers.
+void arguments_container(const TemplateProbe& probe, const std::string& one, ToolAnalysis& t) {
+    ProbeCall bare;
+    bare.arguments.clear();
+    const auto zero = probe.render(calls_turn({bare}), false);
+    if (!zero) return;
+    const DiffSplit d = diff_split(*zero, one);
+    const std::string before = trailing_marker(d.prefix);
+    const std::string after = leading_marker(d.suffix);
+    const auto function_marker = [&](const std::string& m) {
+        return m.empty() || m.find(needle::function_first) != std::string::npos ||
+               m == t.name_suffix || m == t.per_call_end || m == t.section_end ||
+               m == t.per_call_start || m == t.section_start;
+    };
+    if (function_marker(before) || function_marker(after)) return;
+    t.arguments_start = before;
+    t.arguments_end = after;
+    // The outer markers took the container's end for the function's close.
+    if (t.function_close.starts_with(after)) t.function_close.erase(0, after.size());
 }
 
 // T2: one call vs two. A section marker that opens each call is a per-call marker.
@@ -288,6 +318,8 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
             close_begin = section.find(t.id_suffix, close_begin) + t.id_suffix.size();
     }
     outer_markers(section, open_end, close_begin, analysis.reasoning, analysis.content.turn_end, t);
+    // After the outer markers, which it must not take for its own.
+    if (t.format == ToolFormat::tag_with_tagged) arguments_container(probe, *one, t);
     parallel_calls(probe, none, t);
 }
 

@@ -308,3 +308,23 @@ TEST_CASE(
     CHECK(a["tools"]["format"] == "none");
     CHECK(a["notes"] == expected(R"(["the template renders no tool call"])"));
 }
+
+TEST_CASE("analysis: a tagged call whose arguments sit in a container of their own", "[analysis]") {
+    // No corpus template has one: <args> ... </args> around the arguments, the name in an
+    // element of its own.
+    const std::string text =
+        "{%- for m in messages %}{% if m.role == 'user' %}<|user|>{{ m.content }}"
+        "{% else %}<|assistant|>{{ m.content }}{% for c in m.tool_calls or [] %}"
+        "<call><name>{{ c.function.name }}</name><args>"
+        "{% for k, v in c.function.arguments.items() %}<arg key=\"{{ k }}\">{{ v }}</arg>"
+        "{% endfor %}</args></call>{% endfor %}<|end|>{% endif %}{% endfor %}";
+    const Json t =
+        to_json(analyze_template(jinja2(), AnalysisInputs{text, "", "", Json::object()}))["tools"];
+    CHECK(t["format"] == "tag_with_tagged");
+    CHECK(t["per_call"] == expected(R"({"start": "<call>", "end": "</call>"})"));
+    CHECK(t["function"] == expected(R"({"name_prefix": "<name>", "name_suffix": "</name>",
+        "close": ""})"));
+    CHECK(t["arguments"] == expected(R"({"start": "<args>", "end": "</args>",
+        "name_prefix": "<arg key=\"", "name_suffix": "\">", "value_prefix": "",
+        "value_suffix": "</arg>", "separator": ""})"));
+}
