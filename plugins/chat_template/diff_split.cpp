@@ -16,15 +16,17 @@ bool marker_inside_char(char c) {
 }
 
 // The length of the prefix of `text` (of `length` bytes) that ends outside any bracketed
-// marker: an opening bracket after the last closing one starts a marker the prefix would cut.
+// marker: an opening bracket after the last closing one starts a marker the prefix would cut,
+// so the prefix ends before the first such opening. Each cut is one scan and removes every
+// unclosed bracket of its kind, so hostile text ("<<<<...") stays linear.
 std::size_t prefix_outside_markers(std::string_view text, std::size_t length) {
     for (bool moved = true; moved;) {
         moved = false;
         for (auto [open, close] : {std::pair{'<', '>'}, std::pair{'[', ']'}}) {
             const std::string_view head = text.substr(0, length);
-            const std::size_t o = head.rfind(open);
             const std::size_t c = head.rfind(close);
-            if (o != std::string_view::npos && (c == std::string_view::npos || c < o)) {
+            const std::size_t o = head.find(open, c == std::string_view::npos ? 0 : c + 1);
+            if (o != std::string_view::npos) {
                 length = o;
                 moved = true;
             }
@@ -34,15 +36,15 @@ std::size_t prefix_outside_markers(std::string_view text, std::size_t length) {
 }
 
 // The same for a suffix of `length` bytes at the end of `text`: a closing bracket before the
-// first opening one ends a marker the suffix would cut.
+// first opening one ends a marker the suffix would cut, so the suffix starts after the last
+// such closing bracket.
 std::size_t suffix_outside_markers(std::string_view text, std::size_t length) {
     for (bool moved = true; moved;) {
         moved = false;
         for (auto [open, close] : {std::pair{'<', '>'}, std::pair{'[', ']'}}) {
             const std::string_view tail = text.substr(text.size() - length);
-            const std::size_t o = tail.find(open);
-            const std::size_t c = tail.find(close);
-            if (c != std::string_view::npos && (o == std::string_view::npos || c < o)) {
+            const std::size_t c = tail.substr(0, tail.find(open)).rfind(close);
+            if (c != std::string_view::npos) {
                 length -= c + 1;
                 moved = true;
             }

@@ -221,7 +221,8 @@ void call_id_markers(const TemplateProbe& probe, std::string_view section, std::
     if (t.id_position == CallIdPosition::between_function_and_args) {
         const std::size_t cut = t.name_suffix.find(
             t.id_prefix.empty() ? needle::id_first : std::string_view(t.id_prefix));
-        if (cut != npos) t.name_suffix = trim(std::string_view(t.name_suffix).substr(0, cut));
+        if (cut != npos)
+            t.name_suffix = std::string(trim(std::string_view(t.name_suffix).substr(0, cut)));
     }
 }
 

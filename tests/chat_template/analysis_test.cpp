@@ -260,6 +260,11 @@ TEST_CASE("analysis: the diff split never cuts a marker or a UTF-8 character", "
     CHECK(split("caf\xc3\xa9!", "caf\xc3\xa8!") ==
           Json::array({"caf", "\xc3\xa9", "\xc3\xa8", "!"}));
     CHECK(split("same", "same") == Json::array({"same", "", "", ""}));
+    CHECK(split("x]y", "x]z") == Json::array({"x]", "y", "z", ""}));
+    CHECK(split("a>b", "c>b") == Json::array({"", "a>", "c>", "b"}));
+    // Unclosed brackets by the hundred thousand: one scan each way, not one per bracket.
+    const std::string many(200000, '<');
+    CHECK(split(many + "a>", many + "b>") == Json::array({"", many + "a>", many + "b>", ""}));
     CHECK(split("ab", "abab") == Json::array({"ab", "", "ab", ""}));
 }
 
