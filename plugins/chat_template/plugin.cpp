@@ -5,7 +5,10 @@
 //              template runs in the jinja2 renderer's chat-template profile, a renderer this
 //              plugin obtains from the host (cmfpipe/host_services.hpp) and never links.
 //   from_wire: not built yet (the parser derived from the template is the next step).
+// The template analysis that parser is built from is offered too, as the renderer kind
+// `chat_template_analysis` (analysis_renderer.hpp; `cmfpipe analyze-template` prints it).
 #include "cmfpipe/plugin.hpp"
+#include "analysis_renderer.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/function_tools.hpp"
 #include "hf_messages.hpp"
@@ -42,6 +45,10 @@ void register_kinds(Registrar& r) {
     const HostServices& host = r.host();
     r.add_adapter("chat_template", [&host](const Json&) {
         return std::make_unique<ChatTemplateAdapter>(
+            host.renderer("jinja2", Json{{"profile", "chat-template"}}));
+    });
+    r.add_renderer("chat_template_analysis", [&host](const Json&) {
+        return std::make_unique<AnalysisRenderer>(
             host.renderer("jinja2", Json{{"profile", "chat-template"}}));
     });
 }

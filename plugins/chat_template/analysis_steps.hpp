@@ -1,0 +1,25 @@
+#pragma once
+// The steps of the template analysis, in the order analyze_template runs them; each reads what
+// the steps before it found and fills its own part of the result.
+#include "template_analysis.hpp"
+#include "template_probe.hpp"
+
+namespace cmfpipe::chat_template {
+
+// Reasoning: with vs without reasoning_content, enable_thinking false vs true, reasoning with
+// text vs with a tool call.
+void analyze_reasoning(const TemplateProbe& probe, TemplateAnalysis& analysis);
+
+// What the generation prompt leaves open (after the workarounds have had their say on the
+// markers), with enable_thinking absent, true and false.
+void analyze_reasoning_prefill(const TemplateProbe& probe, TemplateAnalysis& analysis);
+
+// Content: text alone vs a tool call (wrappers), text alone vs text after reasoning, and what
+// follows the text to the end of the assistant turn.
+void analyze_content(const TemplateProbe& probe, TemplateAnalysis& analysis);
+
+// Tools: no call vs one call (format and outer markers), one vs two calls, two function names,
+// two argument names, two values, one vs two arguments, two call ids.
+void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis);
+
+}  // namespace cmfpipe::chat_template

@@ -1,0 +1,32 @@
+#pragma once
+// The comparison every step of the template analysis makes: two renders split into their common
+// prefix, what only the first has (left), what only the second has (right) and their common
+// suffix. The split never cuts a bracketed marker (<...>, [...]) or a UTF-8 character: a marker
+// the two sides share only in part ("<function=" of <function=a> and <function=b>) goes whole
+// into left and right.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cmfpipe::chat_template {
+
+struct DiffSplit {
+    std::string prefix, left, right, suffix;
+};
+
+DiffSplit diff_split(std::string_view a, std::string_view b);
+
+// `text` without the whitespace around it.
+std::string_view trim(std::string_view text);
+
+// The bracketed markers of `text` in order: <...> and [...] whose inside has no whitespace,
+// quote, brace or bracket ("[TOOL_CALLS]", "<|im_end|>", "<function=f>"; not "[{" of JSON).
+std::vector<std::string> bracketed_markers(std::string_view text);
+
+// The first bracketed marker `text` starts with (after whitespace), or "".
+std::string leading_marker(std::string_view text);
+
+// The last bracketed marker `text` ends with (before whitespace), or "".
+std::string trailing_marker(std::string_view text);
+
+}  // namespace cmfpipe::chat_template
