@@ -11,6 +11,7 @@
 //   - everything else (message_start, ping, other blocks) passes as it came.
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/guarded_stream_base.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 
 namespace cmfpipe::anthropic {
@@ -57,16 +58,19 @@ std::string block_text(const Json& block, const char* key) {
     return it != block.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-class MessagesStreamGuard final : public GuardedStream {
+class MessagesStreamGuard final : public wire::GuardedStreamBase {
   public:
     MessagesStreamGuard(StreamGuard guard, std::size_t holdback, Json options)
-        : guard_(std::move(guard)), holdback_(holdback), options_(std::move(options)) {}
+        : GuardedStreamBase(source),
+          guard_(std::move(guard)),
+          holdback_(holdback),
+          options_(std::move(options)) {}
 
     Events push(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
         line_ = event.line;
-        std::optional<Json> data = parse(event, out);
+        std::optional<Json> data = parse_object(event, out);
         if (!data) return out;
         BlockEvent added;
         try {
@@ -112,8 +116,6 @@ class MessagesStreamGuard final : public GuardedStream {
         return out;
     }
 
-    bool ended() const override { return ended_; }
-
     // Anthropic's error names one type: the code ("stopped", "broken"), as serve's error bodies.
     SseEvent error_event(std::string_view /*type*/, std::string_view code,
                          std::string_view message) const override {
@@ -123,33 +125,6 @@ class MessagesStreamGuard final : public GuardedStream {
     }
 
   private:
-    void end_with(Events& out, SseEvent error) {
-        out.push_back(std::move(error));
-        ended_ = true;
-    }
-
-    // The upstream sent what is not the provider's: where, and what is wrong with it.
-    void broken(Events& out, const std::string& what) {
-        end_with(out, error_event("UpstreamError", "broken",
-                                  std::string(source) +
-                                      (line_ ? ": the event at line " + std::to_string(line_)
-                                             : std::string(": at its end")) +
-                                      ": " + what));
-    }
-
-    std::optional<Json> parse(const SseEvent& event, Events& out) {
-        try {
-            Json data = wire::parse_wire_json(event.data, "its data");
-            if (data.is_object()) return data;
-            broken(out, "its data is not a JSON object, got " + std::string(json_type_name(data)));
-        } catch (const ValueError& e) {
-            broken(out, e.message());
-        } catch (const LimitExceeded& e) {
-            broken(out, e.message());
-        }
-        return std::nullopt;
-    }
-
     void take_event(const SseEvent& event, const Json& data, const BlockEvent& added, Events& out) {
         switch (added.kind) {
             case EventKind::error:  // the provider's own error: it ends the stream
@@ -387,8 +362,6 @@ class MessagesStreamGuard final : public GuardedStream {
     // block is in it, and what the processors made of it.
     Json view_, processed_;
     std::vector<std::size_t> view_index_;
-    std::size_t line_ = 0;  // of the upstream event in hand (0: the stream's end)
-    bool ended_ = false;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/guarded_stream_base.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 #include "openai_wire.hpp"
 
@@ -121,10 +122,13 @@ bool empty_choice(const Json& choice) {
            null_or_absent(choice, "logprobs");
 }
 
-class ChatStreamGuard final : public GuardedStream {
+class ChatStreamGuard final : public wire::GuardedStreamBase {
   public:
     ChatStreamGuard(StreamGuard guard, std::size_t holdback, Json options)
-        : guard_(std::move(guard)), holdback_(holdback), options_(std::move(options)) {}
+        : GuardedStreamBase(source),
+          guard_(std::move(guard)),
+          holdback_(holdback),
+          options_(std::move(options)) {}
 
     Events push(const SseEvent& event) override {
         Events out;
@@ -136,7 +140,7 @@ class ChatStreamGuard final : public GuardedStream {
             ended_ = true;
             return out;
         }
-        std::optional<Json> chunk = parse(event, out);
+        std::optional<Json> chunk = parse_object(event, out);
         if (!chunk) return out;
         if (!null_or_absent(*chunk, "error")) {  // the provider's own error: it ends the stream
             out.push_back(event);
@@ -179,8 +183,6 @@ class ChatStreamGuard final : public GuardedStream {
         return out;
     }
 
-    bool ended() const override { return ended_; }
-
     SseEvent error_event(std::string_view type, std::string_view code,
                          std::string_view message) const override {
         return data_event({{"error",
@@ -190,33 +192,6 @@ class ChatStreamGuard final : public GuardedStream {
     }
 
   private:
-    void end_with(Events& out, SseEvent error) {
-        out.push_back(std::move(error));
-        ended_ = true;
-    }
-
-    // The upstream sent what is not the provider's: where, and what is wrong with it.
-    void broken(Events& out, const std::string& what) {
-        end_with(out, error_event("UpstreamError", "broken",
-                                  std::string(source) +
-                                      (line_ ? ": the event at line " + std::to_string(line_)
-                                             : std::string(": at its end")) +
-                                      ": " + what));
-    }
-
-    std::optional<Json> parse(const SseEvent& event, Events& out) {
-        try {
-            Json chunk = wire::parse_wire_json(event.data, "its data");
-            if (chunk.is_object()) return chunk;
-            broken(out, "its data is not a JSON object, got " + std::string(json_type_name(chunk)));
-        } catch (const ValueError& e) {
-            broken(out, e.message());
-        } catch (const LimitExceeded& e) {
-            broken(out, e.message());
-        }
-        return std::nullopt;
-    }
-
     // A legacy function_call delta names a function no processor would see: refused, not passed.
     static void refuse_unguarded(const wire::WireNode& chunk,
                                  const std::vector<ChoiceDelta>& deltas) {
@@ -450,8 +425,6 @@ class ChatStreamGuard final : public GuardedStream {
     ChatCompletionSoFar so_far_{/*refusals_fail=*/false};
     std::map<std::int64_t, ChoiceState> choices_;
     Json view_, processed_;  // the turn the processors last saw, and what they made of it
-    std::size_t line_ = 0;   // of the upstream event in hand (0: the stream's end)
-    bool ended_ = false;
 };
 
 }  // namespace

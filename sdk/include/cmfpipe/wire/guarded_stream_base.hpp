@@ -1,0 +1,38 @@
+#pragma once
+// What every provider's GuardedStream (cmfpipe/stream_guard.hpp) shares: the stream ends with one
+// error event, and an upstream event whose data is not a JSON object ends it as "broken", named
+// by the event's line. A provider's stream derives from it and sets `line_` to the line of the
+// event in hand (0 at the stream's end).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmfpipe/json.hpp"
+#include "cmfpipe/stream_guard.hpp"
+
+namespace cmfpipe::wire {
+
+class GuardedStreamBase : public GuardedStream {
+  public:
+    bool ended() const override { return ended_; }
+
+  protected:
+    explicit GuardedStreamBase(std::string_view source) : source_(source) {}
+
+    // `error` goes out last; nothing after it.
+    void end_with(std::vector<SseEvent>& out, SseEvent error);
+    // The upstream sent what is not the provider's: "<source>: the event at line N: <what>"
+    // (": at its end" once the stream is over), as an UpstreamError "broken".
+    void broken(std::vector<SseEvent>& out, const std::string& what);
+    // The event's data as a JSON object (the bounded parser), or the stream ended as broken.
+    std::optional<Json> parse_object(const SseEvent& event, std::vector<SseEvent>& out);
+
+    std::size_t line_ = 0;  // of the upstream event in hand (0: the stream's end)
+    bool ended_ = false;
+
+  private:
+    std::string source_;
+};
+
+}  // namespace cmfpipe::wire

@@ -1,0 +1,35 @@
+#include "cmfpipe/wire/guarded_stream_base.hpp"
+
+#include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/json_node.hpp"
+
+namespace cmfpipe::wire {
+
+void GuardedStreamBase::end_with(std::vector<SseEvent>& out, SseEvent error) {
+    out.push_back(std::move(error));
+    ended_ = true;
+}
+
+void GuardedStreamBase::broken(std::vector<SseEvent>& out, const std::string& what) {
+    end_with(out, error_event("UpstreamError", "broken",
+                              source_ +
+                                  (line_ ? ": the event at line " + std::to_string(line_)
+                                         : std::string(": at its end")) +
+                                  ": " + what));
+}
+
+std::optional<Json> GuardedStreamBase::parse_object(const SseEvent& event,
+                                                    std::vector<SseEvent>& out) {
+    try {
+        Json data = parse_wire_json(event.data, "its data");
+        if (data.is_object()) return data;
+        broken(out, "its data is not a JSON object, got " + std::string(json_type_name(data)));
+    } catch (const ValueError& e) {
+        broken(out, e.message());
+    } catch (const LimitExceeded& e) {
+        broken(out, e.message());
+    }
+    return std::nullopt;
+}
+
+}  // namespace cmfpipe::wire
