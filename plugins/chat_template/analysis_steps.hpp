@@ -14,6 +14,14 @@ void analyze_reasoning(const TemplateProbe& probe, TemplateAnalysis& analysis);
 // markers), with enable_thinking absent, true and false.
 void analyze_reasoning_prefill(const TemplateProbe& probe, TemplateAnalysis& analysis);
 
+// The generation prompt's own text: the user's turn rendered with it minus without it ("" where
+// the template refuses either).
+std::string generation_prompt(const TemplateProbe& probe, std::optional<bool> thinking);
+
+// The turn's opener and its prefill for each enable_thinking setting (after the reasoning
+// markers are settled).
+void analyze_turn_opening(const TemplateProbe& probe, TemplateAnalysis& analysis);
+
 // Content: text alone vs a tool call (wrappers), text alone vs text after reasoning, and what
 // follows the text to the end of the assistant turn.
 void analyze_content(const TemplateProbe& probe, TemplateAnalysis& analysis);

@@ -4,13 +4,17 @@
 //              (a JSON string), byte for byte what transformers' apply_chat_template renders. The
 //              template runs in the jinja2 renderer's chat-template profile, a renderer this
 //              plugin obtains from the host (cmfpipe/host_services.hpp) and never links.
-//   from_wire: not built yet (the parser derived from the template is the next step).
+//   from_wire: a raw completion -> one assistant message (thinking, text, tool calls), parsed by
+//              the parser the template's analysis implies (completion_parser.hpp), the analysis
+//              made once per template and cached (analysis_cache.hpp).
 // The template analysis that parser is built from is offered too, as the renderer kind
 // `chat_template_analysis` (analysis_renderer.hpp; `cmfpipe analyze-template` prints it).
 #include "cmfpipe/plugin.hpp"
 #include "analysis_renderer.hpp"
-#include "cmfpipe/errors.hpp"
+#include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/function_tools.hpp"
+#include "completion_message.hpp"
+#include "completion_options.hpp"
 #include "hf_messages.hpp"
 #include "prompt_options.hpp"
 
@@ -32,13 +36,31 @@ class ChatTemplateAdapter final : public Adapter {
         return Json(jinja2_->render(prompt.template_text, variables, prompt.renderer_options));
     }
 
-    std::vector<cmf::Message> from_wire(std::string_view, const Json&) const override {
-        throw InvokerError("chat_template: parsing completions is not built yet");
+    std::vector<cmf::Message> from_wire(std::string_view completion,
+                                        const Json& options) const override {
+        check_input_size(completion.size(), "chat_template completion");
+        const CompletionOptions read = read_completion_options(options);
+        const auto analysis = analyses_.get(*jinja2_, read.analysis);
+        CompletionSettings settings;
+        settings.extract_reasoning = read.extract_reasoning;
+        settings.parallel_calls = read.parallel_calls;
+        settings.json_response = read.json_response;
+        settings.prefill = read.prompt_text ? prefill_from_prompt(*analysis, *read.prompt_text)
+                                            : default_prefill(*analysis, read.enable_thinking);
+        const ToolSet tools(read.tools);
+        return {completion_message(parse_completion(*analysis, tools, settings, completion))};
     }
 
   private:
+    static const std::string& default_prefill(const TemplateAnalysis& analysis,
+                                              std::optional<bool> thinking) {
+        if (!thinking) return analysis.turn.prefill_default;
+        return *thinking ? analysis.turn.prefill_enabled : analysis.turn.prefill_disabled;
+    }
+
     // Made once with the adapter: its compiled-template cache serves every call.
     std::shared_ptr<Renderer> jinja2_;
+    mutable AnalysisCache analyses_;
 };
 
 void register_kinds(Registrar& r) {

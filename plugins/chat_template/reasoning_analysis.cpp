@@ -90,14 +90,6 @@ ReasoningPrefill prefill_of(std::string_view prompt, const ReasoningAnalysis& r)
     return ReasoningPrefill::none;
 }
 
-// The generation prompt's own text: the prompt with it minus the prompt without it.
-std::string generation_prompt(const TemplateProbe& probe, std::optional<bool> thinking) {
-    const auto without = probe.render(std::nullopt, false, thinking);
-    const auto with = probe.render(std::nullopt, true, thinking);
-    if (!without || !with) return "";
-    return diff_split(*without, *with).right;
-}
-
 void prefill(const TemplateProbe& probe, ReasoningAnalysis& r) {
     const std::optional<bool> settings[] = {std::nullopt, true, false};
     ReasoningPrefill* targets[] = {&r.prefill_default, &r.prefill_enabled, &r.prefill_disabled};
@@ -113,6 +105,13 @@ void prefill(const TemplateProbe& probe, ReasoningAnalysis& r) {
 }
 
 }  // namespace
+
+std::string generation_prompt(const TemplateProbe& probe, std::optional<bool> thinking) {
+    const auto without = probe.render(std::nullopt, false, thinking);
+    const auto with = probe.render(std::nullopt, true, thinking);
+    if (!without || !with) return "";
+    return diff_split(*without, *with).right;
+}
 
 void analyze_reasoning(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     ReasoningAnalysis& r = analysis.reasoning;

@@ -61,6 +61,7 @@ TemplateAnalysis analyze_template(const Renderer& renderer, const AnalysisInputs
     analyze_reasoning(probe, analysis);
     old_thinking_templates(inputs, analysis);
     analyze_reasoning_prefill(probe, analysis);
+    analyze_turn_opening(probe, analysis);
     analyze_content(probe, analysis);
     analyze_tools(probe, analysis);
     analysis.preserved_tokens = preserved_tokens(analysis);

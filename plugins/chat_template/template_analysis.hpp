@@ -84,8 +84,20 @@ struct ToolAnalysis {
     std::string id_prefix, id_suffix;
 };
 
+// Where the model's turn begins. The generation prompt's own text (what add_generation_prompt
+// appends) is the opener ("<|im_start|>assistant\n") followed by what the template already writes
+// of the turn for each enable_thinking setting (the prefill: "<think>\n",
+// "<think>\n\n</think>\n\n", or ""). The completion parser reads prefill + completion as one turn,
+// so a reasoning block the prompt opened is closed by the model's text as if the model had opened
+// it.
+struct TurnOpening {
+    std::string opener;
+    std::string prefill_default, prefill_enabled, prefill_disabled;
+};
+
 struct TemplateAnalysis {
     ReasoningAnalysis reasoning;
+    TurnOpening turn;
     ContentAnalysis content;
     ToolAnalysis tools;
     // Every marker found, for a tokenizer or a grammar to keep whole.

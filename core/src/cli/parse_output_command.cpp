@@ -76,6 +76,14 @@ int run_parse_output(const Arguments& args) {
     Json options = Json::object();
     options["source"] = file == "-" ? "<stdin>" : file;
     options.update(option_pairs(args));
+    // --template and --prompt: files whose text becomes the options `template` (named by the
+    // file in the adapter's errors) and `prompt` (what the completion continues), as chat_template
+    // takes them.
+    if (auto template_file = args.value("template")) {
+        options["template"] = read_text_file(*template_file);
+        options["template_name"] = *template_file;
+    }
+    if (auto prompt_file = args.value("prompt")) options["prompt"] = read_text_file(*prompt_file);
     const std::string completion = read_input(file);
     MessageListPrinter print;
     if (append_to) {
@@ -96,6 +104,12 @@ std::vector<OptionSpec> parse_output_options() {
         options.begin(),
         {{"from", "KIND", "adapter kind (openai, anthropic, chatml, harmony, ...)"},
          {"option", "KEY=JSON", "an adapter option (e.g. complete=true, role=null)", true},
+         {"template", "FILE.jinja",
+          "the chat template of --from chat_template (its text becomes the adapter option "
+          "'template')"},
+         {"prompt", "FILE",
+          "the prompt the completion continues (--from chat_template: what its end leaves open, "
+          "an opened reasoning block or a message being continued, is read from it)"},
          {"append-to", "FILE.md",
           "also append the messages to a Prapti conversation (### @assistant:, then ### @user:), "
           "in one step"}});
@@ -104,7 +118,8 @@ std::vector<OptionSpec> parse_output_options() {
 
 const CommandRegistration registration{
     {"parse-output", "parse a model completion with an adapter; prints the CMF messages as JSON",
-     "parse-output --from KIND [--option KEY=JSON]... [--append-to FILE.md] [FILE|-]",
+     "parse-output --from KIND [--template FILE.jinja] [--prompt FILE] [--option KEY=JSON]... "
+     "[--append-to FILE.md] [FILE|-]",
      parse_output_options(), 1, run_parse_output}};
 
 }  // namespace

@@ -1,0 +1,55 @@
+// chat_template from_wire options (see completion_options.hpp).
+#include "completion_options.hpp"
+
+#include "cmfpipe/json_reader.hpp"
+
+namespace cmfpipe::chat_template {
+
+CompletionOptions read_completion_options(const Json& options) {
+    static const Json none = Json::object();
+    const Json& given = options.is_null() ? none : options;
+    const JsonReader reader("chat_template options", given);
+    reader.object();
+    CompletionOptions out;
+    // to_wire's options are read by to_wire's reader; the rest are the parser's own.
+    Json shared = Json::object();
+    for (const auto& [key, value] : given.items()) {
+        if (key != "tools" && key != "reasoning_format" && key != "parallel_tool_calls" &&
+            key != "json_schema" && key != "prompt" && key != "source")
+            shared[key] = value;
+    }
+    out.prompt = read_prompt_options(shared);
+
+    if (const auto tools = reader.find("tools"); tools && !tools->is_null())
+        out.tools = tools->array().json();
+    const std::string format = reader.string_or("reasoning_format", "auto");
+    if (format == "none")
+        out.extract_reasoning = false;
+    else if (format != "auto" && format != "deepseek")
+        reader.at("reasoning_format")
+            .fail("reasoning_format must be \"auto\", \"deepseek\" or \"none\", not \"" + format +
+                  "\"");
+    out.parallel_calls = reader.boolean_or("parallel_tool_calls", true);
+    if (const auto schema = reader.find("json_schema"); schema && !schema->is_null())
+        out.json_response = true;
+    out.prompt_text = reader.optional_string("prompt");
+
+    const Json& variables = out.prompt.variables;
+    if (auto thinking = variables.find("enable_thinking");
+        thinking != variables.end() && thinking->is_boolean())
+        out.enable_thinking = thinking->get<bool>();
+    out.analysis.template_text = out.prompt.template_text;
+    out.analysis.template_name =
+        out.prompt.renderer_options.value("template_name", "chat template");
+    for (const auto& [key, value] : variables.items()) {
+        if (key == "bos_token" && value.is_string())
+            out.analysis.bos_token = value.get<std::string>();
+        else if (key == "eos_token" && value.is_string())
+            out.analysis.eos_token = value.get<std::string>();
+        else if (key != "add_generation_prompt" && key != "enable_thinking")
+            out.analysis.variables[key] = value;
+    }
+    return out;
+}
+
+}  // namespace cmfpipe::chat_template

@@ -1,0 +1,142 @@
+// The completion parser derived from the template analysis (see completion_parser.hpp).
+#include "completion_parser.hpp"
+
+#include "diff_split.hpp"
+
+namespace cmfpipe::chat_template {
+namespace {
+
+struct ReasoningSplit {
+    std::string_view reasoning, rest;
+    bool found = false;
+    bool open = false;  // no end marker followed
+};
+
+// The reasoning block at the turn's start: "start reasoning end" (the start after optional
+// whitespace), or, delimiter style (no start marker, or one the template writes itself), the text
+// before the end marker.
+ReasoningSplit split_reasoning(const ReasoningAnalysis& r, std::string_view text) {
+    ReasoningSplit out;
+    out.rest = text;
+    if (r.mode == ReasoningMode::none || r.end.empty()) return out;
+    const bool delimited = r.start.empty() || r.start_is_template_artifact;
+    std::size_t body = 0;
+    if (!delimited) {
+        std::size_t lead = 0;
+        while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\n')) ++lead;
+        if (!text.substr(lead).starts_with(r.start)) return out;
+        body = lead + r.start.size();
+    }
+    const std::size_t end = text.find(r.end, body);
+    if (end == std::string_view::npos) {
+        if (delimited) return out;
+        out.found = out.open = true;
+        out.reasoning = text.substr(body);
+        out.rest = {};
+        return out;
+    }
+    out.found = true;
+    out.reasoning = text.substr(body, end - body);
+    out.rest = text.substr(end + r.end.size());
+    return out;
+}
+
+// The content without its wrapper markers and whatever follows the turn's end.
+std::string_view unwrap_content(const ContentAnalysis& c, std::string_view text) {
+    if (c.turn_end.size() >= 2) {
+        if (const std::size_t end = text.find(c.turn_end); end != std::string_view::npos)
+            text = text.substr(0, end);
+    }
+    if (c.mode == ContentMode::plain || c.start.empty()) return text;
+    const std::string_view lead = trim(text);
+    if (!lead.starts_with(c.start)) return text;
+    text = lead.substr(c.start.size());
+    if (!c.end.empty()) {
+        if (const std::size_t end = text.find(c.end); end != std::string_view::npos)
+            text = text.substr(0, end);
+    }
+    return text;
+}
+
+// A JSON response may come inside a ```json fence.
+std::string_view unfence(std::string_view text) {
+    text = trim(text);
+    if (!text.starts_with("```")) return text;
+    const std::size_t line = text.find('\n');
+    if (line == std::string_view::npos) return text;
+    std::string_view body = text.substr(line + 1);
+    body = trim(body);
+    if (body.ends_with("```")) body.remove_suffix(3);
+    return trim(body);
+}
+
+}  // namespace
+
+ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSet& tools,
+                                  const CompletionSettings& settings, std::string_view completion) {
+    std::string turn;
+    std::string_view text = completion;
+    if (!settings.prefill.empty()) {
+        turn.reserve(settings.prefill.size() + completion.size());
+        turn.append(settings.prefill).append(completion);
+        text = turn;
+    }
+
+    ParsedCompletion out;
+    if (settings.extract_reasoning) {
+        const ReasoningSplit split = split_reasoning(analysis.reasoning, text);
+        if (split.found) {
+            out.reasoning = std::string(trim(split.reasoning));
+            out.ended_in_reasoning = split.open;
+            text = split.rest;
+        }
+    }
+
+    std::string_view before = text, after;
+    if (!tools.empty() && analysis.tools.format != ToolFormat::none) {
+        CallSection section =
+            find_call_section(analysis.tools, tools, text, 0, settings.parallel_calls);
+        if (section.status != CallSection::Status::none) {
+            before = text.substr(0, section.start);
+            after = text.substr(section.end);
+            out.calls = std::move(section.calls);
+            out.unfinished = std::move(section.unfinished);
+        }
+    }
+
+    std::string_view content = unwrap_content(analysis.content, before);
+    if (settings.json_response) content = unfence(content);
+    out.content = std::string(trim(content));
+    if (const std::string_view rest = trim(unwrap_content(analysis.content, after));
+        !rest.empty()) {
+        if (!out.content.empty()) out.content += "\n";
+        out.content += rest;
+    }
+    return out;
+}
+
+std::string prefill_from_prompt(const TemplateAnalysis& analysis, std::string_view prompt) {
+    const std::string_view opener = trim(analysis.turn.opener);
+    if (!opener.empty()) {
+        const std::size_t at = prompt.rfind(opener);
+        if (at != std::string_view::npos) {
+            std::string_view rest = prompt.substr(at + opener.size());
+            // The opener's own trailing whitespace belongs to it, not to the turn.
+            const std::string_view full = analysis.turn.opener;
+            const std::size_t tail = full.size() - (full.find(opener) + opener.size());
+            for (std::size_t i = 0;
+                 i < tail && !rest.empty() && (rest[0] == '\n' || rest[0] == ' '); ++i)
+                rest.remove_prefix(1);
+            return std::string(rest);
+        }
+    }
+    const ReasoningAnalysis& r = analysis.reasoning;
+    if (r.start.empty() || r.start_is_template_artifact) return "";
+    const std::size_t at = prompt.rfind(r.start);
+    if (at == std::string_view::npos) return "";
+    const std::string_view after = trim(prompt.substr(at + r.start.size()));
+    if (after.empty() || after == r.end) return std::string(prompt.substr(at));
+    return "";
+}
+
+}  // namespace cmfpipe::chat_template

@@ -1,0 +1,475 @@
+// Reading tool calls in the analysed format (see tool_call_reader.hpp).
+#include "tool_call_reader.hpp"
+
+#include <algorithm>
+
+#include "cmfpipe/json_parse.hpp"
+#include "diff_split.hpp"
+#include "json_extent.hpp"
+#include "python_literal.hpp"
+
+namespace cmfpipe::chat_template {
+namespace {
+
+bool is_space(char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+enum class Match { yes, no, truncated };
+
+// Why a call could not be read: it is not a call (the text goes on as content), or the text ended
+// inside it.
+struct Stop {
+    bool truncated = false;
+};
+
+// A position in the completion with the reads the formats share.
+class Cursor {
+  public:
+    explicit Cursor(std::string_view text, std::size_t at) : text_(text), at_(at) {}
+
+    std::size_t at() const { return at_; }
+    void move_to(std::size_t at) { at_ = at; }
+    std::string_view rest() const { return text_.substr(at_); }
+    std::string_view text() const { return text_; }
+    void skip_space() {
+        while (at_ < text_.size() && is_space(text_[at_])) ++at_;
+    }
+    bool at_end_after_space() const {
+        std::size_t i = at_;
+        while (i < text_.size() && is_space(text_[i])) ++i;
+        return i == text_.size();
+    }
+
+    // `marker` after optional whitespace: consumed (an empty marker always matches), absent, or
+    // cut off by the end of the text.
+    Match marker(std::string_view marker) {
+        if (marker.empty()) return Match::yes;
+        const std::size_t saved = at_;
+        skip_space();
+        const std::string_view r = rest();
+        if (r.starts_with(marker)) {
+            at_ += marker.size();
+            return Match::yes;
+        }
+        const bool cut = marker.starts_with(r);  // includes the empty rest
+        at_ = saved;
+        return cut ? Match::truncated : Match::no;
+    }
+
+    // The text up to `marker` (consumed), or nothing when the text ends first.
+    std::optional<std::string_view> until(std::string_view marker) {
+        const std::size_t found = text_.find(marker, at_);
+        if (found == std::string_view::npos) return std::nullopt;
+        const std::string_view out = text_.substr(at_, found - at_);
+        at_ = found + marker.size();
+        return out;
+    }
+
+  private:
+    std::string_view text_;
+    std::size_t at_;
+};
+
+// A string value of a tagged argument: the template writes it between newlines
+// (<parameter=code>\nVALUE\n</parameter>); one newline on each side is markup, the rest is value.
+std::string tagged_string(std::string_view raw) {
+    if (raw.starts_with('\n')) raw.remove_prefix(1);
+    if (raw.ends_with('\n')) raw.remove_suffix(1);
+    return std::string(raw);
+}
+
+// A JSON (or Python) literal as JSON, or nothing.
+std::optional<Json> literal_value(std::string_view raw) {
+    raw = trim(raw);
+    if (raw.empty()) return std::nullopt;
+    if (auto parsed = try_parse_json(raw); parsed.value) return std::move(*parsed.value);
+    if (const auto converted = python_literal_as_json(raw)) {
+        if (auto parsed = try_parse_json(*converted); parsed.value) return std::move(*parsed.value);
+    }
+    return std::nullopt;
+}
+
+// The value at a dotted path ("function.name") of a call object, or nullptr.
+const Json* field(const Json& object, std::string_view path) {
+    const Json* at = &object;
+    while (!path.empty()) {
+        const std::size_t dot = path.find('.');
+        const std::string key(path.substr(0, dot));
+        if (!at->is_object()) return nullptr;
+        const auto it = at->find(key);
+        if (it == at->end()) return nullptr;
+        at = &*it;
+        path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+    }
+    return at;
+}
+
+std::string_view last_key(std::string_view path) {
+    const std::size_t dot = path.rfind('.');
+    return dot == std::string_view::npos ? path : path.substr(dot + 1);
+}
+
+// The string value of "key": "..." in JSON text that may be cut off, or "".
+std::string partial_string_field(std::string_view text, std::string_view key) {
+    if (key.empty()) return "";
+    const std::string quoted = "\"" + std::string(key) + "\"";
+    std::size_t at = text.find(quoted);
+    if (at == std::string_view::npos) return "";
+    at += quoted.size();
+    while (at < text.size() && (is_space(text[at]) || text[at] == ':')) ++at;
+    if (at >= text.size() || text[at] != '"') return "";
+    const std::size_t end = text.find('"', at + 1);
+    if (end == std::string_view::npos) return "";
+    return std::string(text.substr(at + 1, end - at - 1));
+}
+
+// What follows "key": in JSON text that may be cut off, or "".
+std::string partial_value_text(std::string_view text, std::string_view key) {
+    if (key.empty()) return "";
+    const std::string quoted = "\"" + std::string(key) + "\"";
+    std::size_t at = text.find(quoted);
+    if (at == std::string_view::npos) return "";
+    at += quoted.size();
+    while (at < text.size() && (is_space(text[at]) || text[at] == ':')) ++at;
+    return std::string(text.substr(at));
+}
+
+class Reader {
+  public:
+    Reader(const ToolAnalysis& format, const ToolSet& tools, std::string_view text)
+        : f_(format), tools_(tools), text_(text) {}
+
+    // The section beginning at `start` (where its trigger was found).
+    CallSection section(std::size_t start, bool parallel) {
+        CallSection out;
+        out.start = start;
+        Cursor c(text_, start);
+        const Match opened = c.marker(f_.section_start);
+        if (opened == Match::no) return out;
+        if (opened == Match::truncated) return truncated(out, ParsedCall{});
+        for (;;) {
+            const std::size_t before = c.at();
+            if (c.at_end_after_space() && !out.calls.empty()) break;
+            ParsedCall partial;
+            std::vector<ParsedCall> calls;
+            const std::optional<Stop> stop = call(c, calls, partial);
+            if (stop && stop->truncated) {
+                out.calls.insert(out.calls.end(), calls.begin(), calls.end());
+                return truncated(out, std::move(partial));
+            }
+            if (stop) {
+                c.move_to(before);
+                break;
+            }
+            out.calls.insert(out.calls.end(), calls.begin(), calls.end());
+            if (!parallel || c.at() == before) break;
+        }
+        if (out.calls.empty()) {
+            // An opened section with nothing readable in it is text, unless the text ends there.
+            if (!f_.section_start.empty() && c.at_end_after_space())
+                return truncated(out, ParsedCall{});
+            return out;
+        }
+        if (c.marker(f_.section_end) == Match::no) {
+            // Text after the calls without the section's end: the calls stand, the rest is text.
+        }
+        out.status = CallSection::Status::read;
+        out.end = c.at();
+        return out;
+    }
+
+  private:
+    CallSection& truncated(CallSection& out, ParsedCall partial) {
+        out.status = CallSection::Status::truncated;
+        out.end = text_.size();
+        out.unfinished = std::move(partial);
+        return out;
+    }
+
+    // One call (or, for a JSON array, several) into `calls`; nothing when read, else why not,
+    // with what was read of a call cut off in `partial`.
+    std::optional<Stop> call(Cursor& c, std::vector<ParsedCall>& calls, ParsedCall& partial) {
+        const Match opened = c.marker(f_.per_call_start);
+        if (opened == Match::no) return Stop{};
+        if (opened == Match::truncated) return Stop{true};
+        std::optional<Stop> stop = f_.format == ToolFormat::json_native
+                                       ? json_call(c, calls, partial)
+                                       : tagged_call(c, calls, partial);
+        if (stop) return stop;
+        c.marker(f_.per_call_end);  // optional at the end: the model may stop before it
+        return std::nullopt;
+    }
+
+    std::optional<Stop> json_call(Cursor& c, std::vector<ParsedCall>& calls, ParsedCall& partial) {
+        c.skip_space();
+        const std::string_view rest = c.rest();
+        if (rest.empty()) return Stop{true};
+        if (rest[0] != '{' && rest[0] != '[') return Stop{};
+        const auto extent = json_extent(c.text(), c.at());
+        if (!extent) {
+            partial.name =
+                f_.function_name_is_key ? "" : partial_string_field(rest, last_key(f_.name_field));
+            partial.id = partial_string_field(rest, last_key(f_.id_field));
+            partial.arguments = partial_value_text(rest, last_key(f_.arguments_field));
+            if (partial.name.empty() && !f_.function_name_is_key) {
+                // Not a call of this format unless it could still become one.
+                const std::string key = "\"" + std::string(last_key(f_.name_field)) + "\"";
+                if (rest.find(key) == std::string_view::npos && rest.size() > 64) return Stop{};
+            }
+            return Stop{true};
+        }
+        const std::string_view json = rest.substr(0, *extent - c.at());
+        std::optional<Json> value = literal_value(json);
+        if (!value) return Stop{};
+        std::vector<Json> objects;
+        if (value->is_array()) {
+            for (Json& element : *value) objects.push_back(std::move(element));
+        } else {
+            objects.push_back(std::move(*value));
+        }
+        if (objects.empty()) return Stop{};
+        for (const Json& object : objects) {
+            auto read = json_object_call(object);
+            if (!read) return Stop{};
+            calls.push_back(std::move(*read));
+        }
+        c.move_to(*extent);
+        return std::nullopt;
+    }
+
+    std::optional<ParsedCall> json_object_call(const Json& object) const {
+        if (!object.is_object()) return std::nullopt;
+        ParsedCall out;
+        const Json* arguments = nullptr;
+        if (f_.function_name_is_key) {
+            const Json* holder = f_.name_field.empty() ? &object : field(object, f_.name_field);
+            if (!holder || !holder->is_object() || holder->size() != 1) return std::nullopt;
+            out.name = holder->begin().key();
+            arguments = &holder->begin().value();
+        } else {
+            const Json* name = field(object, f_.name_field);
+            if (!name || !name->is_string()) return std::nullopt;
+            out.name = name->get<std::string>();
+            arguments = field(object, f_.arguments_field);
+        }
+        if (!f_.id_field.empty()) {
+            if (const Json* id = field(object, f_.id_field)) {
+                out.id = id->is_string() ? id->get<std::string>() : id->dump();
+            }
+        }
+        if (!arguments)
+            out.arguments = "{}";
+        else if (arguments->is_string())
+            out.arguments = arguments->get<std::string>();  // JSON text inside the JSON
+        else
+            out.arguments = arguments->dump();
+        return out;
+    }
+
+    // The id between its markers, where the format writes one at `position`.
+    std::optional<Stop> call_id(Cursor& c, CallIdPosition position, ParsedCall& call) {
+        if (f_.id_position != position) return std::nullopt;
+        const Match opened = c.marker(f_.id_prefix);
+        if (opened == Match::truncated) return Stop{true};
+        if (opened == Match::no) return std::nullopt;  // the id is optional
+        if (f_.id_suffix.empty()) return std::nullopt;
+        const auto id = c.until(f_.id_suffix);
+        if (!id) return Stop{true};
+        call.id = std::string(trim(*id));
+        return std::nullopt;
+    }
+
+    // The function's name after name_prefix: the longest tool name followed by name_suffix, else
+    // (a tool the caller did not list) the text up to name_suffix when it is one word.
+    std::optional<Stop> function_name(Cursor& c, ParsedCall& call) {
+        const Match opened = c.marker(f_.name_prefix);
+        if (opened == Match::truncated) return Stop{true};
+        if (opened == Match::no) return Stop{};
+        const std::string_view rest = c.rest();
+        std::string_view name = tools_.name_at(rest);
+        const auto suffix_after = [&](std::size_t n) {
+            Cursor probe(c.text(), c.at() + n);
+            return probe.marker(f_.name_suffix);
+        };
+        if (!name.empty() && suffix_after(name.size()) != Match::no) {
+            call.name = std::string(name);
+            c.move_to(c.at() + name.size());
+        } else if (!f_.name_suffix.empty()) {
+            const std::size_t end = rest.find(f_.name_suffix);
+            if (end == std::string_view::npos) {
+                return rest.size() < 128 && rest.find('\n') == std::string_view::npos
+                           ? std::optional<Stop>(Stop{true})
+                           : std::optional<Stop>(Stop{});
+            }
+            const std::string_view word = trim(rest.substr(0, end));
+            if (word.empty() || word.find_first_of(" \n\t<>{}[]\"") != std::string_view::npos)
+                return Stop{};
+            call.name = std::string(word);
+            c.move_to(c.at() + end);
+        } else {
+            if (tools_.name_prefix(rest) || rest.empty()) return Stop{true};
+            return Stop{};
+        }
+        const Match suffix = c.marker(f_.name_suffix);
+        if (suffix == Match::truncated) return Stop{true};
+        return std::nullopt;
+    }
+
+    std::optional<Stop> tagged_call(Cursor& c, std::vector<ParsedCall>& calls,
+                                    ParsedCall& partial) {
+        ParsedCall call;
+        if (auto stop = call_id(c, CallIdPosition::pre_function_name, call))
+            return partial = call, stop;
+        if (auto stop = function_name(c, call)) return partial = call, stop;
+        if (auto stop = call_id(c, CallIdPosition::between_function_and_args, call))
+            return partial = call, stop;
+        std::optional<Stop> stop = f_.format == ToolFormat::tag_with_json
+                                       ? json_arguments(c, call)
+                                       : tagged_arguments(c, call);
+        if (stop) {
+            partial = std::move(call);
+            return stop;
+        }
+        const Match closed = c.marker(f_.function_close);
+        if (closed == Match::truncated) {
+            partial = std::move(call);
+            return Stop{true};
+        }
+        if (auto stop = call_id(c, CallIdPosition::post_args, call)) return partial = call, stop;
+        calls.push_back(std::move(call));
+        return std::nullopt;
+    }
+
+    std::optional<Stop> json_arguments(Cursor& c, ParsedCall& call) {
+        const Match opened = c.marker(f_.arguments_start);
+        if (opened == Match::truncated) return Stop{true};
+        c.skip_space();
+        const std::string_view rest = c.rest();
+        if (rest.empty()) return Stop{true};
+        if (rest[0] != '{') {
+            call.arguments = "{}";  // a call written without arguments
+            return std::nullopt;
+        }
+        const auto extent = json_extent(c.text(), c.at());
+        if (!extent) {
+            call.arguments = std::string(rest);
+            return Stop{true};
+        }
+        const std::string_view json = rest.substr(0, *extent - c.at());
+        if (f_.python_dicts) {
+            const auto converted = python_literal_as_json(json);
+            call.arguments = converted ? *converted : std::string(json);
+        } else {
+            call.arguments = std::string(json);
+        }
+        c.move_to(*extent);
+        if (c.marker(f_.arguments_end) == Match::truncated) return Stop{true};
+        return std::nullopt;
+    }
+
+    // Where an argument's value ends when no marker closes values: at the next argument or the
+    // call's end, whichever comes first.
+    std::size_t value_end(std::size_t from) const {
+        std::size_t end = text_.size();
+        for (const std::string* m : {&f_.argument_name_prefix, &f_.arguments_end,
+                                     &f_.function_close, &f_.per_call_end, &f_.section_end}) {
+            if (m->empty()) continue;
+            end = std::min(end, text_.find(*m, from));
+        }
+        return end;
+    }
+
+    std::optional<Stop> tagged_arguments(Cursor& c, ParsedCall& call) {
+        Json arguments = Json::object();
+        const auto unfinished = [&]() {
+            std::string text = arguments.dump();
+            text.pop_back();  // open: what follows was not written yet
+            call.arguments = std::move(text);
+            return Stop{true};
+        };
+        const Match opened = c.marker(f_.arguments_start);
+        if (opened == Match::truncated) return unfinished();
+        while (!f_.argument_name_prefix.empty()) {
+            const Match named = c.marker(f_.argument_name_prefix);
+            if (named == Match::truncated) return unfinished();
+            if (named == Match::no) break;
+            const auto name = c.until(f_.argument_name_suffix.empty() ? std::string_view("\n")
+                                                                      : f_.argument_name_suffix);
+            if (!name) return unfinished();
+            if (c.marker(f_.argument_value_prefix) == Match::truncated) return unfinished();
+            std::string_view raw;
+            if (!f_.argument_value_suffix.empty()) {
+                const auto value = c.until(f_.argument_value_suffix);
+                if (!value) return unfinished();
+                raw = *value;
+            } else {
+                const std::size_t end = value_end(c.at());
+                if (end == text_.size()) return unfinished();
+                raw = text_.substr(c.at(), end - c.at());
+                c.move_to(end);
+            }
+            const std::string key(trim(*name));
+            if (tools_.string_parameter(call.name, key)) {
+                arguments[key] = tagged_string(raw);
+            } else if (auto value = literal_value(raw)) {
+                arguments[key] = std::move(*value);
+            } else {
+                arguments[key] = tagged_string(raw);
+            }
+            c.marker(f_.argument_separator);
+        }
+        if (c.marker(f_.arguments_end) == Match::truncated) return unfinished();
+        call.arguments = arguments.dump();
+        return std::nullopt;
+    }
+
+    const ToolAnalysis& f_;
+    const ToolSet& tools_;
+    std::string_view text_;
+};
+
+// What opens the first call: the section's marker, else the call's, else the function's; JSON
+// calls without markers open with their bracket.
+std::string_view trigger(const ToolAnalysis& f) {
+    for (const std::string* m : {&f.section_start, &f.per_call_start}) {
+        if (!m->empty()) return *m;
+    }
+    if (f.format != ToolFormat::json_native && !f.id_prefix.empty() &&
+        f.id_position == CallIdPosition::pre_function_name)
+        return f.id_prefix;
+    if (f.format != ToolFormat::json_native) return f.name_prefix;
+    return "";
+}
+
+}  // namespace
+
+CallSection find_call_section(const ToolAnalysis& format, const ToolSet& tools,
+                              std::string_view text, std::size_t from, bool parallel) {
+    Reader reader(format, tools, text);
+    const std::string_view opener = trigger(format);
+    while (from < text.size()) {
+        std::size_t at;
+        if (!opener.empty()) {
+            at = text.find(opener, from);
+        } else if (format.format == ToolFormat::json_native) {
+            // Bare JSON calls: a bracket at the start of a line.
+            at = text.find_first_of(format.calls_in_array ? "[" : "{", from);
+            while (at != std::string_view::npos) {
+                std::size_t line = at;
+                while (line > 0 && (text[line - 1] == ' ' || text[line - 1] == '\t')) --line;
+                if (line == 0 || text[line - 1] == '\n') break;
+                at = text.find_first_of(format.calls_in_array ? "[" : "{", at + 1);
+            }
+        } else {
+            return {};
+        }
+        if (at == std::string_view::npos) return {};
+        CallSection section = reader.section(at, parallel);
+        if (section.status != CallSection::Status::none) return section;
+        from = at + 1;
+    }
+    return {};
+}
+
+}  // namespace cmfpipe::chat_template

@@ -1,0 +1,44 @@
+// The turn's opener and prefill (see template_analysis.hpp, TurnOpening).
+#include <string>
+
+#include "analysis_steps.hpp"
+#include "diff_split.hpp"
+
+namespace cmfpipe::chat_template {
+namespace {
+
+// Where the reasoning the generation prompt opens (or opens and closes) begins in it; npos when
+// the prompt's end holds no reasoning block. A start marker followed by more than its end marker
+// is the template's boilerplate (Apriel's turn header), part of the opener.
+std::size_t reasoning_at(std::string_view prompt, const ReasoningAnalysis& r) {
+    if (r.start.empty() || r.start_is_template_artifact) return std::string_view::npos;
+    const std::size_t at = prompt.rfind(r.start);
+    if (at == std::string_view::npos) return at;
+    const std::string_view after = trim(prompt.substr(at + r.start.size()));
+    return after.empty() || after == r.end ? at : std::string_view::npos;
+}
+
+}  // namespace
+
+void analyze_turn_opening(const TemplateProbe& probe, TemplateAnalysis& analysis) {
+    const std::optional<bool> settings[] = {std::nullopt, true, false};
+    std::string* prefills[] = {&analysis.turn.prefill_default, &analysis.turn.prefill_enabled,
+                               &analysis.turn.prefill_disabled};
+    std::string prompts[3];
+    for (int i = 0; i < 3; ++i) prompts[i] = generation_prompt(probe, settings[i]);
+    // The opener is what every setting's prompt starts with before its reasoning block.
+    std::string& opener = analysis.turn.opener;
+    for (const std::string& prompt : prompts) {
+        const std::size_t at = reasoning_at(prompt, analysis.reasoning);
+        if (at != std::string_view::npos) {
+            opener = prompt.substr(0, at);
+            break;
+        }
+    }
+    if (opener.empty()) opener = prompts[0];
+    for (int i = 0; i < 3; ++i) {
+        if (prompts[i].starts_with(opener)) *prefills[i] = prompts[i].substr(opener.size());
+    }
+}
+
+}  // namespace cmfpipe::chat_template
