@@ -42,20 +42,24 @@ ReasoningSplit split_reasoning(const ReasoningAnalysis& r, std::string_view text
 }
 
 // The content without its wrapper markers and whatever follows the turn's end.
-std::string_view unwrap_content(const ContentAnalysis& c, std::string_view text) {
+std::string_view unwrap_content(const ContentAnalysis& c, std::string_view text,
+                                std::string& unwrapped) {
     if (c.turn_end.size() >= 2) {
         if (const std::size_t end = text.find(c.turn_end); end != std::string_view::npos)
             text = text.substr(0, end);
     }
     if (c.mode == ContentMode::plain || c.start.empty()) return text;
-    const std::string_view lead = trim(text);
-    if (!lead.starts_with(c.start)) return text;
-    text = lead.substr(c.start.size());
+    const std::size_t start = text.find(c.start);
+    if (start == std::string_view::npos) return text;
+    // What precedes the wrapper (reasoning left in the text) stays; the wrapper goes.
+    std::string_view inside = text.substr(start + c.start.size());
     if (!c.end.empty()) {
-        if (const std::size_t end = text.find(c.end); end != std::string_view::npos)
-            text = text.substr(0, end);
+        if (const std::size_t end = inside.find(c.end); end != std::string_view::npos)
+            inside = inside.substr(0, end);
     }
-    return text;
+    if (start == 0) return inside;
+    unwrapped.assign(text.substr(0, start)).append(inside);
+    return unwrapped;
 }
 
 // A JSON response may come inside a ```json fence.
@@ -104,10 +108,11 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
         }
     }
 
-    std::string_view content = unwrap_content(analysis.content, before);
+    std::string unwrapped, unwrapped_after;
+    std::string_view content = unwrap_content(analysis.content, before, unwrapped);
     if (settings.json_response) content = unfence(content);
     out.content = std::string(trim(content));
-    if (const std::string_view rest = trim(unwrap_content(analysis.content, after));
+    if (const std::string_view rest = trim(unwrap_content(analysis.content, after, unwrapped_after));
         !rest.empty()) {
         if (!out.content.empty()) out.content += "\n";
         out.content += rest;

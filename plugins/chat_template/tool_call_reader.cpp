@@ -380,6 +380,19 @@ class Reader {
         return end;
     }
 
+    // The argument's name up to argument_name_suffix. A suffix that goes on inside the tag after
+    // the name (DeepSeek V3.2's `" string="true">`) has attributes that differ by the value's
+    // type: the name ends at the suffix's first character, the tag at its last.
+    std::optional<std::string_view> argument_name(Cursor& c) {
+        const std::string_view suffix = f_.argument_name_suffix;
+        if (suffix.empty()) return c.until("\n");
+        const std::size_t space = suffix.find(' ');
+        if (space == std::string_view::npos || suffix.back() != '>') return c.until(suffix);
+        const auto name = c.until(suffix.substr(0, 1));
+        if (!name || !c.until(">")) return std::nullopt;
+        return name;
+    }
+
     std::optional<Stop> tagged_arguments(Cursor& c, ParsedCall& call) {
         Json arguments = Json::object();
         const auto unfinished = [&]() {
@@ -394,8 +407,7 @@ class Reader {
             const Match named = c.marker(f_.argument_name_prefix);
             if (named == Match::truncated) return unfinished();
             if (named == Match::no) break;
-            const auto name = c.until(f_.argument_name_suffix.empty() ? std::string_view("\n")
-                                                                      : f_.argument_name_suffix);
+            const auto name = argument_name(c);
             if (!name) return unfinished();
             if (c.marker(f_.argument_value_prefix) == Match::truncated) return unfinished();
             std::string_view raw;

@@ -22,6 +22,8 @@ std::string joined(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
 }
 
+bool names_an_id(std::string_view key) { return key == "id" || key.ends_with("_id"); }
+
 bool holds_first_argument(const Json& value) {
     if (value.is_object()) return value.contains(std::string(needle::argument_first));
     // Arguments printed as a JSON string inside the JSON.
@@ -39,6 +41,11 @@ void find_fields(const Json& object, const std::string& path, ToolAnalysis& tool
         if (value.is_string() && value.get<std::string>() == needle::function_first)
             tools.name_field = joined(path, key);
         else if (value.is_string() && value.get<std::string>() == needle::id_first)
+            tools.id_field = joined(path, key);
+        else if (tools.id_field.empty() && names_an_id(key) &&
+                 (value.is_string() || value.is_number_integer()))
+            // A template that numbers the calls itself (Command R7B's "tool_call_id": "0")
+            // writes no id of ours, but its field is the call's id all the same.
             tools.id_field = joined(path, key);
         else if (holds_first_argument(value) && tools.arguments_field.empty())
             tools.arguments_field = joined(path, key);
