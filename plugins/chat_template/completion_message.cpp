@@ -12,7 +12,8 @@ cmf::Message completion_message(ParsedCompletion parsed) {
         parts.push_back(ContentPart::thinking(std::move(parsed.reasoning)));
     if (!parsed.content.empty()) parts.push_back(ContentPart::text(std::move(parsed.content)));
 
-    // custom in a fixed order: incomplete, unfinished_tool_call, invalid_tool_arguments.
+    // custom in a fixed order: incomplete, unfinished_tool_call, builtin_tool_calls,
+    // invalid_tool_arguments.
     Json custom = Json::object();
     if (parsed.ended_in_reasoning || parsed.unfinished) custom["incomplete"] = true;
     if (parsed.unfinished) {
@@ -20,6 +21,8 @@ cmf::Message completion_message(ParsedCompletion parsed) {
                                           {"id", parsed.unfinished->id},
                                           {"arguments", parsed.unfinished->arguments}};
     }
+    if (!parsed.builtin_tool_calls.empty())
+        custom["builtin_tool_calls"] = std::move(parsed.builtin_tool_calls);
     Json flagged = Json::object();
     for (ParsedCall& call : parsed.calls) {
         wire::ToolArguments arguments = wire::tool_arguments_from_text(call.arguments);

@@ -4,6 +4,7 @@
 // whose arguments are not a JSON object follow the one policy (wire/tool_arguments.hpp): no part,
 // flagged in custom.invalid_tool_arguments. A completion cut off inside the reasoning or a call is
 // custom.incomplete, and the call so far is custom.unfinished_tool_call {name, id, arguments}.
+// Calls to a model's built-in tools are custom.builtin_tool_calls.
 #include "cmfpipe/cmf/message.hpp"
 #include "completion_parser.hpp"
 

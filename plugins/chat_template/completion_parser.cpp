@@ -112,7 +112,8 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
     std::string_view content = unwrap_content(analysis.content, before, unwrapped);
     if (settings.json_response) content = unfence(content);
     out.content = std::string(trim(content));
-    if (const std::string_view rest = trim(unwrap_content(analysis.content, after, unwrapped_after));
+    if (const std::string_view rest =
+            trim(unwrap_content(analysis.content, after, unwrapped_after));
         !rest.empty()) {
         if (!out.content.empty()) out.content += "\n";
         out.content += rest;

@@ -32,6 +32,8 @@ struct ParsedCompletion {
     std::vector<ParsedCall> calls;
     std::optional<ParsedCall> unfinished;  // the completion ended inside this call
     bool ended_in_reasoning = false;       // ... or inside the reasoning block
+    // Calls to tools the model has built in, not the caller's: {recipient, text} (harmony_turn.hpp)
+    Json builtin_tool_calls = Json::array();
 };
 
 // `tools` empty: tool calls are not parsed (their markup stays content).

@@ -11,10 +11,12 @@
 // `chat_template_analysis` (analysis_renderer.hpp; `cmfpipe analyze-template` prints it).
 #include "cmfpipe/plugin.hpp"
 #include "analysis_renderer.hpp"
+#include "cmfpipe/errors.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/function_tools.hpp"
 #include "completion_message.hpp"
 #include "completion_options.hpp"
+#include "harmony_turn.hpp"
 #include "hf_messages.hpp"
 #include "prompt_options.hpp"
 
@@ -23,7 +25,8 @@ namespace {
 
 class ChatTemplateAdapter final : public Adapter {
   public:
-    explicit ChatTemplateAdapter(std::shared_ptr<Renderer> jinja2) : jinja2_(std::move(jinja2)) {}
+    ChatTemplateAdapter(std::shared_ptr<Renderer> jinja2, std::shared_ptr<Adapter> harmony)
+        : jinja2_(std::move(jinja2)), harmony_(std::move(harmony)) {}
 
     Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
                  const Json& options) const override {
@@ -47,6 +50,13 @@ class ChatTemplateAdapter final : public Adapter {
         settings.json_response = read.json_response;
         settings.prefill = read.prompt_text ? prefill_from_prompt(*analysis, *read.prompt_text)
                                             : default_prefill(*analysis, read.enable_thinking);
+        if (harmony_turns(*analysis)) {
+            if (!harmony_)
+                throw InvokerError(
+                    "chat_template: the template writes harmony turns (gpt-oss); reading them "
+                    "needs the 'harmony' adapter, which is not loaded");
+            return {completion_message(parse_harmony_turn(*harmony_, settings, completion))};
+        }
         const ToolSet tools(read.tools);
         return {completion_message(parse_completion(*analysis, tools, settings, completion))};
     }
@@ -60,14 +70,21 @@ class ChatTemplateAdapter final : public Adapter {
 
     // Made once with the adapter: its compiled-template cache serves every call.
     std::shared_ptr<Renderer> jinja2_;
+    std::shared_ptr<Adapter> harmony_;  // null when no harmony plugin is loaded
     mutable AnalysisCache analyses_;
 };
 
 void register_kinds(Registrar& r) {
     const HostServices& host = r.host();
     r.add_adapter("chat_template", [&host](const Json&) {
+        std::shared_ptr<Adapter> harmony;
+        try {
+            harmony = host.adapter("harmony", Json::object());
+        } catch (const InvokerError&) {
+            // Only gpt-oss's templates need it; the others parse without it.
+        }
         return std::make_unique<ChatTemplateAdapter>(
-            host.renderer("jinja2", Json{{"profile", "chat-template"}}));
+            host.renderer("jinja2", Json{{"profile", "chat-template"}}), std::move(harmony));
     });
     r.add_renderer("chat_template_analysis", [&host](const Json&) {
         return std::make_unique<AnalysisRenderer>(

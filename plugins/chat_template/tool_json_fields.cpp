@@ -22,7 +22,9 @@ std::string joined(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
 }
 
-bool names_an_id(std::string_view key) { return key == "id" || key.ends_with("_id"); }
+bool names_an_id(std::string_view key) {
+    return key == "id" || key.ends_with("_id");
+}
 
 bool holds_first_argument(const Json& value) {
     if (value.is_object()) return value.contains(std::string(needle::argument_first));

@@ -1,0 +1,62 @@
+// gpt-oss's harmony turns (see harmony_turn.hpp).
+#include "harmony_turn.hpp"
+
+#include "diff_split.hpp"
+
+namespace cmfpipe::chat_template {
+namespace {
+
+void append(std::string& to, std::string_view text) {
+    if (text.empty()) return;
+    if (!to.empty()) to += "\n";
+    to += text;
+}
+
+}  // namespace
+
+bool harmony_turns(const TemplateAnalysis& analysis) {
+    const std::string& start = analysis.content.start;
+    return start.find("<|channel|>") != std::string::npos &&
+           start.find("<|message|>") != std::string::npos;
+}
+
+ParsedCompletion parse_harmony_turn(const Adapter& harmony, const CompletionSettings& settings,
+                                    std::string_view completion) {
+    const std::string turn = settings.prefill + std::string(completion);
+    // The completion ends where the model's stop token was: whole, though it has no <|return|>.
+    const std::vector<cmf::Message> messages =
+        harmony.from_wire(turn, Json{{"complete", true}, {"source", "completion"}});
+    ParsedCompletion out;
+    for (const cmf::Message& message : messages) {
+        const Json* custom = message.extensions().custom.get();
+        const Json* header =
+            custom && custom->contains("harmony") ? &(*custom)["harmony"] : nullptr;
+        if (header && header->contains("recipient")) {
+            // A call to a built-in tool: its text is the call, not the answer.
+            out.builtin_tool_calls.push_back({{"recipient", (*header)["recipient"]},
+                                              {"text", custom->value("pending", std::string())}});
+            continue;
+        }
+        for (const auto& part : message.content()) {
+            if (const auto* thinking = part->get_if<cmf::Thinking>()) {
+                if (settings.extract_reasoning)
+                    append(out.reasoning, thinking->text);
+                else
+                    out.content += "<|channel|>analysis<|message|>" + thinking->text + "<|end|>";
+            } else if (const auto* text = part->get_if<cmf::Text>()) {
+                out.content += text->text;
+            } else if (const auto* call = part->get_if<cmf::ToolCall>()) {
+                // The format carries no call id (the adapter numbers them; the model did not).
+                out.calls.push_back({call->name, "", call->arguments.dump()});
+            }
+        }
+        if (custom && custom->contains("invalid_tool_arguments"))
+            for (const Json& flagged : (*custom)["invalid_tool_arguments"])
+                out.calls.push_back({flagged.value("name", std::string()), "",
+                                     flagged.value("raw", std::string())});
+    }
+    if (settings.json_response) out.content = std::string(trim(out.content));
+    return out;
+}
+
+}  // namespace cmfpipe::chat_template
