@@ -30,4 +30,10 @@ void analyze_content(const TemplateProbe& probe, TemplateAnalysis& analysis);
 // two argument names, two values, one vs two arguments, two call ids.
 void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis);
 
+// T1 for calls written as expressions (NAME(key=value) or NAME{key:value}): `section` is the
+// rendered one-call section, `name_at` where the function's name is in it. Fills the format, the
+// name prefix, the expression's brackets, assign and quote, and the markers around the calls;
+// false when the call is not an expression.
+bool read_call_expression(std::string_view section, std::size_t name_at, ToolAnalysis& t);
+
 }  // namespace cmfpipe::chat_template

@@ -16,7 +16,92 @@ bool word_at(std::string_view text, std::size_t at, std::string_view word) {
     return starts && ends;
 }
 
+bool word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+void json_escape(std::string& out, char c) {
+    switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        default:
+            out += c;
+    }
+}
+
 }  // namespace
+
+std::optional<std::string> call_arguments_as_json(std::string_view in, std::string_view assign,
+                                                  std::string_view quote) {
+    std::string out = "{";
+    out.reserve(in.size() + 16);
+    const bool token_quote = quote.size() > 1;
+    for (std::size_t i = 0; i < in.size();) {
+        const char c = in[i];
+        if (token_quote && in.substr(i, quote.size()) == quote) {
+            // A string between two quote tokens, taken as it is.
+            const std::size_t end = in.find(quote, i + quote.size());
+            if (end == std::string_view::npos) return std::nullopt;
+            out += '"';
+            for (char s : in.substr(i + quote.size(), end - i - quote.size())) json_escape(out, s);
+            out += '"';
+            i = end + quote.size();
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            const std::size_t start = i;
+            ++i;
+            while (i < in.size() && in[i] != c) i += in[i] == '\\' ? 2 : 1;
+            if (i >= in.size()) return std::nullopt;
+            ++i;
+            const auto literal = python_literal_as_json(in.substr(start, i - start));
+            if (!literal) return std::nullopt;
+            out += *literal;
+            continue;
+        }
+        if (word_char(c) && (i == 0 || !word_char(in[i - 1]))) {
+            std::size_t end = i;
+            while (end < in.size() && (word_char(in[end]) || in[end] == '-')) ++end;
+            std::size_t next = end;
+            while (next < in.size() && in[next] == ' ') ++next;
+            const std::string_view word = in.substr(i, end - i);
+            const bool key =
+                next < in.size() && (in.substr(next, assign.size()) == assign || in[next] == ':');
+            if (key && !std::isdigit(static_cast<unsigned char>(c))) {
+                out += '"';
+                out += word;
+                out += "\":";
+                i = next + (in.substr(next, assign.size()) == assign ? assign.size() : 1);
+                continue;
+            }
+            if (word == "True" || word == "False" || word == "None") {
+                out += word == "True" ? "true" : word == "False" ? "false" : "null";
+                i = end;
+                continue;
+            }
+            out += word;
+            i = end;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    out += '}';
+    return out;
+}
 
 std::optional<std::string> python_literal_as_json(std::string_view in) {
     std::string out;

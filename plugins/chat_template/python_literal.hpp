@@ -13,4 +13,12 @@ namespace cmfpipe::chat_template {
 // The JSON text, or nothing when a string is not closed.
 std::optional<std::string> python_literal_as_json(std::string_view literal);
 
+// The arguments of a call expression (what stands between its brackets: `a=1, b='x'` of LFM2,
+// `city:<|"|>Paris<|"|>,n:{k:1}` of Gemma 4) as a JSON object's text. A key is a bare word before
+// `assign` (or before ':' inside a nested object); strings are quoted by `quote` (a token, or ' or
+// " with Python's escapes); Python's True/False/None are JSON's. Nothing when a string is not
+// closed (the text was cut off).
+std::optional<std::string> call_arguments_as_json(std::string_view arguments,
+                                                  std::string_view assign, std::string_view quote);
+
 }  // namespace cmfpipe::chat_template

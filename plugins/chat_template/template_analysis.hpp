@@ -51,6 +51,10 @@ enum class ToolFormat {
     json_native,      // the whole call is JSON: {"name": ..., "arguments": {...}}
     tag_with_json,    // the name in markup, the arguments a JSON object
     tag_with_tagged,  // the name and each argument in markup
+    // A call written as an expression: NAME(key=value, ...) (LFM2's pythonic calls) or
+    // NAME{key:value,...} (Gemma 4), values as literals, several calls in a [...] list or each
+    // in its own markers.
+    call_expression,
 };
 
 enum class CallIdPosition {
@@ -79,6 +83,9 @@ struct ToolAnalysis {
     std::string argument_name_prefix, argument_name_suffix;
     std::string argument_value_prefix, argument_value_suffix;
     std::string argument_separator;
+    // call_expression: the brackets around the arguments, what joins a key to its value, and
+    // the quote around strings (', ", or a token such as Gemma 4's <|"|>).
+    std::string expression_open, expression_close, expression_assign, string_quote;
     bool parallel_calls = false;  // the template renders two calls in one turn
     CallIdPosition id_position = CallIdPosition::none;
     std::string id_prefix, id_suffix;

@@ -46,6 +46,8 @@ const char* name(ToolFormat f) {
             return "tag_with_json";
         case ToolFormat::tag_with_tagged:
             return "tag_with_tagged";
+        case ToolFormat::call_expression:
+            return "call_expression";
         default:
             return "none";
     }
@@ -113,6 +115,11 @@ Json to_json(const TemplateAnalysis& a) {
             {"value_prefix", t.argument_value_prefix},
             {"value_suffix", t.argument_value_suffix},
             {"separator", t.argument_separator}}},
+          {"expression",
+           {{"open", t.expression_open},
+            {"close", t.expression_close},
+            {"assign", t.expression_assign},
+            {"string_quote", t.string_quote}}},
           {"parallel_calls", t.parallel_calls},
           {"call_id",
            {{"position", name(t.id_position)}, {"prefix", t.id_prefix}, {"suffix", t.id_suffix}}}}},

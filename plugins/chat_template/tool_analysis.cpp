@@ -283,6 +283,10 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         parallel_calls(probe, none, t);
         return;
     }
+    if (read_call_expression(section, name_at, t)) {
+        parallel_calls(probe, none, t);
+        return;
+    }
     t.format = argument_at != npos && in_json(section, argument_at, needle::argument_first.size())
                    ? ToolFormat::tag_with_json
                    : ToolFormat::tag_with_tagged;
