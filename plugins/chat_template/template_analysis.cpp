@@ -1,4 +1,5 @@
-// The analysis's steps in order, the one workaround it needs so far, and the preserved tokens
+// The analysis's steps in order, its workarounds (each names the family it serves), and the
+// preserved tokens
 // (see template_analysis.hpp).
 #include "template_analysis.hpp"
 
@@ -25,6 +26,41 @@ void old_thinking_templates(const AnalysisInputs& inputs, TemplateAnalysis& anal
     r.end = "</think>";
     analysis.notes.push_back(
         "workaround old_thinking_templates: the template splits content on </think>");
+}
+
+// LFM2.5's instruct template lists the tools but never renders a call; its models call as their
+// siblings' templates render it: <|tool_call_start|>[f(a=1), g(b="x")]<|tool_call_end|>.
+void lfm2_unrendered_calls(const AnalysisInputs& inputs, TemplateAnalysis& analysis) {
+    ToolAnalysis& t = analysis.tools;
+    if (t.format != ToolFormat::none ||
+        inputs.template_text.find("List of tools: [") == std::string::npos)
+        return;
+    t.format = ToolFormat::call_expression;
+    t.section_start = "<|tool_call_start|>";
+    t.section_end = "<|tool_call_end|>";
+    t.calls_in_array = true;
+    t.expression_open = "(";
+    t.expression_close = ")";
+    t.expression_assign = "=";
+    t.string_quote = "\"";
+    t.parallel_calls = true;
+    analysis.notes.push_back(
+        "workaround lfm2_unrendered_calls: the template renders no call; LFM2's pythonic calls "
+        "are read");
+}
+
+// Ministral 3 and Magistral reason in [THINK] ... [/THINK], which their templates render only
+// from structured content blocks the probe does not write (llama.cpp gives them a dedicated
+// handler).
+void mistral_think_blocks(const AnalysisInputs& inputs, TemplateAnalysis& analysis) {
+    ReasoningAnalysis& r = analysis.reasoning;
+    if (r.mode != ReasoningMode::none || inputs.template_text.find("[THINK]") == std::string::npos)
+        return;
+    r.mode = ReasoningMode::tag_based;
+    r.start = "[THINK]";
+    r.end = "[/THINK]";
+    analysis.notes.push_back(
+        "workaround mistral_think_blocks: the template writes [THINK] only from content blocks");
 }
 
 void preserve(std::vector<std::string>& tokens, const std::string& marker) {
@@ -60,10 +96,12 @@ TemplateAnalysis analyze_template(const Renderer& renderer, const AnalysisInputs
             probe.last_error());
     analyze_reasoning(probe, analysis);
     old_thinking_templates(inputs, analysis);
+    mistral_think_blocks(inputs, analysis);
     analyze_reasoning_prefill(probe, analysis);
     analyze_turn_opening(probe, analysis);
     analyze_content(probe, analysis);
     analyze_tools(probe, analysis);
+    lfm2_unrendered_calls(inputs, analysis);
     analysis.preserved_tokens = preserved_tokens(analysis);
     return analysis;
 }

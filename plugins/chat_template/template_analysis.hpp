@@ -83,6 +83,9 @@ struct ToolAnalysis {
     std::string argument_name_prefix, argument_name_suffix;
     std::string argument_value_prefix, argument_value_suffix;
     std::string argument_separator;
+    // Tag formats: the template writes a value on lines of its own (<parameter=k>\nVALUE\n</...>),
+    // so one newline on each side of a string value is markup.
+    bool value_on_own_lines = false;
     // call_expression: the brackets around the arguments, what joins a key to its value, and
     // the quote around strings (', ", or a token such as Gemma 4's <|"|>).
     std::string expression_open, expression_close, expression_assign, string_quote;

@@ -302,6 +302,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     } else {
         argument_markers(probe, *one, t);
         const std::size_t value_at = section.rfind(needle::value_first);
+        t.value_on_own_lines = value_at != npos && value_at > 0 && section[value_at - 1] == '\n';
         if (value_at != npos) {
             arguments_end = value_at + needle::value_first.size();
             const std::size_t suffix = section.find(t.argument_value_suffix, arguments_end);

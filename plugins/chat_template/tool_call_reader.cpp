@@ -72,9 +72,10 @@ class Cursor {
     std::size_t at_;
 };
 
-// A string value of a tagged argument: the template writes it between newlines
-// (<parameter=code>\nVALUE\n</parameter>); one newline on each side is markup, the rest is value.
-std::string tagged_string(std::string_view raw) {
+// A string value of a tagged argument. Where the template writes it between newlines
+// (<parameter=code>\nVALUE\n</parameter>), one newline on each side is markup.
+std::string tagged_string(std::string_view raw, bool own_lines) {
+    if (!own_lines) return std::string(raw);
     if (raw.starts_with('\n')) raw.remove_prefix(1);
     if (raw.ends_with('\n')) raw.remove_suffix(1);
     return std::string(raw);
@@ -508,11 +509,11 @@ class Reader {
             }
             const std::string key(trim(*name));
             if (tools_.string_parameter(call.name, key)) {
-                arguments[key] = tagged_string(raw);
+                arguments[key] = tagged_string(raw, f_.value_on_own_lines);
             } else if (auto value = literal_value(raw)) {
                 arguments[key] = std::move(*value);
             } else {
-                arguments[key] = tagged_string(raw);
+                arguments[key] = tagged_string(raw, f_.value_on_own_lines);
             }
             c.marker(f_.argument_separator);
         }
