@@ -9,7 +9,10 @@ CompletionOptions read_completion_options(const Json& options) {
     static const Json none = Json::object();
     const Json& given = options.is_null() ? none : options;
     const JsonReader reader("chat_template options", given);
-    reader.object();
+    reader.only_fields({"template", "template_name", "add_generation_prompt", "enable_thinking",
+                        "bos_token", "eos_token", "chat_template_kwargs", "now", "limits", "tools",
+                        "reasoning_format", "parallel_tool_calls", "json_schema", "prompt",
+                        "source"});
     CompletionOptions out;
     // to_wire's options are read by to_wire's reader; the rest are the parser's own.
     Json shared = Json::object();

@@ -81,8 +81,10 @@ std::optional<std::string> TemplateProbe::render(const std::optional<ProbeTurn>&
     variables["add_generation_prompt"] = generation_prompt;
     if (!tools_.is_null()) variables["tools"] = tools_;
     if (thinking) variables["enable_thinking"] = *thinking;
-    if (!inputs_.bos_token.empty()) variables["bos_token"] = inputs_.bos_token;
-    if (!inputs_.eos_token.empty()) variables["eos_token"] = inputs_.eos_token;
+    // A tokenizer always has them; where the caller gave none, the analysis renders with empty
+    // ones rather than fail on templates that print them (Mistral Nemo, Functionary, Llama 3).
+    variables["bos_token"] = inputs_.bos_token;
+    variables["eos_token"] = inputs_.eos_token;
     // A fixed time: strftime_now must not differ between two variants.
     const Json options = {{"profile", "chat-template"},
                           {"template_name", inputs_.template_name},

@@ -95,7 +95,7 @@ TEST_CASE(
         "close": "</function>"})"));
     CHECK(t["arguments"] == expected(R"({"start": "", "end": "", "name_prefix": "<parameter=",
         "name_suffix": ">", "value_prefix": "", "value_suffix": "</parameter>",
-        "separator": ""})"));
+        "separator": "", "value_on_own_lines": true})"));
     CHECK(t["parallel_calls"] == true);
     CHECK(t["call_id"]["position"] == "none");
     CHECK(a["preserved_tokens"] ==
@@ -206,7 +206,8 @@ TEST_CASE("analysis: GLM 4.6 tags argument keys and values", "[analysis]") {
     CHECK(t["per_call"] == expected(R"({"start": "<tool_call>", "end": "</tool_call>"})"));
     CHECK(t["arguments"] == expected(R"({"start": "", "end": "", "name_prefix": "<arg_key>",
         "name_suffix": "</arg_key>", "value_prefix": "<arg_value>",
-        "value_suffix": "</arg_value>", "separator": ""})"));
+        "value_suffix": "</arg_value>", "separator": "",
+        "value_on_own_lines": false})"));
 }
 
 TEST_CASE("analysis: Apertus names the function as the JSON key", "[analysis]") {
@@ -331,5 +332,6 @@ TEST_CASE("analysis: a tagged call whose arguments sit in a container of their o
         "close": ""})"));
     CHECK(t["arguments"] == expected(R"({"start": "<args>", "end": "</args>",
         "name_prefix": "<arg key=\"", "name_suffix": "\">", "value_prefix": "",
-        "value_suffix": "</arg>", "separator": ""})"));
+        "value_suffix": "</arg>", "separator": "",
+        "value_on_own_lines": false})"));
 }

@@ -234,12 +234,6 @@ TEST_CASE("chat_template to_wire: a template that raises is a ValueError with it
           "       ^");
 }
 
-TEST_CASE("chat_template from_wire is not built yet, and says so") {
-    CHECK(thrown_error([] {
-              cmfpipe::testing::chat_template_adapter()->from_wire("<think>x</think>", {});
-          }) == "InvokerError: chat_template: parsing completions is not built yet");
-}
-
 TEST_CASE("chat_template without a jinja2 renderer in the registry is the registry's error") {
     cmfpipe::Registry registry;
     REQUIRE(registry.load_file(cmfpipe::Registry::default_plugin_directory() / "chat_template.so"));
