@@ -62,7 +62,12 @@ enum class CallIdPosition {
     in_json,
     pre_function_name,
     between_function_and_args,
-    post_args
+    post_args,
+    // The template writes an id of its own around the function name, numbering the calls
+    // (Kimi K2: functions.NAME:0): the id is the word the name is written in (up to whitespace,
+    // a quote, a brace or a marker; id_suffix follows it), and the name is what stands between
+    // name_prefix and name_suffix in it.
+    wraps_function_name,
 };
 
 struct ToolAnalysis {
@@ -91,6 +96,8 @@ struct ToolAnalysis {
     std::string expression_open, expression_close, expression_assign, string_quote;
     bool parallel_calls = false;  // the template renders two calls in one turn
     CallIdPosition id_position = CallIdPosition::none;
+    // The markers around the id that are not the call's own (wraps_function_name: none before it,
+    // the one before the arguments after it).
     std::string id_prefix, id_suffix;
 };
 

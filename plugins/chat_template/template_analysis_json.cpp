@@ -63,6 +63,8 @@ const char* name(CallIdPosition p) {
             return "between_function_and_args";
         case CallIdPosition::post_args:
             return "post_args";
+        case CallIdPosition::wraps_function_name:
+            return "wraps_function_name";
         default:
             return "none";
     }

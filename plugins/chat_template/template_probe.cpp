@@ -85,10 +85,12 @@ std::optional<std::string> TemplateProbe::render(const std::optional<ProbeTurn>&
     // ones rather than fail on templates that print them (Mistral Nemo, Functionary, Llama 3).
     variables["bos_token"] = inputs_.bos_token;
     variables["eos_token"] = inputs_.eos_token;
-    // A fixed time: strftime_now must not differ between two variants.
+    // A fixed time: strftime_now must not differ between two variants. Lists and dicts are
+    // mutable, as llama.cpp's engine has them: Kimi K2 appends to a list to render its calls.
     const Json options = {{"profile", "chat-template"},
                           {"template_name", inputs_.template_name},
-                          {"now", "2024-07-26T00:00:00"}};
+                          {"now", "2024-07-26T00:00:00"},
+                          {"mutable_containers", true}};
     try {
         return renderer_.render(inputs_.template_text, variables, options);
     } catch (const ValueError& e) {

@@ -1,4 +1,5 @@
 // The tool-call format and its markers (see analysis_steps.hpp).
+#include <algorithm>
 #include <string>
 
 #include "analysis_steps.hpp"
@@ -182,10 +183,15 @@ void arguments_container(const TemplateProbe& probe, const std::string& one, Too
     if (t.function_close.starts_with(after)) t.function_close.erase(0, after.size());
 }
 
-// T2: one call vs two. A section marker that opens each call is a per-call marker.
-void parallel_calls(const TemplateProbe& probe, const std::string& none, ToolAnalysis& t) {
-    const auto two = probe.render(
+// The two-call turn of T2 and T8: zeta_tool_q with call00001, beta_tool_z with call99999.
+std::optional<std::string> two_calls(const TemplateProbe& probe) {
+    return probe.render(
         calls_turn({ProbeCall{}, call_with(needle::function_second, needle::id_second)}), false);
+}
+
+// T2: one call vs two. A section marker that opens each call is a per-call marker.
+void parallel_calls(const std::optional<std::string>& two, const std::string& none,
+                    ToolAnalysis& t) {
     if (!two) return;
     t.parallel_calls = true;
     if (t.section_start.empty() || !t.per_call_start.empty()) return;
@@ -224,6 +230,56 @@ void call_id_markers(const TemplateProbe& probe, std::string_view section, std::
         if (cut != npos)
             t.name_suffix = std::string(trim(std::string_view(t.name_suffix).substr(0, cut)));
     }
+}
+
+// The word a function name is written in: the text glued to it on either side, up to
+// whitespace, a quote, a brace or a marker's bracket ("functions." and ":0" of Kimi K2's
+// functions.zeta_tool_q:0; nothing of <function=zeta_tool_q> but "function=").
+struct NameWord {
+    std::string head, tail;
+    std::size_t end = 0;  // where the word ends in the text
+};
+
+NameWord name_word(std::string_view text, std::size_t at, std::string_view name) {
+    const auto glued = [](char c) {
+        return !(c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '"' || c == '\'' ||
+                 c == '{' || c == '}' || c == '<' || c == '>' || c == '[' || c == ']');
+    };
+    std::size_t begin = at, end = at + name.size();
+    while (begin > 0 && glued(text[begin - 1])) --begin;
+    while (end < text.size() && glued(text[end])) ++end;
+    return NameWord{std::string(text.substr(begin, at - begin)),
+                    std::string(text.substr(at + name.size(), end - at - name.size())), end};
+}
+
+// T8 (tag formats): an id the template writes itself, ignoring the call's own (which T7 did not
+// find). Where the words the two calls' names are written in differ by more than the name, the
+// template numbers its calls there: the word is the call's id (Kimi K2's functions.NAME:0); the
+// name's prefix and suffix are what the two words share before and after the name, and the
+// marker after the word closes the id.
+void numbered_call_id(const std::optional<std::string>& two, const std::string& none,
+                      ToolAnalysis& t) {
+    if (!two || t.id_position != CallIdPosition::none) return;
+    const std::string calls = diff_split(none, *two).right;
+    const std::size_t first_at = calls.find(needle::function_first);
+    const std::size_t second_at =
+        first_at == npos ? npos : calls.find(needle::function_second, first_at);
+    if (second_at == npos) return;
+    const NameWord first = name_word(calls, first_at, needle::function_first);
+    const NameWord second = name_word(calls, second_at, needle::function_second);
+    if (first.head == second.head && first.tail == second.tail) return;
+    std::size_t head = 0, tail = 0;
+    while (head < std::min(first.head.size(), second.head.size()) &&
+           first.head.rbegin()[head] == second.head.rbegin()[head])
+        ++head;
+    while (tail < std::min(first.tail.size(), second.tail.size()) &&
+           first.tail[tail] == second.tail[tail])
+        ++tail;
+    t.id_position = CallIdPosition::wraps_function_name;
+    t.name_prefix = first.head.substr(first.head.size() - head);
+    t.name_suffix = first.tail.substr(0, tail);
+    t.id_prefix.clear();
+    t.id_suffix = leading_marker(std::string_view(calls).substr(first.end));
 }
 
 }  // namespace
@@ -280,7 +336,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         }
         outer_markers(section, json->first, json->second, analysis.reasoning,
                       analysis.content.turn_end, t);
-        parallel_calls(probe, none, t);
+        parallel_calls(two_calls(probe), none, t);
         return;
     }
     if (read_call_expression(section, name_at, t)) {
@@ -326,7 +382,9 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     outer_markers(section, open_end, close_begin, analysis.reasoning, analysis.content.turn_end, t);
     // After the outer markers, which it must not take for its own.
     if (t.format == ToolFormat::tag_with_tagged) arguments_container(probe, *one, t);
-    parallel_calls(probe, none, t);
+    const auto two = two_calls(probe);
+    parallel_calls(two, none, t);
+    numbered_call_id(two, none, t);
 }
 
 }  // namespace cmfpipe::chat_template

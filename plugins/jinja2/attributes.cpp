@@ -117,7 +117,7 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         case Kind::Undefined:
             raise_undefined(obj);
         case Kind::Dict: {
-            MethodKind mk = method_kind(obj, name, profile_);
+            MethodKind mk = method_kind(obj, name, containers_immutable());
             if (mk == MethodKind::Safe) return bound_method(obj, name);
             if (mk == MethodKind::Unsafe)
                 return Value::undefined(UndefinedReason::Unsafe, std::string(name), "dict");
@@ -126,7 +126,7 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         }
         case Kind::String:
         case Kind::List: {
-            MethodKind mk = method_kind(obj, name, profile_);
+            MethodKind mk = method_kind(obj, name, containers_immutable());
             if (mk == MethodKind::Safe) return bound_method(obj, name);
             if (mk == MethodKind::Unsafe)
                 return Value::undefined(UndefinedReason::Unsafe, std::string(name), type_name(obj));

@@ -147,7 +147,7 @@ Value Evaluator::eval_call(const CallExpr& e) {
         const auto& g = static_cast<const GetAttrExpr&>(*e.callee);
         Value obj = eval(*g.object);
         MethodKind mk = (obj.is_string() || obj.is_dict() || obj.is_list())
-                            ? method_kind(obj, g.attr, profile_)
+                            ? method_kind(obj, g.attr, containers_immutable())
                             : MethodKind::None;
         if (mk == MethodKind::Safe) {
             Args args;

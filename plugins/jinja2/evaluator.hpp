@@ -22,6 +22,9 @@ struct RenderSettings {
     Limits limits;
     std::tm now{};          // what strftime_now sees
     TemplateLoader loader;  // include/import/extends; null = no other templates
+    // The chat-template profile's lists and dicts accept append, update and the other mutators
+    // (llama.cpp's engine allows them; transformers' ImmutableSandboxedEnvironment does not).
+    bool mutable_containers = false;
 };
 
 // Local variables of one scope (a loop body, a macro call, a with block).
@@ -59,6 +62,10 @@ class Evaluator {
 
     // ----- services for filters, tests and methods -----
     Profile profile() const { return profile_; }
+    // Whether list.append, dict.update and the other mutators are refused (SecurityError).
+    bool containers_immutable() const {
+        return profile_ == Profile::ChatTemplate && !settings_.mutable_containers;
+    }
     const RenderSettings& settings() const { return settings_; }
     // Jinja's environment.getattr: attribute (method) first, then item.
     Value getattr(const Value& obj, std::string_view name, const Node* site = nullptr);

@@ -455,8 +455,7 @@ Value list_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
 
 }  // namespace
 
-MethodKind method_kind(const Value& obj, std::string_view name, Profile profile) {
-    bool immutable = profile == Profile::ChatTemplate;
+MethodKind method_kind(const Value& obj, std::string_view name, bool immutable) {
     switch (obj.kind()) {
         case Kind::String:
             return in(kStrMethods, name) ? MethodKind::Safe : MethodKind::None;

@@ -2,7 +2,8 @@
 // Python methods templates call on values: str (strip, split, startswith, format, ...),
 // dict (items, keys, values, get) and list (index, count). The mutating ones (list.append,
 // dict.update, ...) exist in the prompty profile; in the chat-template profile they are what
-// transformers' ImmutableSandboxedEnvironment makes them: unsafe.
+// transformers' ImmutableSandboxedEnvironment makes them, unsafe, unless the render's
+// `mutable_containers` option allows them (Evaluator::containers_immutable).
 #include <string_view>
 
 #include "template.hpp"
@@ -12,7 +13,7 @@ namespace cmfpipe::jinja2 {
 
 enum class MethodKind { None, Safe, Unsafe };
 
-MethodKind method_kind(const Value& obj, std::string_view name, Profile profile);
+MethodKind method_kind(const Value& obj, std::string_view name, bool containers_immutable);
 Value call_method(Evaluator& ev, const Value& obj, std::string_view name, Args& args);
 // obj.name as a callable value (`''.strip is callable`, `obj.keys is defined`).
 Value bound_method(const Value& obj, std::string_view name);

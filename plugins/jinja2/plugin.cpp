@@ -4,6 +4,8 @@
 //   template_name  name used in error messages
 //   templates      {name: source} for include / import / extends (never the filesystem)
 //   limits         sandbox limit overrides (see limits.hpp)
+//   mutable_containers  true: the chat-template profile's lists and dicts accept append,
+//                  update, ... (default false: SecurityError, as transformers)
 #include <cstdio>
 #include <ctime>
 
@@ -22,6 +24,11 @@ Profile parse_profile(const Json& v) {
     if (s == "prompty") return Profile::Prompty;
     if (s == "chat-template") return Profile::ChatTemplate;
     throw ValueError("unknown jinja2 profile '" + s + "' (expected 'prompty' or 'chat-template')");
+}
+
+bool parse_mutable_containers(const Json& v) {
+    if (!v.is_boolean()) throw ValueError("jinja2 option 'mutable_containers' must be a boolean");
+    return v.get<bool>();
 }
 
 std::tm parse_now(const Json& v) {
@@ -59,6 +66,8 @@ class JinjaRenderer final : public Renderer {
     explicit JinjaRenderer(const Json& config)
         : config_(config.is_object() ? config : Json::object()) {
         if (config_.contains("profile")) default_profile_ = parse_profile(config_["profile"]);
+        if (config_.contains("mutable_containers"))
+            default_mutable_containers_ = parse_mutable_containers(config_["mutable_containers"]);
         default_limits_ = Limits::from_json(config_.value("limits", Json()));
         cache_ = std::make_unique<TemplateCache>(config_.value("cache_size", 256));
     }
@@ -82,6 +91,9 @@ class JinjaRenderer final : public Renderer {
             settings.limits = Limits::from_json(merged);
         }
         settings.now = parse_now(opts.contains("now") ? opts["now"] : Json());
+        settings.mutable_containers = default_mutable_containers_;
+        if (auto it = opts.find("mutable_containers"); it != opts.end())
+            settings.mutable_containers = parse_mutable_containers(*it);
         if (!inputs.is_object() && !inputs.is_null())
             throw ValueError("jinja2 inputs must be a JSON object", {name});
 
@@ -135,6 +147,7 @@ class JinjaRenderer final : public Renderer {
   private:
     Json config_;
     Profile default_profile_ = Profile::Prompty;
+    bool default_mutable_containers_ = false;
     Limits default_limits_;
     std::unique_ptr<TemplateCache> cache_;
     const Json empty_ = Json::object();

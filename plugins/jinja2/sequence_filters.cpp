@@ -281,7 +281,7 @@ Value f_attr(Evaluator& ev, const Value& v, Args& a) {
     // Python getattr only: a dict's keys are not attributes
     if (v.is_dict()) {
         std::string n = soft_str(*name);
-        if (method_kind(v, n, ev.profile()) == MethodKind::None)
+        if (method_kind(v, n, ev.containers_immutable()) == MethodKind::None)
             return Value::undefined(UndefinedReason::Attribute, n, "dict object");
     }
     return ev.getattr(v, soft_str(*name));

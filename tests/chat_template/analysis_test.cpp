@@ -248,6 +248,80 @@ TEST_CASE("analysis: Apriel 1.6 reasons delimiter style up to its final-response
     CHECK(a["tools"]["json"]["calls_in_array"] == true);
 }
 
+TEST_CASE(
+    "analysis: Kimi K2 calls tools in its section markers, the id functions.NAME:0 written "
+    "around the name (its template appends to a list)",
+    "[analysis]") {
+    for (const char* name : {"Kimi-K2-Thinking", "Kimi-K2-Instruct"}) {
+        INFO(name);
+        const Json a = analysis_of(name);
+        const bool thinking = std::string(name) == "Kimi-K2-Thinking";
+        // Thinking renders reasoning_content only in the turns after the last text turn (its
+        // tool-call turns); past text turns get an empty <think></think>.
+        CHECK(reasoning_of(a) == (thinking ? expected(R"({"mode": "tools_only", "start": "<think>",
+                  "end": "</think>", "prefill": {"default": "none",
+                  "enable_thinking_true": "none", "enable_thinking_false": "none"}})")
+                                           : expected(R"({"mode": "none", "start": "", "end": "",
+                  "prefill": {"default": "none", "enable_thinking_true": "none",
+                  "enable_thinking_false": "none"}})")));
+        CHECK(a["content"] == expected(R"({"mode": "plain", "start": "", "end": "",
+            "turn_end": "<|im_end|>"})"));
+        const Json& t = a["tools"];
+        CHECK(t["format"] == "tag_with_json");
+        CHECK(t["section"] == expected(R"({"start": "<|tool_calls_section_begin|>",
+            "end": "<|tool_calls_section_end|>"})"));
+        CHECK(t["per_call"] == expected(R"({"start": "<|tool_call_begin|>",
+            "end": "<|tool_call_end|>"})"));
+        CHECK(t["json"] == expected(R"({"name_field": "", "arguments_field": "", "id_field": "",
+            "function_name_is_key": false, "calls_in_array": false, "python_dicts": false})"));
+        CHECK(t["function"] == expected(R"({"name_prefix": "functions.", "name_suffix": ":",
+            "close": ""})"));
+        CHECK(t["arguments"] == expected(R"({"start": "", "end": "", "name_prefix": "",
+            "name_suffix": "", "value_prefix": "", "value_suffix": "", "separator": ""})"));
+        CHECK(t["parallel_calls"] == true);
+        CHECK(t["call_id"] == expected(R"({"position": "wraps_function_name", "prefix": "",
+            "suffix": "<|tool_call_argument_begin|>"})"));
+        const Json tool_tokens = expected(R"(["<|tool_calls_section_begin|>",
+            "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>",
+            "functions.", "<|tool_call_argument_begin|>"])");
+        Json tokens = thinking ? Json::array({"<think>", "</think>"}) : Json::array();
+        tokens.insert(tokens.end(), tool_tokens.begin(), tool_tokens.end());
+        CHECK(a["preserved_tokens"] == tokens);
+        CHECK(a["notes"] == Json::array());
+    }
+}
+
+TEST_CASE("analysis: an id the template numbers itself, after the name or before it",
+          "[analysis]") {
+    // The template ignores the calls' ids and writes its own word around the name, numbered.
+    const auto tools_of = [](const std::string& call) {
+        const std::string text =
+            "{%- for m in messages %}{% if m.role == 'user' %}<|user|>{{ m.content }}"
+            "{% else %}<|assistant|>{{ m.content }}{% for c in m.tool_calls or [] %}<tool>" +
+            call +
+            "\n{{ c.function.arguments | tojson }}</tool>{% endfor %}<|end|>{% endif %}"
+            "{% endfor %}";
+        return to_json(
+            analyze_template(jinja2(), AnalysisInputs{text, "", "", Json::object()}))["tools"];
+    };
+    const Json after = tools_of("{{ c.function.name }}#{{ loop.index }}");
+    CHECK(after["format"] == "tag_with_json");
+    CHECK(after["per_call"] == expected(R"({"start": "<tool>", "end": "</tool>"})"));
+    CHECK(after["function"] == expected(R"({"name_prefix": "", "name_suffix": "#",
+        "close": ""})"));
+    CHECK(after["call_id"] == expected(R"({"position": "wraps_function_name", "prefix": "",
+        "suffix": ""})"));
+    const Json before = tools_of("call_{{ loop.index0 }}.{{ c.function.name }}");
+    CHECK(before["function"] == expected(R"({"name_prefix": ".", "name_suffix": "",
+        "close": ""})"));
+    CHECK(before["call_id"]["position"] == "wraps_function_name");
+    // Numbered by the call's own id: T7 reads it, nothing is numbered by the template.
+    const Json own = tools_of("{{ c.function.name }}#{{ c.id }}");
+    CHECK(own["function"]["name_suffix"] == "#");
+    CHECK(own["call_id"] == expected(R"({"position": "between_function_and_args", "prefix": "",
+        "suffix": ""})"));
+}
+
 TEST_CASE("analysis: the diff split never cuts a marker or a UTF-8 character", "[analysis]") {
     auto split = [](std::string_view a, std::string_view b) {
         const DiffSplit d = diff_split(a, b);

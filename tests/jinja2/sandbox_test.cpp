@@ -131,6 +131,65 @@ TEST_CASE("jinja2 sandbox: the chat-template profile is immutable, prompty is no
 }
 
 TEST_CASE(
+    "jinja2 sandbox: mutable_containers lets the chat-template profile mutate lists and dicts") {
+    auto renderer = jinja2_renderer();
+    const std::string append = "{% set xs = [1] %}{% set _ = xs.append(2) %}{{ xs }}";
+    const std::string update =
+        "{% set d = {'a': 1} %}{% set _ = d.update({'b': 2}) %}{{ d }}|{{ d.pop('a') }}|{{ d }}";
+    const std::string on_inputs = "{% set _ = messages.append('c') %}{{ messages }}";
+
+    SECTION("refused by default, as transformers refuses them") {
+        Outcome list = render_outcome(*renderer, append, Json::object(), chat_options("m.jinja"));
+        CHECK(list.error_kind == "ValueError");
+        CHECK(list.error_message ==
+              "SecurityError: access to attribute 'append' of 'list' object is unsafe.\n"
+              "    {% set xs = [1] %}{% set _ = xs.append(2) %}{{ xs }}\n"
+              "                                   ^");
+        Outcome dict = render_outcome(*renderer, update, Json::object(), chat_options("m.jinja"));
+        CHECK(dict.error_message.substr(0, dict.error_message.find('\n')) ==
+              "SecurityError: access to attribute 'update' of 'dict' object is unsafe.");
+        Outcome off =
+            render_outcome(*renderer, append, Json::object(),
+                           Json{{"profile", "chat-template"}, {"mutable_containers", false}});
+        CHECK(off.error_message.substr(0, off.error_message.find('\n')) ==
+              "SecurityError: access to attribute 'append' of 'list' object is unsafe.");
+    }
+    SECTION("allowed with the option, per render or as the factory's default") {
+        Json options = chat_options();
+        options["mutable_containers"] = true;
+        CHECK(render_outcome(*renderer, append, Json::object(), options).text == "[1, 2]");
+        CHECK(render_outcome(*renderer, update, Json::object(), options).text ==
+              "{'a': 1, 'b': 2}|1|{'b': 2}");
+        // The next render without the option is refused again: the option is per render.
+        CHECK(render_outcome(*renderer, append, Json::object(), chat_options()).error_kind ==
+              "ValueError");
+        auto mutable_renderer =
+            jinja2_renderer(Json{{"profile", "chat-template"}, {"mutable_containers", true}});
+        CHECK(render_outcome(*mutable_renderer, append, Json::object(), Json::object()).text ==
+              "[1, 2]");
+        // A render's option wins over the factory's default.
+        CHECK(render_outcome(*mutable_renderer, append, Json::object(),
+                             Json{{"mutable_containers", false}})
+                  .error_kind == "ValueError");
+    }
+    SECTION("a mutated input is the render's own copy") {
+        Json options = chat_options();
+        options["mutable_containers"] = true;
+        const Json inputs = {{"messages", Json::array({"a", "b"})}};
+        CHECK(render_outcome(*renderer, on_inputs, inputs, options).text == "['a', 'b', 'c']");
+        CHECK(render_outcome(*renderer, on_inputs, inputs, options).text == "['a', 'b', 'c']");
+        CHECK(inputs["messages"] == Json::array({"a", "b"}));
+    }
+    SECTION("the option is a boolean") {
+        Outcome bad =
+            render_outcome(*renderer, append, Json::object(),
+                           Json{{"profile", "chat-template"}, {"mutable_containers", "yes"}});
+        CHECK(bad.error_kind == "ValueError");
+        CHECK(bad.error_message == "jinja2 option 'mutable_containers' must be a boolean");
+    }
+}
+
+TEST_CASE(
     "jinja2 sandbox: a 100,000-deep value built in a loop is neither printed nor freed "
     "recursively") {
     require_limit(
