@@ -90,9 +90,21 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
     if (settings.extract_reasoning) {
         const ReasoningSplit split = split_reasoning(analysis.reasoning, text);
         if (split.found) {
-            out.reasoning = std::string(trim(split.reasoning));
+            std::string_view reasoning = split.reasoning;
             out.ended_in_reasoning = split.open;
             text = split.rest;
+            // Reasoning never closed but followed by calls (Kimi K2 Thinking goes straight from
+            // its thoughts to its calls): the calls end it.
+            if (split.open && !tools.empty() && analysis.tools.format != ToolFormat::none) {
+                const CallSection calls =
+                    find_call_section(analysis.tools, tools, reasoning, 0, settings.parallel_calls);
+                if (calls.status != CallSection::Status::none) {
+                    text = reasoning.substr(calls.start);
+                    reasoning = reasoning.substr(0, calls.start);
+                    out.ended_in_reasoning = false;
+                }
+            }
+            out.reasoning = std::string(trim(reasoning));
         }
     }
 

@@ -340,7 +340,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         return;
     }
     if (read_call_expression(section, name_at, t)) {
-        parallel_calls(probe, none, t);
+        parallel_calls(two_calls(probe), none, t);
         return;
     }
     t.format = argument_at != npos && in_json(section, argument_at, needle::argument_first.size())

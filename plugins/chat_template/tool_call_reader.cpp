@@ -407,7 +407,14 @@ class Reader {
         ParsedCall call;
         if (auto stop = call_id(c, CallIdPosition::pre_function_name, call))
             return partial = call, stop;
+        c.skip_space();
+        const std::size_t word = c.at();
         if (auto stop = function_name(c, call)) return partial = call, stop;
+        if (f_.id_position == CallIdPosition::wraps_function_name && !f_.id_suffix.empty()) {
+            // The id is the whole word the name is written in (functions.NAME:0).
+            if (!c.until(f_.id_suffix)) return partial = call, Stop{true};
+            call.id = std::string(trim(text_.substr(word, c.at() - f_.id_suffix.size() - word)));
+        }
         if (auto stop = call_id(c, CallIdPosition::between_function_and_args, call))
             return partial = call, stop;
         std::optional<Stop> stop = f_.format == ToolFormat::tag_with_json

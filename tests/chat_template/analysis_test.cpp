@@ -277,7 +277,8 @@ TEST_CASE(
         CHECK(t["function"] == expected(R"({"name_prefix": "functions.", "name_suffix": ":",
             "close": ""})"));
         CHECK(t["arguments"] == expected(R"({"start": "", "end": "", "name_prefix": "",
-            "name_suffix": "", "value_prefix": "", "value_suffix": "", "separator": ""})"));
+            "name_suffix": "", "value_prefix": "", "value_suffix": "", "separator": "",
+            "value_on_own_lines": false})"));
         CHECK(t["parallel_calls"] == true);
         CHECK(t["call_id"] == expected(R"({"position": "wraps_function_name", "prefix": "",
             "suffix": "<|tool_call_argument_begin|>"})"));
