@@ -112,29 +112,23 @@ std::string_view last_key(std::string_view path) {
     return dot == std::string_view::npos ? path : path.substr(dot + 1);
 }
 
-// The string value of "key": "..." in JSON text that may be cut off, or "".
-std::string partial_string_field(std::string_view text, std::string_view key) {
-    if (key.empty()) return "";
+// What follows "key": in JSON text that may be cut off, or "".
+std::string_view partial_value_text(std::string_view text, std::string_view key) {
+    if (key.empty()) return {};
     const std::string quoted = "\"" + std::string(key) + "\"";
     std::size_t at = text.find(quoted);
-    if (at == std::string_view::npos) return "";
+    if (at == std::string_view::npos) return {};
     at += quoted.size();
     while (at < text.size() && (is_space(text[at]) || text[at] == ':')) ++at;
-    if (at >= text.size() || text[at] != '"') return "";
-    const std::size_t end = text.find('"', at + 1);
-    if (end == std::string_view::npos) return "";
-    return std::string(text.substr(at + 1, end - at - 1));
+    return text.substr(at);
 }
 
-// What follows "key": in JSON text that may be cut off, or "".
-std::string partial_value_text(std::string_view text, std::string_view key) {
-    if (key.empty()) return "";
-    const std::string quoted = "\"" + std::string(key) + "\"";
-    std::size_t at = text.find(quoted);
-    if (at == std::string_view::npos) return "";
-    at += quoted.size();
-    while (at < text.size() && (is_space(text[at]) || text[at] == ':')) ++at;
-    return std::string(text.substr(at));
+// The string value of "key": "..." in JSON text that may be cut off, or "".
+std::string partial_string_field(std::string_view text, std::string_view key) {
+    const std::string_view value = partial_value_text(text, key);
+    if (!value.starts_with('"')) return "";
+    const std::size_t end = value.find('"', 1);
+    return end == std::string_view::npos ? "" : std::string(value.substr(1, end - 1));
 }
 
 class Reader {
@@ -297,7 +291,7 @@ class Reader {
             partial.name =
                 f_.function_name_is_key ? "" : partial_string_field(rest, last_key(f_.name_field));
             partial.id = partial_string_field(rest, last_key(f_.id_field));
-            partial.arguments = partial_value_text(rest, last_key(f_.arguments_field));
+            partial.arguments = std::string(partial_value_text(rest, last_key(f_.arguments_field)));
             if (partial.name.empty() && !f_.function_name_is_key) {
                 // Not a call of this format unless it could still become one.
                 const std::string key = "\"" + std::string(last_key(f_.name_field)) + "\"";
