@@ -3,7 +3,9 @@
 //   to_wire:   messages, the agent's tools and the options (prompt_options.hpp) -> the prompt text
 //              (a JSON string), byte for byte what transformers' apply_chat_template renders. The
 //              template runs in the jinja2 renderer's chat-template profile, a renderer this
-//              plugin obtains from the host (cmfpipe/host_services.hpp) and never links.
+//              plugin obtains from the host (cmfpipe/host_services.hpp) and never links. With
+//              continue_final_message the prompt ends inside the final message
+//              (continuation.hpp).
 //   from_wire: not built yet (the parser derived from the template is the next step).
 // The template analysis that parser is built from is offered too, as the renderer kind
 // `chat_template_analysis` (analysis_renderer.hpp; `cmfpipe analyze-template` prints it).
@@ -11,6 +13,7 @@
 #include "analysis_renderer.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/function_tools.hpp"
+#include "continuation.hpp"
 #include "hf_messages.hpp"
 #include "prompt_options.hpp"
 
@@ -23,12 +26,20 @@ class ChatTemplateAdapter final : public Adapter {
 
     Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
                  const Json& options) const override {
-        PromptOptions prompt = read_prompt_options(options);
-        Json variables = std::move(prompt.variables);
+        const PromptOptions prompt = read_prompt_options(options);
+        Json variables = prompt.variables;
         variables["messages"] = hf_messages(messages);
         // No tools: `tools` is left undefined, as llama.cpp renders these templates.
         if (Json tools = wire::openai_function_tools(agent, "chat_template"); !tools.empty())
             variables["tools"] = std::move(tools);
+        if (prompt.continuation != Continuation::none) {
+            // The analysis (llama.cpp's continuation writes the template's reasoning markers).
+            const AnalysisOf analysis = [&] {
+                return std::make_shared<const TemplateAnalysis>(
+                    analyze_template(*jinja2_, analysis_inputs(prompt)));
+            };
+            return Json(render_continued(*jinja2_, prompt, variables, analysis));
+        }
         return Json(jinja2_->render(prompt.template_text, variables, prompt.renderer_options));
     }
 
