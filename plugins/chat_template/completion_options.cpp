@@ -41,17 +41,7 @@ CompletionOptions read_completion_options(const Json& options) {
     if (auto thinking = variables.find("enable_thinking");
         thinking != variables.end() && thinking->is_boolean())
         out.enable_thinking = thinking->get<bool>();
-    out.analysis.template_text = out.prompt.template_text;
-    out.analysis.template_name =
-        out.prompt.renderer_options.value("template_name", "chat template");
-    for (const auto& [key, value] : variables.items()) {
-        if (key == "bos_token" && value.is_string())
-            out.analysis.bos_token = value.get<std::string>();
-        else if (key == "eos_token" && value.is_string())
-            out.analysis.eos_token = value.get<std::string>();
-        else if (key != "add_generation_prompt" && key != "enable_thinking")
-            out.analysis.variables[key] = value;
-    }
+    out.analysis = analysis_inputs(out.prompt);
     return out;
 }
 

@@ -3,7 +3,9 @@
 //   to_wire:   messages, the agent's tools and the options (prompt_options.hpp) -> the prompt text
 //              (a JSON string), byte for byte what transformers' apply_chat_template renders. The
 //              template runs in the jinja2 renderer's chat-template profile, a renderer this
-//              plugin obtains from the host (cmfpipe/host_services.hpp) and never links.
+//              plugin obtains from the host (cmfpipe/host_services.hpp) and never links. With
+//              continue_final_message the prompt ends inside the final message
+//              (continuation.hpp).
 //   from_wire: a raw completion -> one assistant message (thinking, text, tool calls), parsed by
 //              the parser the template's analysis implies (completion_parser.hpp), the analysis
 //              made once per template and cached (analysis_cache.hpp).
@@ -16,6 +18,7 @@
 #include "cmfpipe/wire/function_tools.hpp"
 #include "completion_message.hpp"
 #include "completion_options.hpp"
+#include "continuation.hpp"
 #include "harmony_turn.hpp"
 #include "hf_messages.hpp"
 #include "prompt_options.hpp"
@@ -30,12 +33,19 @@ class ChatTemplateAdapter final : public Adapter {
 
     Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
                  const Json& options) const override {
-        PromptOptions prompt = read_prompt_options(options);
-        Json variables = std::move(prompt.variables);
+        const PromptOptions prompt = read_prompt_options(options);
+        Json variables = prompt.variables;
         variables["messages"] = hf_messages(messages);
         // No tools: `tools` is left undefined, as llama.cpp renders these templates.
         if (Json tools = wire::openai_function_tools(agent, "chat_template"); !tools.empty())
             variables["tools"] = std::move(tools);
+        if (prompt.continuation != Continuation::none) {
+            // The analysis (llama.cpp's continuation writes the template's reasoning markers).
+            const AnalysisOf analysis = [&] {
+                return analyses_.get(*jinja2_, analysis_inputs(prompt));
+            };
+            return Json(render_continued(*jinja2_, prompt, variables, analysis));
+        }
         return Json(jinja2_->render(prompt.template_text, variables, prompt.renderer_options));
     }
 

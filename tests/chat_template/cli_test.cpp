@@ -41,10 +41,12 @@ TEST_CASE("chat_template cli: --option KEY=JSON reaches the adapter") {
     auto unknown = run_weather((fixtures / "turns.jinja").string(), "--option", "bos=<s>");
     CHECK(unknown.exit_code == 1);
     CHECK(unknown.out.empty());
-    CHECK(unknown.err ==
-          "cmfpipe: ValueError: chat_template options: $.bos: unknown field (expected one of: "
-          "template, template_name, add_generation_prompt, enable_thinking, bos_token, eos_token, "
-          "chat_template_kwargs, now, limits)\n");
+    CHECK(
+        unknown.err ==
+        "cmfpipe: ValueError: chat_template options: $.bos: unknown field (expected one of: "
+        "template, template_name, add_generation_prompt, continue_final_message, enable_thinking, "
+        "bos_token, eos_token, "
+        "chat_template_kwargs, now, limits)\n");
 }
 
 TEST_CASE("chat_template cli: errors name the template file") {

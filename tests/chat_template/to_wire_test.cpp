@@ -177,10 +177,12 @@ TEST_CASE("chat_template to_wire: wrong options are ValueErrors naming the optio
     CHECK(error(Json::object()) ==
           "ValueError: chat_template options: $: 'template' (the chat template's text) is "
           "required; the CLI reads it with --template FILE");
-    CHECK(error(Json{{"template", "x"}, {"add_generation", false}}) ==
-          "ValueError: chat_template options: $.add_generation: unknown field (expected one of: "
-          "template, template_name, add_generation_prompt, enable_thinking, bos_token, eos_token, "
-          "chat_template_kwargs, now, limits)");
+    CHECK(
+        error(Json{{"template", "x"}, {"add_generation", false}}) ==
+        "ValueError: chat_template options: $.add_generation: unknown field (expected one of: "
+        "template, template_name, add_generation_prompt, continue_final_message, enable_thinking, "
+        "bos_token, eos_token, "
+        "chat_template_kwargs, now, limits)");
     CHECK(error(Json{{"template", "x"}, {"enable_thinking", "yes"}}) ==
           "ValueError: chat_template options: $.enable_thinking: expected a boolean, got string");
     CHECK(error(Json::parse(R"({"template": "x", "chat_template_kwargs": {"messages": []}})")) ==
