@@ -16,10 +16,16 @@ cmf::Message completion_message(ParsedCompletion parsed) {
     // invalid_tool_arguments.
     Json custom = Json::object();
     if (parsed.ended_in_reasoning || parsed.unfinished) custom["incomplete"] = true;
-    if (parsed.unfinished) {
-        custom["unfinished_tool_call"] = {{"name", parsed.unfinished->name},
-                                          {"id", parsed.unfinished->id},
-                                          {"arguments", parsed.unfinished->arguments}};
+    // A call of which nothing is known yet (its section or list opened, the cut before its name)
+    // is only the incompleteness.
+    const ParsedCall* unfinished = parsed.unfinished ? &*parsed.unfinished : nullptr;
+    if (unfinished && unfinished->name.empty() && unfinished->id.empty() &&
+        unfinished->arguments.empty())
+        unfinished = nullptr;
+    if (unfinished) {
+        custom["unfinished_tool_call"] = {{"name", unfinished->name},
+                                          {"id", unfinished->id},
+                                          {"arguments", unfinished->arguments}};
     }
     if (!parsed.builtin_tool_calls.empty())
         custom["builtin_tool_calls"] = std::move(parsed.builtin_tool_calls);

@@ -12,13 +12,13 @@ CompletionOptions read_completion_options(const Json& options) {
     reader.only_fields({"template", "template_name", "add_generation_prompt", "enable_thinking",
                         "bos_token", "eos_token", "chat_template_kwargs", "now", "limits", "tools",
                         "reasoning_format", "parallel_tool_calls", "json_schema", "prompt",
-                        "source"});
+                        "partial", "source"});
     CompletionOptions out;
     // to_wire's options are read by to_wire's reader; the rest are the parser's own.
     Json shared = Json::object();
     for (const auto& [key, value] : given.items()) {
         if (key != "tools" && key != "reasoning_format" && key != "parallel_tool_calls" &&
-            key != "json_schema" && key != "prompt" && key != "source")
+            key != "json_schema" && key != "prompt" && key != "partial" && key != "source")
             shared[key] = value;
     }
     out.prompt = read_prompt_options(shared);
@@ -35,6 +35,7 @@ CompletionOptions read_completion_options(const Json& options) {
     out.parallel_calls = reader.boolean_or("parallel_tool_calls", true);
     if (const auto schema = reader.find("json_schema"); schema && !schema->is_null())
         out.json_response = true;
+    out.partial = reader.boolean_or("partial", false);
     out.prompt_text = reader.optional_string("prompt");
 
     const Json& variables = out.prompt.variables;

@@ -11,6 +11,10 @@
 //                        fence around it is removed)
 //   prompt               the prompt text the completion continues: what its end leaves open is
 //                        read from it; absent, the generation prompt for enable_thinking decides
+//   partial              false (default) | true: the completion is the start of one still being
+//                        generated (a stream); text at its end that may be the start of a marker
+//                        is held back until the next bytes say what it is, so that each parse of
+//                        a growing completion only adds to the one before
 //   source               where the completion came from (the CLI's file name); not used
 #include <optional>
 #include <string>
@@ -28,6 +32,7 @@ struct CompletionOptions {
     bool extract_reasoning = true;
     bool parallel_calls = true;
     bool json_response = false;
+    bool partial = false;
     std::optional<std::string> prompt_text;
     std::optional<bool> enable_thinking;
 };

@@ -74,6 +74,30 @@ std::string_view unfence(std::string_view text) {
     return trim(body);
 }
 
+// How much of the end of a growing `text` may be the start of one of the template's markers
+// (`<tool_ca`, `</thi`): the longest such end, so that what is read now is never taken back
+// once the marker is whole. A longest end only grows or moves forward as text is added, so each
+// parse extends the one before.
+std::size_t marker_start_at_end(const TemplateAnalysis& analysis, std::string_view text) {
+    std::size_t longest = 0;
+    const auto consider = [&](std::string_view marker) {
+        for (std::size_t n = std::min(marker.size() - (marker.empty() ? 0 : 1), text.size());
+             n > longest; --n) {
+            if (text.ends_with(marker.substr(0, n))) {
+                longest = n;
+                return;
+            }
+        }
+    };
+    for (const std::string& marker : analysis.preserved_tokens) consider(marker);
+    consider(analysis.reasoning.start);
+    consider(analysis.reasoning.end);
+    consider(analysis.content.start);
+    consider(analysis.content.end);
+    consider(analysis.content.turn_end);
+    return longest;
+}
+
 }  // namespace
 
 ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSet& tools,
@@ -85,6 +109,7 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
         turn.append(settings.prefill).append(completion);
         text = turn;
     }
+    if (settings.partial) text.remove_suffix(marker_start_at_end(analysis, text));
 
     ParsedCompletion out;
     if (settings.extract_reasoning) {

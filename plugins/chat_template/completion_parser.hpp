@@ -24,6 +24,7 @@ struct CompletionSettings {
     bool parallel_calls = true;
     bool json_response = false;  // a json_schema was given: the content is a JSON value
     std::string prefill;         // what the prompt already wrote of the turn
+    bool partial = false;        // more is coming: a marker's start at the end is held back
 };
 
 struct ParsedCompletion {

@@ -23,9 +23,10 @@ bool harmony_turns(const TemplateAnalysis& analysis) {
 ParsedCompletion parse_harmony_turn(const Adapter& harmony, const CompletionSettings& settings,
                                     std::string_view completion) {
     const std::string turn = settings.prefill + std::string(completion);
-    // The completion ends where the model's stop token was: whole, though it has no <|return|>.
+    // A whole completion ends where the model's stop token was (it has no <|return|>); a partial
+    // one is a stream still coming.
     const std::vector<cmf::Message> messages =
-        harmony.from_wire(turn, Json{{"complete", true}, {"source", "completion"}});
+        harmony.from_wire(turn, Json{{"complete", !settings.partial}, {"source", "completion"}});
     ParsedCompletion out;
     for (const cmf::Message& message : messages) {
         const Json* custom = message.extensions().custom.get();

@@ -58,6 +58,7 @@ class ChatTemplateAdapter final : public Adapter {
         settings.extract_reasoning = read.extract_reasoning;
         settings.parallel_calls = read.parallel_calls;
         settings.json_response = read.json_response;
+        settings.partial = read.partial;
         settings.prefill = read.prompt_text ? prefill_from_prompt(*analysis, *read.prompt_text)
                                             : default_prefill(*analysis, read.enable_thinking);
         if (harmony_turns(*analysis)) {

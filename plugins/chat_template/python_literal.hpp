@@ -21,4 +21,9 @@ std::optional<std::string> python_literal_as_json(std::string_view literal);
 std::optional<std::string> call_arguments_as_json(std::string_view arguments,
                                                   std::string_view assign, std::string_view quote);
 
+// The same for arguments cut off (a call still being generated): the JSON text of what is known
+// so far, without the closing brace; each further byte of the arguments only adds to it.
+std::string partial_call_arguments_as_json(std::string_view arguments, std::string_view assign,
+                                           std::string_view quote);
+
 }  // namespace cmfpipe::chat_template

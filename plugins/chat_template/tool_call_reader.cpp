@@ -269,8 +269,8 @@ class Reader {
         const std::size_t close_at = expression_end(open_at);
         if (close_at == std::string_view::npos) {
             const std::string_view so_far = text_.substr(open_at + 1);
-            const auto json = call_arguments_as_json(so_far, f_.expression_assign, f_.string_quote);
-            call.arguments = json ? json->substr(0, json->size() - 1) : "{" + std::string(so_far);
+            call.arguments =
+                partial_call_arguments_as_json(so_far, f_.expression_assign, f_.string_quote);
             return Stop{true};
         }
         const auto json = call_arguments_as_json(text_.substr(open_at + 1, close_at - open_at - 1),

@@ -49,8 +49,10 @@ Parse parse(const Adapter& adapter, std::string_view text, const Json& options) 
     }
 }
 
-std::optional<std::string> streaming(const Adapter& adapter, const ParserCase& c,
-                                     const Json& options) {
+std::optional<std::string> streaming(const Adapter& adapter, const ParserCase& c, Json options) {
+    // Each prefix as a stream gives it: the parser knows more is coming (test-chat.cpp parses
+    // the prefixes as partial).
+    options["partial"] = true;
     StreamAccumulator sum;
     for (std::size_t n = 1; n <= c.input.size(); ++n) {
         const std::string_view prefix =
@@ -152,7 +154,8 @@ RunOutcome run_case(const Adapter& adapter, const ParserCase& c, const CaseTempl
     } catch (const std::exception& e) {
         return failed("to_wire: " + error_text(e));
     }
-    const Json options = parse_options(c, t, settings, prompt);
+    Json options = parse_options(c, t, settings, prompt);
+    options["partial"] = c.is_partial;
 
     const Parse whole = parse(adapter, c.input, options);
     if (!whole.message) return failed("from_wire: " + whole.failure);
