@@ -76,15 +76,16 @@ std::string_view unfence(std::string_view text) {
 
 // How much of the end of a growing `text` may be the start of one of the template's markers
 // (`<tool_ca`, `</thi`): the longest such end, so that what is read now is never taken back
-// once the marker is whole. A longest end only grows or moves forward as text is added, so each
-// parse extends the one before.
+// once the marker is whole. Nothing when a longer marker ends the text whole (MiniCPM's
+// `<function name="` ends in `"`, the start of its `">`).
 std::size_t marker_start_at_end(const TemplateAnalysis& analysis, std::string_view text) {
-    std::size_t longest = 0;
+    std::size_t partial = 0, whole = 0;
     const auto consider = [&](std::string_view marker) {
-        for (std::size_t n = std::min(marker.size() - (marker.empty() ? 0 : 1), text.size());
-             n > longest; --n) {
+        if (marker.empty()) return;
+        if (marker.size() > whole && text.ends_with(marker)) whole = marker.size();
+        for (std::size_t n = std::min(marker.size() - 1, text.size()); n > partial; --n) {
             if (text.ends_with(marker.substr(0, n))) {
-                longest = n;
+                partial = n;
                 return;
             }
         }
@@ -95,7 +96,7 @@ std::size_t marker_start_at_end(const TemplateAnalysis& analysis, std::string_vi
     consider(analysis.content.start);
     consider(analysis.content.end);
     consider(analysis.content.turn_end);
-    return longest;
+    return whole >= partial ? 0 : partial;
 }
 
 }  // namespace

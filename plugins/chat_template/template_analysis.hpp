@@ -106,7 +106,8 @@ struct ToolAnalysis {
 // of the turn for each enable_thinking setting (the prefill: "<think>\n",
 // "<think>\n\n</think>\n\n", or ""). The completion parser reads prefill + completion as one turn,
 // so a reasoning block the prompt opened is closed by the model's text as if the model had opened
-// it.
+// it. A template without a generation prompt (Mistral's) opens the model's turn with what it
+// writes after the user's text ("[/INST]").
 struct TurnOpening {
     std::string opener;
     std::string prefill_default, prefill_enabled, prefill_disabled;

@@ -372,7 +372,11 @@ class Reader {
             Cursor probe(c.text(), c.at() + n);
             return probe.marker(f_.name_suffix);
         };
-        if (!name.empty() && suffix_after(name.size()) != Match::no) {
+        // A name the text ends in, or ends just after, may be the start of a longer one.
+        if (!name.empty() &&
+            (name.size() == rest.size() || suffix_after(name.size()) == Match::truncated))
+            return Stop{true};
+        if (!name.empty() && suffix_after(name.size()) == Match::yes) {
             call.name = std::string(name);
             c.move_to(c.at() + name.size());
         } else if (!f_.name_suffix.empty()) {

@@ -36,6 +36,14 @@ void analyze_turn_opening(const TemplateProbe& probe, TemplateAnalysis& analysis
         }
     }
     if (opener.empty()) opener = prompts[0];
+    if (trim(opener).empty()) {
+        // No generation prompt (Mistral's [INST]...[/INST]): the model's turn begins where the
+        // user's ends, after what the template writes after the user's text.
+        if (const auto base = probe.render(std::nullopt, false)) {
+            if (const std::size_t at = base->rfind(needle::user); at != std::string::npos)
+                opener = base->substr(at + needle::user.size());
+        }
+    }
     for (int i = 0; i < 3; ++i) {
         if (prompts[i].starts_with(opener)) *prefills[i] = prompts[i].substr(opener.size());
     }
