@@ -119,9 +119,12 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
             std::string_view reasoning = split.reasoning;
             out.ended_in_reasoning = split.open;
             text = split.rest;
-            // Reasoning never closed but followed by calls (Kimi K2 Thinking goes straight from
-            // its thoughts to its calls): the calls end it.
-            if (split.open && !tools.empty() && analysis.tools.format != ToolFormat::none) {
+            // Reasoning never closed but followed by calls, where the template writes reasoning
+            // only before calls (Kimi K2 Thinking goes straight from its thoughts to its calls):
+            // the calls end it. Elsewhere a call in open reasoning is one the reasoning talks
+            // about, and its end may still come.
+            if (split.open && analysis.reasoning.mode == ReasoningMode::tools_only &&
+                !tools.empty() && analysis.tools.format != ToolFormat::none) {
                 const CallSection calls =
                     find_call_section(analysis.tools, tools, reasoning, 0, settings.parallel_calls);
                 if (calls.status != CallSection::Status::none) {

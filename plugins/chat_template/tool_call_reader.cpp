@@ -368,6 +368,11 @@ class Reader {
         if (opened == Match::no) return Stop{};
         const std::string_view rest = c.rest();
         std::string_view name = tools_.name_at(rest);
+        // A tool's name followed by more of a word is the start of another name.
+        if (name.size() < rest.size() &&
+            (std::isalnum(static_cast<unsigned char>(rest[name.size()])) ||
+             rest[name.size()] == '_'))
+            name = {};
         const auto suffix_after = [&](std::size_t n) {
             Cursor probe(c.text(), c.at() + n);
             return probe.marker(f_.name_suffix);
