@@ -15,7 +15,7 @@ struct ReasoningSplit {
 // The reasoning block at the turn's start: "start reasoning end" (the start after optional
 // whitespace), or, delimiter style (no start marker, or one the template writes itself), the text
 // before the end marker.
-ReasoningSplit split_reasoning(const ReasoningAnalysis& r, std::string_view text) {
+ReasoningSplit split_reasoning(const ReasoningAnalysis& r, std::string_view text, bool partial) {
     ReasoningSplit out;
     out.rest = text;
     if (r.mode == ReasoningMode::none || r.end.empty()) return out;
@@ -29,7 +29,9 @@ ReasoningSplit split_reasoning(const ReasoningAnalysis& r, std::string_view text
     }
     const std::size_t end = text.find(r.end, body);
     if (end == std::string_view::npos) {
-        if (delimited) return out;
+        // Delimiter style: text without the end is the answer, unless more is coming (a stream
+        // reads it as reasoning until the end marker or the end of the completion says).
+        if (delimited && !partial) return out;
         out.found = out.open = true;
         out.reasoning = text.substr(body);
         out.rest = {};
@@ -62,12 +64,14 @@ std::string_view unwrap_content(const ContentAnalysis& c, std::string_view text,
     return unwrapped;
 }
 
-// A JSON response may come inside a ```json fence.
-std::string_view unfence(std::string_view text) {
+// A JSON response may come inside a ```json fence (in a stream, its first line may not have
+// ended yet).
+std::string_view unfence(std::string_view text, bool partial) {
     text = trim(text);
+    if (partial && std::string_view("```").starts_with(text)) return {};
     if (!text.starts_with("```")) return text;
     const std::size_t line = text.find('\n');
-    if (line == std::string_view::npos) return text;
+    if (line == std::string_view::npos) return partial ? std::string_view() : text;
     std::string_view body = text.substr(line + 1);
     body = trim(body);
     if (body.ends_with("```")) body.remove_suffix(3);
@@ -114,7 +118,7 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
 
     ParsedCompletion out;
     if (settings.extract_reasoning) {
-        const ReasoningSplit split = split_reasoning(analysis.reasoning, text);
+        const ReasoningSplit split = split_reasoning(analysis.reasoning, text, settings.partial);
         if (split.found) {
             std::string_view reasoning = split.reasoning;
             out.ended_in_reasoning = split.open;
@@ -151,7 +155,7 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
 
     std::string unwrapped, unwrapped_after;
     std::string_view content = unwrap_content(analysis.content, before, unwrapped);
-    if (settings.json_response) content = unfence(content);
+    if (settings.json_response) content = unfence(content, settings.partial);
     out.content = std::string(trim(content));
     if (const std::string_view rest =
             trim(unwrap_content(analysis.content, after, unwrapped_after));

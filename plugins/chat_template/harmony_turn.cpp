@@ -38,12 +38,14 @@ ParsedCompletion parse_harmony_turn(const Adapter& harmony, const CompletionSett
                                               {"text", custom->value("pending", std::string())}});
             continue;
         }
+        const bool incomplete = custom && custom->value("incomplete", false);
         for (const auto& part : message.content()) {
             if (const auto* thinking = part->get_if<cmf::Thinking>()) {
                 if (settings.extract_reasoning)
                     append(out.reasoning, thinking->text);
                 else
-                    out.content += "<|channel|>analysis<|message|>" + thinking->text + "<|end|>";
+                    out.content += "<|channel|>analysis<|message|>" + thinking->text +
+                                   (incomplete ? "" : "<|end|>");
             } else if (const auto* text = part->get_if<cmf::Text>()) {
                 out.content += text->text;
             } else if (const auto* call = part->get_if<cmf::ToolCall>()) {

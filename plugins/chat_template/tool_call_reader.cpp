@@ -141,7 +141,11 @@ class Reader {
         CallSection out;
         out.start = start;
         Cursor c(text_, start);
-        const Match opened = c.marker(f_.section_start);
+        Match opened = c.marker(f_.section_start);
+        // A model may leave the section's start out and begin with a call's (Kimi K2 Thinking).
+        if (opened == Match::no && !f_.per_call_start.empty() &&
+            c.rest().starts_with(f_.per_call_start))
+            opened = Match::yes;
         if (opened == Match::no) return out;
         if (opened == Match::truncated) return truncated(out, ParsedCall{});
         for (;;) {
@@ -507,7 +511,16 @@ class Reader {
             if (!name) return unfinished();
             if (c.marker(f_.argument_value_prefix) == Match::truncated) return unfinished();
             std::string_view raw;
-            if (!f_.argument_value_suffix.empty()) {
+            static constexpr std::string_view cdata_open = "<![CDATA[", cdata_close = "]]>";
+            if (!f_.argument_value_suffix.empty() && c.rest().starts_with(cdata_open)) {
+                // An XML CDATA section holds the value as it is, markup included (MiniCPM).
+                const std::string_view inside = c.rest().substr(cdata_open.size());
+                const std::size_t close = inside.find(cdata_close);
+                if (close == std::string_view::npos) return unfinished();
+                raw = inside.substr(0, close);
+                c.move_to(c.at() + cdata_open.size() + close + cdata_close.size());
+                if (c.marker(f_.argument_value_suffix) == Match::truncated) return unfinished();
+            } else if (!f_.argument_value_suffix.empty()) {
                 const auto value = c.until(f_.argument_value_suffix);
                 if (!value) return unfinished();
                 raw = *value;
@@ -560,6 +573,8 @@ CallSection find_call_section(const ToolAnalysis& format, const ToolSet& tools,
         std::size_t at;
         if (!opener.empty()) {
             at = text.find(opener, from);
+            if (opener == format.section_start && !format.per_call_start.empty())
+                at = std::min(at, text.find(format.per_call_start, from));
         } else if (format.format == ToolFormat::json_native) {
             // Bare JSON calls: a bracket at the start of a line.
             at = text.find_first_of(format.calls_in_array ? "[" : "{", from);
