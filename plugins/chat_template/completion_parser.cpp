@@ -1,6 +1,8 @@
 // The completion parser derived from the template analysis (see completion_parser.hpp).
 #include "completion_parser.hpp"
 
+#include <algorithm>
+
 #include "diff_split.hpp"
 
 namespace cmfpipe::chat_template {
@@ -64,8 +66,42 @@ std::string_view unwrap_content(const ContentAnalysis& c, std::string_view text,
     return unwrapped;
 }
 
+// The content without the markers a model is known to leave in it (ContentAnalysis's
+// stray_markers): empty reasoning blocks first, then the lone markers.
+std::string_view drop_stray_markers(const TemplateAnalysis& analysis, std::string_view text,
+                                    bool partial, std::string& kept) {
+    const ReasoningAnalysis& r = analysis.reasoning;
+    const std::vector<std::string>& stray = analysis.content.stray_markers;
+    if (stray.empty()) return text;
+    kept.clear();
+    std::size_t at = 0;
+    while (at < text.size()) {
+        // In a stream, a block that may yet turn out empty waits.
+        if (partial && !r.start.empty() && std::string_view(r.start).starts_with(text.substr(at)))
+            break;
+        if (!r.start.empty() && text.substr(at).starts_with(r.start)) {
+            std::size_t after = at + r.start.size();
+            while (after < text.size() && (text[after] == ' ' || text[after] == '\n')) ++after;
+            if (text.substr(after).starts_with(r.end)) {
+                at = after + r.end.size();
+                continue;
+            }
+            if (partial && after == text.size()) break;
+        }
+        const auto marker = std::find_if(stray.begin(), stray.end(), [&](const std::string& m) {
+            return text.substr(at).starts_with(m);
+        });
+        if (marker != stray.end()) {
+            at += marker->size();
+            continue;
+        }
+        kept += text[at++];
+    }
+    return kept;
+}
+
 // A JSON response may come inside a ```json fence (in a stream, its first line may not have
-// ended yet).
+// ended yet, nor its closing fence).
 std::string_view unfence(std::string_view text, bool partial) {
     text = trim(text);
     if (partial && std::string_view("```").starts_with(text)) return {};
@@ -74,7 +110,11 @@ std::string_view unfence(std::string_view text, bool partial) {
     if (line == std::string_view::npos) return partial ? std::string_view() : text;
     std::string_view body = text.substr(line + 1);
     body = trim(body);
-    if (body.ends_with("```")) body.remove_suffix(3);
+    if (body.ends_with("```")) {
+        body.remove_suffix(3);
+    } else if (partial) {
+        for (int n = 0; n < 2 && body.ends_with('`'); ++n) body.remove_suffix(1);
+    }
     return trim(body);
 }
 
@@ -153,8 +193,10 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
         }
     }
 
-    std::string unwrapped, unwrapped_after;
+    std::string unwrapped, unwrapped_after, kept;
     std::string_view content = unwrap_content(analysis.content, before, unwrapped);
+    if (settings.extract_reasoning)
+        content = drop_stray_markers(analysis, content, settings.partial, kept);
     if (settings.json_response) content = unfence(content, settings.partial);
     out.content = std::string(trim(content));
     if (const std::string_view rest =

@@ -63,6 +63,38 @@ void mistral_think_blocks(const AnalysisInputs& inputs, TemplateAnalysis& analys
         "workaround mistral_think_blocks: the template writes [THINK] only from content blocks");
 }
 
+// Granite 3.3 never renders reasoning; with thinking on, its system prompt tells the model to
+// write "your thoughts between <think></think> and your response between <response></response>".
+void granite_instructed_thinking(const AnalysisInputs& inputs, TemplateAnalysis& analysis) {
+    ReasoningAnalysis& r = analysis.reasoning;
+    if (r.mode != ReasoningMode::none ||
+        inputs.template_text.find("between <think></think>") == std::string::npos)
+        return;
+    r.mode = ReasoningMode::tag_based;
+    r.start = "<think>";
+    r.end = "</think>";
+    if (inputs.template_text.find("between <response></response>") != std::string::npos &&
+        analysis.content.mode == ContentMode::plain) {
+        analysis.content.mode = ContentMode::wrapped_with_reasoning;
+        analysis.content.start = "<response>";
+        analysis.content.end = "</response>";
+    }
+    analysis.notes.push_back(
+        "workaround granite_instructed_thinking: the system prompt asks for <think> and "
+        "<response> blocks");
+}
+
+// Gemma 4's models leave their channel tokens in the answer: an empty thought block after the
+// text, a lone <channel|>, a doubled <|channel> (llama.cpp's test cases).
+void gemma4_stray_channel_markers(TemplateAnalysis& analysis) {
+    const ReasoningAnalysis& r = analysis.reasoning;
+    if (r.start != "<|channel>thought" || r.end != "<channel|>") return;
+    analysis.content.stray_markers = {"<|channel>", "<channel|>"};
+    analysis.notes.push_back(
+        "workaround gemma4_stray_channel_markers: <|channel> and <channel|> left in the answer "
+        "are dropped");
+}
+
 void preserve(std::vector<std::string>& tokens, const std::string& marker) {
     // A single character (the ">" closing "<function=") is punctuation, not a token to keep.
     if (marker.size() < 2 || std::find(tokens.begin(), tokens.end(), marker) != tokens.end())
@@ -100,6 +132,8 @@ TemplateAnalysis analyze_template(const Renderer& renderer, const AnalysisInputs
     analyze_reasoning_prefill(probe, analysis);
     analyze_turn_opening(probe, analysis);
     analyze_content(probe, analysis);
+    granite_instructed_thinking(inputs, analysis);
+    gemma4_stray_channel_markers(analysis);
     analyze_tools(probe, analysis);
     lfm2_unrendered_calls(inputs, analysis);
     analysis.preserved_tokens = preserved_tokens(analysis);

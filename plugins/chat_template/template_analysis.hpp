@@ -44,6 +44,9 @@ struct ContentAnalysis {
     ContentMode mode = ContentMode::plain;
     std::string start, end;
     std::string turn_end;  // what closes the assistant turn after its content ("" if nothing)
+    // Markers its models are known to leave in their answers (a workaround's data): dropped
+    // from the content, with any empty reasoning block, when reasoning is extracted.
+    std::vector<std::string> stray_markers;
 };
 
 enum class ToolFormat {

@@ -86,7 +86,7 @@ TEST_CASE(
         "end": "</think>", "prefill": {"default": "open", "enable_thinking_true": "open",
         "enable_thinking_false": "closed"}})"));
     CHECK(a["content"] == expected(R"({"mode": "plain", "start": "", "end": "",
-        "turn_end": "<|im_end|>"})"));
+        "turn_end": "<|im_end|>", "stray_markers": []})"));
     const Json& t = a["tools"];
     CHECK(t["format"] == "tag_with_tagged");
     CHECK(t["section"] == expected(R"({"start": "", "end": ""})"));
@@ -228,7 +228,7 @@ TEST_CASE("analysis: Command R7B wraps content and reasoning in its own markers"
     CHECK(a["reasoning"]["end"] == "<|END_THINKING|>");
     CHECK(a["content"] == expected(R"({"mode": "always_wrapped",
         "start": "<|START_RESPONSE|>", "end": "<|END_RESPONSE|>",
-        "turn_end": "<|END_OF_TURN_TOKEN|>"})"));
+        "turn_end": "<|END_OF_TURN_TOKEN|>", "stray_markers": []})"));
     CHECK(a["tools"]["section"] == expected(R"({"start": "<|START_ACTION|>",
         "end": "<|END_ACTION|>"})"));
     CHECK(a["tools"]["json"]["name_field"] == "tool_name");
@@ -265,7 +265,7 @@ TEST_CASE(
                   "prefill": {"default": "none", "enable_thinking_true": "none",
                   "enable_thinking_false": "none"}})")));
         CHECK(a["content"] == expected(R"({"mode": "plain", "start": "", "end": "",
-            "turn_end": "<|im_end|>"})"));
+            "turn_end": "<|im_end|>", "stray_markers": []})"));
         const Json& t = a["tools"];
         CHECK(t["format"] == "tag_with_json");
         CHECK(t["section"] == expected(R"({"start": "<|tool_calls_section_begin|>",

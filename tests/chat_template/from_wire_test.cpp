@@ -163,5 +163,5 @@ TEST_CASE("from_wire: options are checked") {
           "ValueError: chat_template options: $.tool: unknown field (expected one of: "
           "template, template_name, add_generation_prompt, enable_thinking, bos_token, "
           "eos_token, chat_template_kwargs, now, limits, tools, reasoning_format, "
-          "parallel_tool_calls, json_schema, prompt, source)");
+          "parallel_tool_calls, json_schema, prompt, partial, source)");
 }
