@@ -199,6 +199,8 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
         content = drop_stray_markers(analysis, content, settings.partial, kept);
     if (settings.json_response) content = unfence(content, settings.partial);
     out.content = std::string(trim(content));
+    if (const std::string& ends = analysis.tools.after_calls; !ends.empty())
+        after = after.substr(0, after.find(ends));
     if (const std::string_view rest =
             trim(unwrap_content(analysis.content, after, unwrapped_after));
         !rest.empty()) {

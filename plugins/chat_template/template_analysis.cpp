@@ -104,14 +104,26 @@ void preserve(std::vector<std::string>& tokens, const std::string& marker) {
 
 std::vector<std::string> preserved_tokens(const TemplateAnalysis& a) {
     std::vector<std::string> out;
-    for (const std::string* m :
-         {&a.reasoning.start, &a.reasoning.end, &a.content.start, &a.content.end,
-          &a.tools.section_start, &a.tools.section_end, &a.tools.per_call_start,
-          &a.tools.per_call_end, &a.tools.name_prefix, &a.tools.name_suffix,
-          &a.tools.function_close, &a.tools.arguments_start, &a.tools.arguments_end,
-          &a.tools.argument_name_prefix, &a.tools.argument_name_suffix,
-          &a.tools.argument_value_prefix, &a.tools.argument_value_suffix, &a.tools.id_prefix,
-          &a.tools.id_suffix})
+    for (const std::string* m : {&a.reasoning.start,
+                                 &a.reasoning.end,
+                                 &a.content.start,
+                                 &a.content.end,
+                                 &a.tools.section_start,
+                                 &a.tools.section_end,
+                                 &a.tools.per_call_start,
+                                 &a.tools.per_call_end,
+                                 &a.tools.name_prefix,
+                                 &a.tools.name_suffix,
+                                 &a.tools.function_close,
+                                 &a.tools.arguments_start,
+                                 &a.tools.arguments_end,
+                                 &a.tools.argument_name_prefix,
+                                 &a.tools.argument_name_suffix,
+                                 &a.tools.argument_value_prefix,
+                                 &a.tools.argument_value_suffix,
+                                 &a.tools.id_prefix,
+                                 &a.tools.id_suffix,
+                                 &a.tools.after_calls})
         preserve(out, *m);
     return out;
 }

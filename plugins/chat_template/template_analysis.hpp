@@ -102,6 +102,10 @@ struct ToolAnalysis {
     // The markers around the id that are not the call's own (wraps_function_name: none before it,
     // the one before the arguments after it).
     std::string id_prefix, id_suffix;
+    // What the template writes after a turn's calls where that is not the turn's end (Gemma 4
+    // opens the tool's response, <|tool_response>; Llama 3.x ends with <|eom_id|>): the text
+    // after the calls ends there.
+    std::string after_calls;
 };
 
 // Where the model's turn begins. The generation prompt's own text (what add_generation_prompt

@@ -129,7 +129,8 @@ Json to_json(const TemplateAnalysis& a) {
             {"string_quote", t.string_quote}}},
           {"parallel_calls", t.parallel_calls},
           {"call_id",
-           {{"position", name(t.id_position)}, {"prefix", t.id_prefix}, {"suffix", t.id_suffix}}}}},
+           {{"position", name(t.id_position)}, {"prefix", t.id_prefix}, {"suffix", t.id_suffix}}},
+          {"after_calls", t.after_calls}}},
         {"preserved_tokens", a.preserved_tokens},
         {"notes", a.notes}};
 }

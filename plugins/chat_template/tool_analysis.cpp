@@ -282,6 +282,21 @@ void numbered_call_id(const std::optional<std::string>& two, const std::string& 
     t.id_suffix = leading_marker(std::string_view(calls).substr(first.end));
 }
 
+// T9: what a calls turn writes after its last call's marker, where that is not the turn's end.
+void after_calls(const std::string& one, const std::string& turn_end, ToolAnalysis& t) {
+    std::string_view last;
+    for (const std::string* m : {&t.section_end, &t.per_call_end, &t.function_close}) {
+        if (!m->empty()) {
+            last = *m;
+            break;
+        }
+    }
+    const std::size_t at = last.empty() ? npos : one.rfind(last);
+    if (at == npos) return;
+    std::string marker = leading_marker(std::string_view(one).substr(at + last.size()));
+    if (!marker.empty() && marker != turn_end) t.after_calls = std::move(marker);
+}
+
 }  // namespace
 
 void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
@@ -337,10 +352,12 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         outer_markers(section, json->first, json->second, analysis.reasoning,
                       analysis.content.turn_end, t);
         parallel_calls(two_calls(probe), none, t);
+        after_calls(*one, analysis.content.turn_end, t);
         return;
     }
     if (read_call_expression(section, name_at, t)) {
         parallel_calls(two_calls(probe), none, t);
+        after_calls(*one, analysis.content.turn_end, t);
         return;
     }
     t.format = argument_at != npos && in_json(section, argument_at, needle::argument_first.size())
@@ -385,6 +402,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     const auto two = two_calls(probe);
     parallel_calls(two, none, t);
     numbered_call_id(two, none, t);
+    after_calls(*one, analysis.content.turn_end, t);
 }
 
 }  // namespace cmfpipe::chat_template
