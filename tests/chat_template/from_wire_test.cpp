@@ -165,3 +165,74 @@ TEST_CASE("from_wire: options are checked") {
           "eos_token, chat_template_kwargs, now, limits, tools, reasoning_format, "
           "parallel_tool_calls, json_schema, prompt, partial, source)");
 }
+
+TEST_CASE("from_wire: a partial completion holds back what may be a marker's start") {
+    const Json stream = {
+        {"tools", special_function}, {"enable_thinking", false}, {"partial", true}};
+    // "<tool_ca" may become <tool_call>: held back, not shown as text and taken back later.
+    CHECK(parsed("Qwen3.5-4B", "Let me call it.\n<tool_ca", stream)["content"] ==
+          expected(R"([{"content_type": "text", "text": "Let me call it."}])"));
+    // Whole, the same text is what it is.
+    Json whole = stream;
+    whole["partial"] = false;
+    CHECK(parsed("Qwen3.5-4B", "Let me call it.\n<tool_ca", whole)["content"] ==
+          expected(R"([{"content_type": "text", "text": "Let me call it.\n<tool_ca"}])"));
+    // A name the text ends in may grow (special_function_with_opt): not a call yet.
+    CHECK(parsed("Qwen3.5-4B", "<tool_call>\n<function=special_function", stream) ==
+          expected(R"({"role": "assistant", "content": [],
+            "extensions": {"custom": {"incomplete": true}}})"));
+}
+
+TEST_CASE("from_wire: each prefix of a stream only adds to the one before") {
+    // LFM2's call expression: its arguments convert to JSON as far as they are known.
+    const std::string completion =
+        "<|tool_call_start|>[special_function(arg1=1, note='a b')]<|tool_call_end|>";
+    std::vector<std::string> arguments;
+    for (std::size_t n = 1; n <= completion.size(); ++n) {
+        const Json message = parsed("LFM2.5-8B-A1B", completion.substr(0, n),
+                                    {{"tools", special_function}, {"partial", true}});
+        const Json* custom =
+            message.contains("extensions") ? &message["extensions"]["custom"] : nullptr;
+        if (custom && custom->contains("unfinished_tool_call"))
+            arguments.push_back((*custom)["unfinished_tool_call"]["arguments"]);
+        CHECK(message["content"].size() <= 1);
+    }
+    for (std::size_t i = 1; i < arguments.size(); ++i) {
+        INFO(arguments[i - 1] + " then " + arguments[i]);
+        CHECK(arguments[i].starts_with(arguments[i - 1]));
+    }
+    CHECK(arguments.back() == R"({"arg1":1, "note":"a b")");
+}
+
+TEST_CASE("from_wire: workarounds for Gemma 4's stray channel markers and Granite's thoughts") {
+    // gemma4_stray_channel_markers: an empty thought block and lone channel markers go.
+    CHECK(parsed("google-gemma-4-31B-it",
+                 "<|channel><|channel>thought\n<channel|>Hello<|channel>thought\n<channel|>"
+                 "<channel|>")["content"] ==
+          expected(R"([{"content_type": "text", "text": "Hello"}])"));
+    // granite_instructed_thinking: <think> and <response> as its system prompt asks for them.
+    CHECK(parsed("ibm-granite-granite-3.3-2B-Instruct",
+                 "<think>Weigh it.</think><response>Hello</response>")["content"] ==
+          expected(R"([{"content_type": "thinking", "text": "Weigh it."},
+            {"content_type": "text", "text": "Hello"}])"));
+}
+
+TEST_CASE("from_wire: a CDATA value and a section begun by its first call") {
+    CHECK(
+        parsed(
+            "openbmb-MiniCPM5-1B",
+            R"(<function name="special_function"><param name="note"><![CDATA[a </param> b]]></param></function>)",
+            {{"tools", special_function}, {"enable_thinking", false}})["content"] ==
+        expected(R"([{"content_type": "tool_call", "content": {"tool_call_id": "",
+            "name": "special_function", "arguments": {"note": "a </param> b"},
+            "namespace": null}}])"));
+    // Kimi K2 Thinking leaves <|tool_calls_section_begin|> out; its calls end the reasoning.
+    CHECK(parsed("Kimi-K2-Thinking",
+                 "<think>Call it.<|tool_call_begin|>functions.special_function:0"
+                 "<|tool_call_argument_begin|>{\"arg1\": 1}",
+                 {{"tools", special_function}})["content"] ==
+          expected(R"([{"content_type": "thinking", "text": "Call it."},
+            {"content_type": "tool_call", "content": {"tool_call_id":
+            "functions.special_function:0", "name": "special_function", "arguments":
+            {"arg1": 1}, "namespace": null}}])"));
+}
