@@ -94,21 +94,15 @@ Json prompt_options(const ParserCase& c, const CaseTemplate& t, const RunSetting
 
 Json parse_options(const ParserCase& c, const CaseTemplate& t, const RunSettings& settings,
                    const std::string& prompt) {
-    Json options = {{"template", t.text},
-                    {"template_name", t.path},
-                    {"add_generation_prompt", c.add_generation_prompt},
-                    {"enable_thinking", c.enable_thinking},
-                    {"bos_token", ""},
-                    {"eos_token", ""},
-                    {"now", settings.now},
-                    {"reasoning_format", c.reasoning_format},
-                    {"parallel_tool_calls", c.parallel_tool_calls},
-                    {"prompt", prompt}};
+    // The template's options as the prompt was rendered with them (its continuation is the
+    // prompt's own), then the parser's.
+    Json options = prompt_options(c, t, settings);
+    options.erase("continue_final_message");
+    options["reasoning_format"] = c.reasoning_format;
+    options["parallel_tool_calls"] = c.parallel_tool_calls;
+    options["prompt"] = prompt;
     if (!c.tools.empty()) options["tools"] = c.tools;
     if (c.json_schema) options["json_schema"] = *c.json_schema;
-    if (Json kwargs = llama_template_inputs(t.name, c.tools, settings.now).chat_template_kwargs;
-        !kwargs.empty())
-        options["chat_template_kwargs"] = std::move(kwargs);
     return options;
 }
 
