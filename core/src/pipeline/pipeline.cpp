@@ -26,27 +26,45 @@ struct Pipeline::Stage {
 
 namespace {
 
-// What the processor answered, or the error it threw, as a PluginError message.
-struct Answer {
-    ProcessorResult result;
-    std::optional<std::string> error;
-};
-
-Answer call(const Pipeline::Stage& stage, const cmf::Message& given,
-            const ProcessorContext& context) {
+// What the processor answered. When it threw: an empty result and `error` set to a PluginError
+// message. (The result is returned, not wrapped, so it is built in place: no copy per call.)
+ProcessorResult call(const Pipeline::Stage& stage, const cmf::Message& given,
+                     const ProcessorContext& context, std::optional<std::string>& error) {
     auto who = [&] {
         return "processor '" + stage.config.name + "' (kind " + stage.config.kind + ") threw";
     };
     try {
-        return {stage.processor->process(given, context), std::nullopt};
+        return stage.processor->process(given, context);
     } catch (const Error& e) {
-        return {{}, who() + " " + e.kind() + ": " + e.what()};
+        error = who() + " " + e.kind() + ": " + e.what();
     } catch (const std::exception& e) {
-        return {{}, who() + ": " + e.what()};
+        error = who() + ": " + e.what();
     } catch (...) {
-        return {{}, who() + " a non-standard exception"};
+        error = who() + " a non-standard exception";
     }
+    return ProcessorResult::allow();
 }
+
+// What one stage shows of the extension records it meets. Messages of one request usually share
+// their record, and records that differ only in what the stage cannot see (labels added by a
+// processor before it, say) show it the same: one filtered record serves them all.
+class ViewCache {
+  public:
+    explicit ViewCache(const cmf::CapabilitySet& caps) : caps_(caps) {}
+
+    // The record itself when the stage may see all of it, else its filtered copy.
+    const cmf::ExtensionsPtr& of(const cmf::ExtensionsPtr& ext) {
+        if (ext == source_) return view_;
+        const bool reusable = source_ && view_ != source_ && cmf::shows_same(*source_, *ext, caps_);
+        source_ = ext;
+        if (!reusable) view_ = cmf::filter_extensions(ext, caps_);
+        return view_;
+    }
+
+  private:
+    const cmf::CapabilitySet& caps_;
+    cmf::ExtensionsPtr source_, view_;
+};
 
 // Only prompt results nest messages in content (see cmf/filter.hpp).
 bool has_prompt_result(const cmf::Message& m) {
@@ -117,37 +135,49 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
     PipelineResult result;
     result.messages = std::move(messages);
     auto& current = result.messages;
+    // Only messages that nest messages need filter_message; known per message, kept up to date
+    // as changes are applied, so the parts are not walked once per processor.
+    std::vector<bool> nests(current.size());
+    for (std::size_t i = 0; i < current.size(); ++i) nests[i] = has_prompt_result(current[i]);
     for (const auto& stage_ptr : stages_) {
         const Stage& stage = *stage_ptr;
         if (!stage.runs_at(hook)) continue;
         const Mode mode = stage.config.mode;
-        // Messages of one request usually share their extension record: filter it once.
-        cmf::ExtensionsPtr last_source, last_filtered;
+        ViewCache views(stage.capabilities);
         for (std::size_t i = 0; i < current.size(); ++i) {
-            if (!conditions_match(stage.config.conditions, current[i])) continue;
-            if (current[i].extensions_ptr() != last_source) {
-                last_source = current[i].extensions_ptr();
-                last_filtered = cmf::filter_extensions(last_source, stage.capabilities);
+            if (!stage.config.conditions.empty() &&
+                !conditions_match(stage.config.conditions, current[i]))
+                continue;
+            // A stage that may see all the message carries is handed the message itself, not a
+            // copy; otherwise a copy around the filtered record (pointers only).
+            std::optional<cmf::Message> filtered;
+            if (nests[i]) {
+                filtered = cmf::filter_message(current[i], stage.capabilities);
+                if (filtered->extensions_ptr() == current[i].extensions_ptr() &&
+                    filtered->content_ptr() == current[i].content_ptr())
+                    filtered.reset();  // nothing hidden
+            } else if (const auto& view = views.of(current[i].extensions_ptr());
+                       view != current[i].extensions_ptr()) {
+                filtered = current[i].with_extensions(view);
             }
-            cmf::Message given = current[i].with_extensions(last_filtered);
-            if (has_prompt_result(current[i]))
-                given = cmf::filter_message(current[i], stage.capabilities);
+            const cmf::Message& given = filtered ? *filtered : current[i];
             const ProcessorContext context{hook, stage.config.name, i, current.size(),
                                            &stage.capabilities};
-            Answer answer = call(stage, given, context);
+            std::optional<std::string> error;
+            ProcessorResult answer = call(stage, given, context, error);
 
             // The common case, an allow, records nothing and allocates nothing.
-            if (!answer.error && !answer.result.denial && !answer.result.modified) continue;
+            if (!error && !answer.denial && !answer.modified) continue;
             Decision d;
             d.processor = stage.config.name;
             d.kind = stage.config.kind;
             d.hook = hook;
             d.message = i;
             d.mode = mode;
-            if (answer.error) {
+            if (error) {
                 d.outcome = Outcome::error;
                 d.error_kind = "PluginError";
-                d.error_message = std::move(*answer.error);
+                d.error_message = std::move(*error);
                 switch (stage.config.on_error) {
                     case OnError::fail:
                         d.effect = deny_effect(mode);
@@ -160,13 +190,13 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
                         stage.disabled_by_error.store(true, std::memory_order_relaxed);
                         break;
                 }
-            } else if (answer.result.denial) {
+            } else if (answer.denial) {
                 d.outcome = Outcome::denied;
                 d.effect = deny_effect(mode);
-                d.denial = std::move(answer.result.denial);
-            } else if (answer.result.modified) {
+                d.denial = std::move(answer.denial);
+            } else if (answer.modified) {
                 ReturnedCopy copy =
-                    apply_returned(current[i], given, *answer.result.modified, stage.rights);
+                    apply_returned(current[i], given, *answer.modified, stage.rights);
                 if (!copy.violations.empty()) {
                     d.outcome = Outcome::violation;
                     d.effect = mode == Mode::enforce ? Effect::stopped : Effect::rejected;
@@ -176,7 +206,11 @@ PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> me
                 } else {
                     d.outcome = Outcome::modified;
                     d.effect = mode == Mode::audit ? Effect::discarded : Effect::applied;
-                    if (d.effect == Effect::applied) current[i] = std::move(copy.message);
+                    if (d.effect == Effect::applied) {
+                        // `given` may be current[i] itself: it is not used after this.
+                        current[i] = std::move(copy.message);
+                        nests[i] = has_prompt_result(current[i]);
+                    }
                 }
             }
             const Effect effect = d.effect;

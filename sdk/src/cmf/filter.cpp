@@ -17,7 +17,10 @@ std::shared_ptr<const SubjectExtension> filter_subject(
     const bool permissions = caps.has(Capability::read_permissions);
     const bool teams = caps.has(Capability::read_teams);
     const bool claims = caps.has(Capability::read_claims);
-    if (roles && permissions && teams && claims) return subject;
+    // Nothing hidden that the subject carries: share it.
+    if ((roles || subject->roles.empty()) && (permissions || subject->permissions.empty()) &&
+        (teams || subject->teams.empty()) && (claims || subject->claims.empty()))
+        return subject;
     SubjectExtension out;
     out.id = subject->id;
     out.type = subject->type;
@@ -35,9 +38,9 @@ std::shared_ptr<const SecurityExtension> filter_security(
     auto objects = caps.has(Capability::read_objects) ? security->objects : nullptr;
     auto data = caps.has(Capability::read_data) ? security->data : nullptr;
     const bool labels = caps.has(Capability::read_labels);
-    if (labels && subject == security->subject && objects == security->objects &&
-        data == security->data)
-        return security;  // everything visible: share it
+    if ((labels || security->labels.empty()) && subject == security->subject &&
+        objects == security->objects && data == security->data)
+        return security;  // nothing hidden that it carries: share it
     SecurityExtension out;
     if (labels) out.labels = security->labels;
     out.classification = security->classification;
@@ -78,15 +81,46 @@ std::shared_ptr<const AgentExtension> filter_agent(
 
 ExtensionsPtr filter_extensions(const ExtensionsPtr& ext, const CapabilitySet& caps) {
     if (!ext || ext->empty()) return ext;
+    auto agent = filter_agent(ext->agent, caps);
+    const bool hide_http = ext->http && !caps.has(Capability::read_headers);
+    const bool hide_delegation = ext->delegation && !caps.has(Capability::read_delegation);
+    auto security = filter_security(ext->security, caps);
+    // Nothing hidden: share the record itself, without copying its pointers first.
+    if (agent == ext->agent && !hide_http && !hide_delegation && security == ext->security)
+        return ext;
     Extensions out = *ext;  // copies pointers; then hide what is not granted
-    out.agent = filter_agent(ext->agent, caps);
-    if (!caps.has(Capability::read_headers)) out.http = nullptr;
-    if (!caps.has(Capability::read_delegation)) out.delegation = nullptr;
-    out.security = filter_security(ext->security, caps);
-    if (out.agent == ext->agent && out.http == ext->http && out.delegation == ext->delegation &&
-        out.security == ext->security)
-        return ext;  // nothing hidden: share the record itself
+    out.agent = std::move(agent);
+    if (hide_http) out.http = nullptr;
+    if (hide_delegation) out.delegation = nullptr;
+    out.security = std::move(security);
     return std::make_shared<const Extensions>(std::move(out));
+}
+
+namespace {
+
+bool shows_same_security(const std::shared_ptr<const SecurityExtension>& a,
+                         const std::shared_ptr<const SecurityExtension>& b,
+                         const CapabilitySet& caps) {
+    if (a == b) return true;
+    if (!a || !b) return false;  // a filtered security is null exactly when its source is
+    return a->classification == b->classification &&
+           (!caps.has(Capability::read_labels) || a->labels == b->labels) &&
+           (!caps.has(Capability::read_subject) || a->subject == b->subject) &&
+           (!caps.has(Capability::read_objects) || a->objects == b->objects) &&
+           (!caps.has(Capability::read_data) || a->data == b->data);
+}
+
+}  // namespace
+
+bool shows_same(const Extensions& a, const Extensions& b, const CapabilitySet& caps) {
+    if (&a == &b) return true;
+    return a.request == b.request && a.mcp == b.mcp && a.completion == b.completion &&
+           a.provenance == b.provenance && a.llm == b.llm && a.framework == b.framework &&
+           a.meta == b.meta && a.custom == b.custom &&
+           (!caps.has(Capability::read_agent) || a.agent == b.agent) &&
+           (!caps.has(Capability::read_headers) || a.http == b.http) &&
+           (!caps.has(Capability::read_delegation) || a.delegation == b.delegation) &&
+           shows_same_security(a.security, b.security, caps);
 }
 
 Message filter_message(const Message& message, const CapabilitySet& caps) {
