@@ -147,3 +147,33 @@ TEST_CASE("content and channel are mutable, custom may be removed") {
     CHECK(out.message.channel() == cmf::Channel::final);
     CHECK(out.message.custom() == nullptr);
 }
+
+TEST_CASE(
+    "only the labels a processor added join the current slot; changes merge into one record") {
+    // The processor was shown labels the current slot lacks (B): it added C and Z only.
+    const auto current = with_ext(
+        {{"security", {{"labels", {"A", "M"}}}}, {"http", {{"headers", {{"X-Id", "1"}}}}}});
+    auto seen = std::make_shared<cmf::SecurityExtension>();
+    seen->labels = {"A", "B", "M"};
+    const auto given = current.with_security(seen);
+    const auto returned = given.with_labels_added({"C", "Z"})
+                              .with_http(std::make_shared<const cmf::HttpExtension>(
+                                  cmf::HttpExtension{cmf::OrderedMap<std::string>{{"X-Id", "2"}}}))
+                              .with_custom(std::make_shared<const Json>(Json{{"k", "v"}}));
+    auto out = apply_returned(current, given, returned, {true, true});
+    REQUIRE(out.violations.empty());
+    CHECK(out.changed);
+    CHECK(out.message.security()->labels == cmf::StringSet{"A", "C", "M", "Z"});
+    CHECK(out.message.http() == returned.http());
+    CHECK(out.message.custom() == returned.custom());
+    CHECK(out.message.content_ptr() == current.content_ptr());
+    CHECK(current.security()->labels == cmf::StringSet{"A", "M"});  // untouched
+
+    // Without write_headers the whole copy is rejected, labels and custom included.
+    auto refused = apply_returned(current, given, returned, {false, true});
+    CHECK(
+        refused.violations ==
+        std::vector<SlotViolation>{{"http", "guarded", "plugin lacks 'write_headers' capability"}});
+    CHECK_FALSE(refused.changed);
+    CHECK(refused.message.extensions_ptr() == current.extensions_ptr());
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 #include "cmfpipe/cmf/extensions.hpp"
 
@@ -33,6 +34,13 @@ std::string joined(const cmf::StringSet& names) {
     return out;
 }
 
+// The labels of `a` that `b` lacks (only to name them in a violation).
+cmf::StringSet missing(const cmf::StringSet& a, const cmf::StringSet& b) {
+    cmf::StringSet out;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+    return out;
+}
+
 class Checker {
   public:
     Checker(const cmf::Extensions& current, const cmf::Extensions& given,
@@ -42,9 +50,7 @@ class Checker {
           given_(given),
           returned_(returned),
           rights_(rights),
-          violations_(violations) {
-        merged_ = current;
-    }
+          violations_(violations) {}
 
     template <class T>
     void immutable(const char* name, std::shared_ptr<const T> cmf::Extensions::*slot) {
@@ -55,14 +61,12 @@ class Checker {
         if (same_slot(given_.http, returned_.http)) return;
         if (!rights_.write_headers)
             return violate("http", "guarded", "plugin lacks 'write_headers' capability");
-        merged_.http = returned_.http;
-        changed_ = true;
+        merged().http = returned_.http;
     }
 
     void mutable_custom() {
         if (same_slot(given_.custom, returned_.custom)) return;
-        merged_.custom = returned_.custom;
-        changed_ = true;
+        merged().custom = returned_.custom;
     }
 
     void security() {
@@ -81,35 +85,41 @@ class Checker {
         if (before.classification != after.classification) {
             violate("security.classification", "immutable", immutable_detail);
         }
-        cmf::StringSet removed, added;
-        std::set_difference(before.labels.begin(), before.labels.end(), after.labels.begin(),
-                            after.labels.end(), std::inserter(removed, removed.end()));
-        std::set_difference(after.labels.begin(), after.labels.end(), before.labels.begin(),
-                            before.labels.end(), std::inserter(added, added.end()));
-        if (!removed.empty()) {
+        const auto& was = before.labels;
+        const auto& is = after.labels;
+        if (!std::includes(is.begin(), is.end(), was.begin(), was.end())) {
             violate("security.labels", "monotonic",
-                    "monotonic slot had elements removed: " + joined(removed));
+                    "monotonic slot had elements removed: " + joined(missing(was, is)));
         }
-        if (added.empty()) return;
+        if (std::includes(was.begin(), was.end(), is.begin(), is.end())) return;  // none added
         if (!rights_.append_labels) {
-            return violate(
-                "security.labels", "monotonic",
-                "plugin lacks 'append_labels' capability (added: " + joined(added) + ")");
+            return violate("security.labels", "monotonic",
+                           "plugin lacks 'append_labels' capability (added: " +
+                               joined(missing(is, was)) + ")");
         }
         // The labels are added to the current slot, whose subject/objects/data the processor may
         // not even have seen: those stay shared with the current message.
         auto security = current_.security
                             ? std::make_shared<cmf::SecurityExtension>(*current_.security)
                             : std::make_shared<cmf::SecurityExtension>();
-        security->labels.insert(added.begin(), added.end());
-        merged_.security = std::move(security);
-        changed_ = true;
+        auto old = was.begin();
+        for (const auto& label : is) {  // the added ones: in `is`, not in `was`
+            while (old != was.end() && *old < label) ++old;
+            if (old == was.end() || label < *old) security->labels.insert(label);
+        }
+        merged().security = std::move(security);
     }
 
-    bool changed() const { return changed_; }
-    const cmf::Extensions& merged() const { return merged_; }
+    // The current record with the accepted changes; null when nothing was changed.
+    std::optional<cmf::Extensions>& result() { return merged_; }
 
   private:
+    // Copied from the current record on the first accepted change only.
+    cmf::Extensions& merged() {
+        if (!merged_) merged_.emplace(current_);
+        return *merged_;
+    }
+
     void violate(const char* slot, const char* tier, std::string detail) {
         violations_.push_back({slot, tier, std::move(detail)});
     }
@@ -119,40 +129,35 @@ class Checker {
     const cmf::Extensions& returned_;
     WriteRights rights_;
     std::vector<SlotViolation>& violations_;
-    cmf::Extensions merged_;
-    bool changed_ = false;
+    std::optional<cmf::Extensions> merged_;
 };
 
 }  // namespace
 
 ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& given,
                             const cmf::Message& returned, WriteRights rights) {
-    ReturnedCopy out{current, false, {}};
+    std::vector<SlotViolation> violations;
     if (returned.role() != given.role()) {
-        out.violations.push_back({"role", "immutable", "the role of a message cannot be changed"});
+        violations.push_back({"role", "immutable", "the role of a message cannot be changed"});
     }
 
-    cmf::Message merged = current;
     // Content is mutable. A part the processor left as given keeps the current part (which may
     // hold nested messages the processor was shown filtered); a changed part is taken.
+    std::optional<cmf::Content> content;
     if (returned.content_ptr() != given.content_ptr() && returned.content() != given.content()) {
-        cmf::Content parts = returned.content();
-        if (parts.size() == given.size() && given.size() == current.size()) {
-            for (std::size_t i = 0; i < parts.size(); ++i) {
-                if (parts[i] == given.part(i)) parts[i] = current.part(i);
+        content = returned.content();
+        if (content->size() == given.size() && given.size() == current.size()) {
+            for (std::size_t i = 0; i < content->size(); ++i) {
+                if ((*content)[i] == given.part(i)) (*content)[i] = current.part(i);
             }
         }
-        merged = merged.with_content(std::move(parts));
-        out.changed = true;
     }
-    if (returned.channel() != given.channel()) {
-        merged = merged.with_channel(returned.channel());
-        out.changed = true;
-    }
+    const bool channel_changed = returned.channel() != given.channel();
 
+    std::optional<cmf::Extensions> extensions;
     if (returned.extensions_ptr() != given.extensions_ptr()) {
         Checker check(current.extensions(), given.extensions(), returned.extensions(), rights,
-                      out.violations);
+                      violations);
         check.immutable("request", &cmf::Extensions::request);
         check.immutable("agent", &cmf::Extensions::agent);
         check.guarded_http();
@@ -165,16 +170,19 @@ ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& giv
         check.immutable("framework", &cmf::Extensions::framework);
         check.immutable("meta", &cmf::Extensions::meta);
         check.mutable_custom();
-        if (check.changed()) {
-            merged =
-                merged.with_extensions(std::make_shared<const cmf::Extensions>(check.merged()));
-            out.changed = true;
-        }
+        extensions = std::move(check.result());
     }
 
-    if (!out.violations.empty()) return {current, false, std::move(out.violations)};
-    if (out.changed) out.message = std::move(merged);
-    return out;
+    if (!violations.empty()) return {current, false, std::move(violations)};
+    if (!content && !channel_changed && !extensions) return {current, false, {}};
+    // The merged message is built once, around what changed.
+    cmf::Message merged = extensions
+                              ? current.with_extensions(
+                                    std::make_shared<const cmf::Extensions>(std::move(*extensions)))
+                              : current;
+    if (content) merged = merged.with_content(std::move(*content));
+    if (channel_changed) merged = merged.with_channel(returned.channel());
+    return {std::move(merged), true, {}};
 }
 
 }  // namespace cmfpipe::pipeline

@@ -128,16 +128,18 @@ Message Message::with_extensions(ExtensionsPtr ext) const {
     return Message(role_, channel_, content_, share_extensions(std::move(ext)));
 }
 
-Message Message::with_slot_(const Extensions& ext) const {
-    return Message(role_, channel_, content_,
-                   ext.empty() ? empty_extensions() : std::make_shared<const Extensions>(ext));
+Message Message::with_slot_(Extensions&& ext) const {
+    // Moved into the new record: its pointers change hands without touching their counts.
+    return Message(
+        role_, channel_, content_,
+        ext.empty() ? empty_extensions() : std::make_shared<const Extensions>(std::move(ext)));
 }
 
 #define CMFPIPE_CMF_WITH_SLOT(NAME, TYPE)                                  \
     Message Message::with_##NAME(std::shared_ptr<const TYPE> slot) const { \
         Extensions ext = *extensions_;                                     \
         ext.NAME = std::move(slot);                                        \
-        return with_slot_(ext);                                            \
+        return with_slot_(std::move(ext));                                 \
     }
 CMFPIPE_CMF_WITH_SLOT(request, RequestExtension)
 CMFPIPE_CMF_WITH_SLOT(agent, AgentExtension)
@@ -157,7 +159,7 @@ Message Message::with_custom(CustomPtr slot) const {
         throw ValueError("cmf::Message::with_custom: custom must be a JSON object");
     Extensions ext = *extensions_;
     ext.custom = std::move(slot);
-    return with_slot_(ext);
+    return with_slot_(std::move(ext));
 }
 
 Message Message::with_labels_added(const std::vector<std::string>& labels) const {

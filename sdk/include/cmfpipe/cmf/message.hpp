@@ -121,7 +121,7 @@ class Message {
 
   private:
     Message(Role role, std::optional<Channel> channel, ContentPtr content, ExtensionsPtr ext);
-    Message with_slot_(const Extensions& ext) const;
+    Message with_slot_(Extensions&& ext) const;
 
     Role role_;
     std::optional<Channel> channel_;
