@@ -2,7 +2,8 @@
 // and one label appender, with the extensions payload at 1 KB, 100 KB and 1 MB. Prints ns per
 // message per processor (median of several runs), the 1 MB / 1 KB ratio (goal <= 1.5: cost
 // independent of payload size) and the ratio against a deep-copy baseline (each processor handed
-// a deep copy of each message, as a copy-everything design would do).
+// a deep copy of each message, as a copy-everything design would do). Then the same without the
+// label appender: what a pass-through processor costs on its own.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -38,6 +39,13 @@ const char* pipeline_yaml = R"(processors:
   - {name: p9,  kind: pass, hooks: [llm_input], capabilities: [read_objects]}
   - {name: p10, kind: pass, hooks: [llm_input]}
 )";
+
+// The ten pass-through processors alone.
+std::string pass_through_yaml() {
+    std::string yaml = pipeline_yaml;
+    const auto label = yaml.find("  - {name: label");
+    return yaml.erase(label, yaml.find('\n', label) + 1 - label);
+}
 
 // Request-level extensions of about `bytes`: half in custom, half in security.data; every message
 // of the conversation shares them, as a parser hands them out.
@@ -114,20 +122,22 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-// ns per message per processor of the real pipeline.
+// ns per message per processor of the real pipeline (`processors` of them; `labelled`: the label
+// appender among them).
 double measure_pipeline(const pl::Pipeline& pipeline, const std::vector<cmf::Message>& messages,
-                        int runs) {
+                        int runs, std::size_t processors = processor_count, bool labelled = true) {
     std::vector<double> samples;
     for (int r = 0; r < runs; ++r) {
         auto start = Clock::now();
         auto result = pipeline.run("llm_input", messages);
         auto ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-        if (result.messages.size() != message_count || result.decisions.size() != message_count ||
-            !result.messages.back().security()->labels.count("SEEN")) {
+        if (result.messages.size() != message_count ||
+            result.decisions.size() != (labelled ? message_count : 0) ||
+            result.messages.back().security()->labels.count("SEEN") != (labelled ? 1u : 0u)) {
             std::fprintf(stderr, "unexpected pipeline result\n");
             std::exit(1);
         }
-        samples.push_back(ns / (message_count * processor_count));
+        samples.push_back(ns / (message_count * processors));
     }
     return median(samples);
 }
@@ -197,5 +207,17 @@ int main() {
     std::printf(
         "ratio 1 MB / 1 KB (copy-on-write, median of 21 interleaved runs): %.2f (goal <= 1.5)\n",
         median_cow[2] / median_cow[0]);
+
+    const auto pass_through = pl::Pipeline::build(
+        pl::parse_pipeline_config(pass_through_yaml(), "pass-through.yaml", "."), registry);
+    std::vector<double> alone[2];
+    for (int round = 0; round < 21; ++round) {
+        alone[0].push_back(measure_pipeline(pass_through, conversations[0], 1, 10, false));
+        alone[1].push_back(measure_pipeline(pass_through, conversations[2], 1, 10, false));
+    }
+    std::printf(
+        "pass-through alone (10 processors, no label appender): %.1f ns/msg/processor at 1 KB, "
+        "%.1f at 1 MB (goal <= 100)\n",
+        median(alone[0]), median(alone[1]));
     return 0;
 }
