@@ -149,7 +149,7 @@ TEST_CASE("content and channel are mutable, custom may be removed") {
 }
 
 TEST_CASE(
-    "only the labels a processor added join the current slot; changes merge into one record") {
+    "only the labels a processor added join the current slot, and changes merge into one record") {
     // The processor was shown labels the current slot lacks (B): it added C and Z only.
     const auto current = with_ext(
         {{"security", {{"labels", {"A", "M"}}}}, {"http", {{"headers", {{"X-Id", "1"}}}}}});
