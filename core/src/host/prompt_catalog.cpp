@@ -1,8 +1,6 @@
 // The served prompts of host/prompt_catalog.hpp: one stat() a request tells a changed file.
 #include "cmfpipe/core/host/prompt_catalog.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <mutex>
 
@@ -48,25 +46,22 @@ std::shared_ptr<const Prompt> PromptCatalog::get(std::string_view name) const {
     if (!plain_name(name)) throw NotFound("no prompt named '" + std::string(name) + "'");
     const std::string key(name);
     const std::filesystem::path file = directory_ / (key + std::string(extension));
-    struct stat info {};
-    if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    const std::optional<FileStamp> stamp = stamp_of(file);
+    if (!stamp) {
         std::unique_lock lock(mutex_);
         entries_.erase(key);
         throw NotFound("no prompt named '" + key + "' in " + directory_.string());
     }
-    const FileStamp stamp{std::int64_t(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec,
-                          static_cast<std::uintmax_t>(info.st_size),
-                          static_cast<std::uintmax_t>(info.st_ino)};
     {
         std::shared_lock lock(mutex_);
         auto found = entries_.find(key);
-        if (found != entries_.end() && found->second.stamp == stamp) return found->second.prompt;
+        if (found != entries_.end() && found->second.stamp == *stamp) return found->second.prompt;
     }
     // Loaded outside the lock: requests for other prompts go on meanwhile. Two requests that both
     // saw the change both load it; the last one stored wins, and both answers are the new file.
     std::shared_ptr<const Prompt> prompt = load(key, file);
     std::unique_lock lock(mutex_);
-    entries_[key] = Entry{stamp, prompt};
+    entries_[key] = Entry{*stamp, prompt};
     return prompt;
 }
 

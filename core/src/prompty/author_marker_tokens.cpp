@@ -36,29 +36,80 @@ bool holds_open_mark(const Json& value) {
 
 }  // namespace
 
-TokenizedTemplate tokenize_author_markers(std::string_view prepared, const Parser& parser) {
-    if (prepared.find(open_mark) != std::string_view::npos) {
-        throw ValueError(
-            "the template holds U+E003, which strict mode reserves for author role-marker tokens");
-    }
+TokenizedTemplate tokenize_author_markers(std::string_view template_text, const Parser& parser) {
     TokenizedTemplate out;
-    out.text.reserve(prepared.size());
-    for (std::size_t begin = 0; begin <= prepared.size();) {
-        std::size_t end = prepared.find('\n', begin);
+    out.holds_token_mark = template_text.find(open_mark) != std::string_view::npos;
+    out.text.reserve(template_text.size());
+    std::size_t line_index = 0;
+    for (std::size_t begin = 0; begin <= template_text.size(); ++line_index) {
+        std::size_t end = template_text.find('\n', begin);
         const bool last = end == std::string_view::npos;
-        if (last) end = prepared.size();
-        const std::string_view line = prepared.substr(begin, end - begin);
+        if (last) end = template_text.size();
+        const std::string_view line = template_text.substr(begin, end - begin);
         if (parser.matches_role_marker(line, MarkerFit::whole_line)) {
             out.text.append(open_mark).append(std::to_string(out.markers.size()));
             out.text.append(close_mark);
             out.markers.emplace_back(line);
+            out.marker_lines.push_back(line_index);
+            out.marker_skeleton.append(line);
         } else {
             out.text.append(line);
         }
-        if (!last) out.text.push_back('\n');
+        if (!last) {
+            out.text.push_back('\n');
+            out.marker_skeleton.push_back('\n');
+        }
         begin = end + 1;
     }
     return out;
+}
+
+void refuse_token_mark_in_template(const TokenizedTemplate& tokenized) {
+    if (tokenized.holds_token_mark) {
+        throw ValueError(
+            "the template holds U+E003, which strict mode reserves for author role-marker tokens");
+    }
+}
+
+std::vector<std::string> marked_author_markers(const TokenizedTemplate& tokenized,
+                                               const Parser& parser, const Json& parser_options,
+                                               RequestContext& request) {
+    const std::string marked =
+        parser.prepare_template(tokenized.marker_skeleton, parser_options, request);
+    std::vector<std::string> out;
+    out.reserve(tokenized.markers.size());
+    std::size_t line_index = 0, begin = 0;
+    for (const std::size_t wanted : tokenized.marker_lines) {
+        for (; line_index < wanted && begin <= marked.size(); ++line_index) {
+            const std::size_t end = marked.find('\n', begin);
+            begin = end == std::string::npos ? marked.size() + 1 : end + 1;
+        }
+        if (begin > marked.size()) {
+            throw ValueError(
+                "the parser's prepare_template did not keep the template's lines (one line in, "
+                "one line out; see cmfpipe/parser.hpp)");
+        }
+        std::size_t end = marked.find('\n', begin);
+        if (end == std::string::npos) end = marked.size();
+        out.emplace_back(marked, begin, end - begin);
+    }
+    return out;
+}
+
+std::shared_ptr<const TokenizedTemplate> StrictTemplates::get(
+    std::string_view template_text, const std::shared_ptr<const Parser>& parser) {
+    {
+        std::lock_guard lock(mutex_);
+        for (const Entry& entry : entries_) {
+            if (entry.parser == parser && entry.text == template_text) return entry.tokenized;
+        }
+    }
+    auto tokenized =
+        std::make_shared<const TokenizedTemplate>(tokenize_author_markers(template_text, *parser));
+    std::lock_guard lock(mutex_);
+    if (entries_.size() >= capacity) entries_.erase(entries_.begin());
+    entries_.push_back(Entry{parser, std::string(template_text), tokenized});
+    return tokenized;
 }
 
 void refuse_marker_tokens_in_inputs(const Json& inputs) {

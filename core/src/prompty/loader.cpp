@@ -1,6 +1,9 @@
 // load (spec §4.2): split -> YAML (with positions) -> references -> typed Agent, in a `load` span.
 #include "cmfpipe/core/prompty/loader.hpp"
 
+#include <cctype>
+#include <functional>
+
 #include "cmfpipe/core/files.hpp"
 #include "cmfpipe/core/prompty/frontmatter.hpp"
 #include "cmfpipe/errors.hpp"
@@ -8,8 +11,31 @@
 namespace cmfpipe::prompty {
 namespace {
 
+// Where ${file:} references start from; asked only when the frontmatter holds one (finding the
+// real folder of a file costs a system call per path component).
+using BaseDirectory = std::function<std::filesystem::path()>;
+
+// A string value, at any depth, that starts "${file:" in any case (a superset of what
+// resolve_references reads as a file reference).
+bool holds_file_reference(const Json& value) {
+    if (value.is_string()) {
+        const std::string& text = value.get_ref<const std::string&>();
+        if (text.size() < 7 || text.compare(0, 2, "${") != 0 || text[6] != ':') return false;
+        for (std::size_t i = 0; i < 4; ++i) {
+            if (std::tolower(static_cast<unsigned char>(text[2 + i])) != "file"[i]) return false;
+        }
+        return true;
+    }
+    if (value.is_structured()) {
+        for (const auto& item : value) {
+            if (holds_file_reference(item)) return true;
+        }
+    }
+    return false;
+}
+
 Agent load_untraced(std::string_view text, const std::string& source,
-                    const std::filesystem::path& base_directory, const LoadOptions& options) {
+                    const BaseDirectory& base_directory, const LoadOptions& options) {
     SplitDocument doc = split_frontmatter(text, source);
     // Nothing to render would still become one empty system message sent to a model.
     if (doc.body.empty()) {
@@ -27,8 +53,10 @@ Agent load_untraced(std::string_view text, const std::string& source,
         if (!frontmatter.is_object()) {
             throw ValueError("Frontmatter must be a YAML mapping", map.at(""));
         }
-        ReferenceOptions refs{options.environment, options.allowed_env, base_directory,
-                              options.allowed_roots};
+        ReferenceOptions refs{
+            options.environment, options.allowed_env,
+            holds_file_reference(frontmatter) ? base_directory() : std::filesystem::path(),
+            options.allowed_roots};
         environment_values = resolve_references(frontmatter, refs, map);
         // Before anything of this agent reaches a trace (the load span's result included).
         options.trace.redact_values(environment_values);
@@ -74,16 +102,24 @@ Agent load(const std::filesystem::path& file, const LoadOptions& options) {
         }
         // ${file:} is confined to the folder of the real file: a symlinked .prompty must not
         // reach into the folder of its link.
-        std::filesystem::path real = std::filesystem::canonical(file, ec);
-        if (ec) real = std::filesystem::absolute(file);
-        return load_untraced(read_text_file(file), file.string(), real.parent_path(), options);
+        return load_untraced(
+            read_text_file(file), file.string(),
+            [&] {
+                std::error_code failed;
+                std::filesystem::path real = std::filesystem::canonical(file, failed);
+                if (failed) real = std::filesystem::absolute(file);
+                return real.parent_path();
+            },
+            options);
     });
 }
 
 Agent load_text(std::string_view text, const std::string& source,
                 const std::filesystem::path& base_directory, const LoadOptions& options) {
-    return traced(options, source,
-                  [&] { return load_untraced(text, source, base_directory, options); });
+    return traced(options, source, [&] {
+        return load_untraced(
+            text, source, [&] { return base_directory; }, options);
+    });
 }
 
 }  // namespace cmfpipe::prompty

@@ -96,19 +96,32 @@ std::string run_renderer(const Invokers& invokers, const Agent& agent, const Jso
     try {
         if (!invokers.parser || author_markers == AuthorMarkers::as_written)
             return invokers.renderer->render(agent.instructions, prepared, render_options);
-        const std::string marked =
-            invokers.parser->prepare_template(agent.instructions, parser_options(agent), request);
-        if (!agent.template_config.is_strict())
+        if (!agent.template_config.is_strict()) {
+            const std::string marked = invokers.parser->prepare_template(
+                agent.instructions, parser_options(agent), request);
             return invokers.renderer->render(marked, prepared, render_options);
-        // Strict: the marked author markers never reach the renderer (author_marker_tokens.hpp).
+        }
+        // Strict: the marked author markers never reach the renderer (author_marker_tokens.hpp);
+        // the tokenized template is made once, and only the marker lines are marked per request.
+        const std::shared_ptr<const TokenizedTemplate> tokenized =
+            invokers.strict_templates
+                ? invokers.strict_templates->get(agent.instructions, invokers.parser)
+                : std::make_shared<const TokenizedTemplate>(
+                      tokenize_author_markers(agent.instructions, *invokers.parser));
+        const std::vector<std::string> markers =
+            marked_author_markers(*tokenized, *invokers.parser, parser_options(agent), request);
         refuse_marker_tokens_in_inputs(prepared);
-        const TokenizedTemplate tokenized = tokenize_author_markers(marked, *invokers.parser);
+        refuse_token_mark_in_template(*tokenized);
         return restore_author_markers(
-            invokers.renderer->render(tokenized.text, prepared, render_options), tokenized.markers,
+            invokers.renderer->render(tokenized->text, prepared, render_options), markers,
             agent.template_config.format_kind);
     } catch (const ValueError& e) {
         rethrow_in_file(e, agent, template_name);
     }
+}
+
+std::shared_ptr<StrictTemplates> make_strict_templates() {
+    return std::make_shared<StrictTemplates>();
 }
 
 }  // namespace detail

@@ -28,7 +28,9 @@ class Parser {
     virtual bool matches_role_marker(std::string_view line, MarkerFit fit) const;
     // Called on the template before it is rendered, so a parser can mark what the author wrote
     // (strict mode puts the request's nonce on role markers). The default returns it unchanged.
-    // It keeps the template's lines: one line in, one line out.
+    // It keeps the template's lines: one line in, one line out. In strict mode the host hands it
+    // only the lines matches_role_marker(whole_line) accepts, every other line empty (their text
+    // goes to the renderer as written), and keeps the rest of the template for later requests.
     virtual std::string prepare_template(std::string_view template_text, const Json& options,
                                          RequestContext& request) const;
     virtual std::vector<cmf::Message> parse(std::string_view text, const Json& options,

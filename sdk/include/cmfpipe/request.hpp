@@ -36,7 +36,8 @@ inline constexpr std::string_view rich_input_token_prefix = "__PROMPTY_THREAD_";
 std::string rich_input_token(std::string_view hex, std::string_view input_name);
 
 // `bytes` bytes from the OS's CSPRNG (getrandom), as lowercase hex (2 * bytes characters). Every
-// random token of a request (rich-input tokens, the strict-mode marker nonce) is drawn here.
+// random token of a request (rich-input tokens, the strict-mode marker nonce) is drawn here. Each
+// thread draws 256 bytes at a time and hands each out once (a forked child draws its own).
 // Throws cmfpipe::Error when the OS cannot supply them (never falls back to a weaker source).
 std::string random_hex(std::size_t bytes);
 

@@ -3,7 +3,6 @@
 // loaded once and made into a Prompt (host/service.hpp); a file that changed (modification time,
 // size or inode) is loaded again on its next use, a new file is found on its first use, a removed
 // one is gone. Thread-safe.
-#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -12,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cmfpipe/core/file_stamp.hpp"
 #include "cmfpipe/core/host/service.hpp"
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/errors.hpp"
@@ -43,12 +43,6 @@ class PromptCatalog {
     const std::filesystem::path& directory() const { return directory_; }
 
   private:
-    struct FileStamp {
-        std::int64_t modified_ns = 0;
-        std::uintmax_t size = 0;
-        std::uintmax_t inode = 0;
-        bool operator==(const FileStamp&) const = default;
-    };
     struct Entry {
         FileStamp stamp;
         std::shared_ptr<const Prompt> prompt;

@@ -22,6 +22,10 @@
 #include "cmfpipe/request.hpp"
 
 namespace cmfpipe::prompty {
+namespace detail {
+class StrictTemplates;  // strict templates tokenized once (core/src/prompty/author_marker_tokens)
+std::shared_ptr<StrictTemplates> make_strict_templates();
+}  // namespace detail
 
 // The plugin instances an agent needs, made once and shared by any number of renders.
 struct Invokers {
@@ -29,6 +33,9 @@ struct Invokers {
     // May be null: render() then skips prepare_template, and renderSegments cannot check strict
     // inputs (it asks the parser what a role boundary is).
     std::shared_ptr<const Parser> parser;
+    // What strict renders through these invokers reuse: the template with its author markers as
+    // tokens, made once per template text. Copies of an Invokers share it.
+    std::shared_ptr<detail::StrictTemplates> strict_templates = detail::make_strict_templates();
 };
 
 // By template.format.kind and template.parser.kind. Unknown kind: InvokerError (from the registry).
