@@ -5,6 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${CMFPIPE_BUILD_DIR:-$root/build}"
-"$root/scripts/build.sh" >/dev/null
+# Only the CLI and the bundled plugins; scripts/test.sh builds the rest in the same build dir.
+CMFPIPE_TARGETS=cmfpipe_bundle "$root/scripts/build.sh" >/dev/null
 cd "$root"
 exec "$build/bin/cmfpipe" run examples/prompty/chat.prompty --inputs examples/prompty/chat.json --to openai

@@ -14,10 +14,6 @@ namespace {
 
 using cmf::ContentPart;
 
-bool is_space(char c) {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 std::string_view trim_left(std::string_view s) {
     while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
     return s;

@@ -12,6 +12,11 @@
 
 namespace cmfpipe::chatml {
 
+// The whitespace ChatML trims around tags and tool-call JSON.
+inline bool is_space(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 // In the order of tag_spellings.
 enum class Tag {
     im_start,

@@ -2,13 +2,10 @@
 #include "tool_call_block.hpp"
 
 #include "cmfpipe/json_parse.hpp"
+#include "tag_scanner.hpp"
 
 namespace cmfpipe::chatml {
 namespace {
-
-bool is_space(char c) {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 
 std::size_t skip_space(std::string_view text, std::size_t at) {
     while (at < text.size() && is_space(text[at])) ++at;

@@ -113,13 +113,6 @@ cmf::Content read_assistant_parts(const WireNode& message, Json& custom, Message
     return parts;
 }
 
-cmf::Message finish(cmf::Role role, cmf::Content parts, Json custom) {
-    cmf::Message message(role, std::move(parts));
-    if (!custom.empty())
-        message = message.with_custom(std::make_shared<const Json>(std::move(custom)));
-    return message;
-}
-
 std::optional<cmf::TokenUsage> read_usage(const WireNode& body) {
     auto usage = body.find("usage");
     if (!usage) return std::nullopt;
@@ -194,9 +187,16 @@ std::vector<cmf::Message> read_chat_conversation(const WireNode& messages,
         } else {
             read_content(message, parts, custom, message_slots);
         }
-        out.push_back(finish(role, std::move(parts), std::move(custom)));
+        out.push_back(message_with_custom(role, std::move(parts), std::move(custom)));
     }
     return out;
+}
+
+cmf::Message message_with_custom(cmf::Role role, cmf::Content parts, Json custom) {
+    cmf::Message message(role, std::move(parts));
+    if (!custom.empty())
+        message = message.with_custom(std::make_shared<const Json>(std::move(custom)));
+    return message;
 }
 
 }  // namespace cmfpipe::openai

@@ -77,6 +77,8 @@ struct CompletionInfo {
 // Sets completion (stop reason, tokens, model, raw_format, created_at), provenance (message id)
 // and the custom slot (when `custom` is non-empty; an unmapped finish reason is kept there).
 cmf::Message with_completion_info(cmf::Message message, const CompletionInfo& info, Json custom);
+// A message of `parts`, with `custom` as its custom extensions unless that is empty.
+cmf::Message message_with_custom(cmf::Role role, cmf::Content parts, Json custom);
 std::string iso_timestamp(std::int64_t unix_seconds);
 // A usage object's token counts under this API's names; total_tokens when given, else the sum.
 cmf::TokenUsage read_token_usage(const wire::WireNode& usage, std::string_view input_key,

@@ -18,13 +18,6 @@ using wire::MessageSlots;
 using wire::PartSlot;
 using wire::WireNode;
 
-cmf::Message finish(cmf::Role role, cmf::Content parts, Json custom) {
-    cmf::Message message(role, std::move(parts));
-    if (!custom.empty())
-        message = message.with_custom(std::make_shared<const Json>(std::move(custom)));
-    return message;
-}
-
 cmf::PartPtr input_image(const WireNode& block) {
     if (auto url = block.find("image_url")) return image_from_url(url->string());
     if (auto id = block.find("file_id")) {
@@ -47,7 +40,7 @@ cmf::Message read_message_item(const WireNode& item, MessageSlots& slots) {
             parts.push_back(ContentPart::text(content.string()));
             slots.parts.push_back(PartSlot{"content", std::nullopt});
         }
-        return finish(*role, std::move(parts), std::move(custom));
+        return message_with_custom(*role, std::move(parts), std::move(custom));
     }
     std::vector<WireNode> blocks = content.elements();
     for (std::size_t k = 0; k < blocks.size(); ++k) {
@@ -67,7 +60,7 @@ cmf::Message read_message_item(const WireNode& item, MessageSlots& slots) {
         }
         slots.parts.push_back(PartSlot{"content", k});
     }
-    return finish(*role, std::move(parts), std::move(custom));
+    return message_with_custom(*role, std::move(parts), std::move(custom));
 }
 
 }  // namespace
@@ -110,7 +103,7 @@ ResponsesConversation read_responses_input(const WireNode& body) {
             const bool made_part =
                 add_tool_call(parts, custom, std::move(call), item.optional_string("arguments"));
             (made_part ? slots.parts : slots.flagged).push_back(PartSlot{"", std::nullopt});
-            add(finish(cmf::Role::assistant, std::move(parts), std::move(custom)),
+            add(message_with_custom(cmf::Role::assistant, std::move(parts), std::move(custom)),
                 std::move(origin), std::move(slots));
         } else if (type == "function_call_output") {
             cmf::ToolResult result;
