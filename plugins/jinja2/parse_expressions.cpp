@@ -10,6 +10,7 @@
 
 #include "builtins.hpp"
 #include "filters.hpp"
+#include "methods.hpp"
 #include "parser.hpp"
 #include "tests.hpp"
 
@@ -315,6 +316,7 @@ ExprPtr Parser::postfix(ExprPtr node) {
                 auto g = at<GetAttrExpr>(t);
                 g->object = std::move(node);
                 g->attr = cur().text;
+                g->methods = method_set(g->attr);
                 advance();
                 node = std::move(g);
             } else if (cur().type == Tok::Int) {

@@ -187,7 +187,7 @@ void Evaluator::bind(int slot, Value v) {
 
 Value Evaluator::lookup(int slot, const NameExpr* site) {
     for (Frame* f = frame_; f; f = f->parent)
-        if (Value* v = f->find(slot)) return *v;
+        if (const Value* v = f->find(slot)) return *v;
     auto s = static_cast<std::size_t>(slot);
     if (s < module_->bound.size() && module_->bound[s]) return module_->vars[s];
     if (site) {

@@ -86,6 +86,11 @@ class Value {
     static Value string(std::shared_ptr<const std::string> s) {
         return shared(Kind::String, std::move(s));
     }
+    // A string owned by something that outlives the render (the caller's JSON inputs): shared
+    // with no control block, so making, copying and dropping it never allocates or counts.
+    static Value borrowed_string(const std::string& s) {
+        return shared(Kind::String, std::shared_ptr<const void>(std::shared_ptr<const void>(), &s));
+    }
     static Value list(std::shared_ptr<List> l) { return shared(Kind::List, std::move(l)); }
     static Value dict(std::shared_ptr<Dict> d) { return shared(Kind::Dict, std::move(d)); }
     static Value callable(std::shared_ptr<Callable> c) {
@@ -218,6 +223,9 @@ struct Callable {
     virtual ~Callable() = default;
     virtual Value call(Evaluator& ev, Args& args) = 0;
     virtual std::string name() const = 0;
+    // A template macro: its calls count as template recursion (asked on every call, so a
+    // virtual and not a dynamic_cast).
+    virtual bool is_macro() const { return false; }
 };
 
 // The state behind `loop` inside a for loop.
