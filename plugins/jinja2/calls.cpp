@@ -148,7 +148,8 @@ Value Evaluator::eval_call(const CallExpr& e) {
     // obj.method(...) without materialising a bound method
     if (e.callee->kind == ExprKind::GetAttr) {
         const auto& g = static_cast<const GetAttrExpr&>(*e.callee);
-        Value obj = eval(*g.object);
+        Value temp;
+        const Value& obj = eval_operand(*g.object, temp);
         MethodKind mk = (obj.is_string() || obj.is_dict() || obj.is_list())
                             ? method_kind(obj, g.attr, g.methods, containers_immutable())
                             : MethodKind::None;

@@ -185,6 +185,11 @@ class Evaluator {
     Value apply_filter_chain(const Expr& chain, Value subject);
 
     Value lookup(int slot, const NameExpr* site);
+    // The bound variable in slot (frames inside out, then the module), or null.
+    const Value* find_var(int slot) const;
+    // e's value: a bound variable in place (no copy, no reference count), anything else
+    // evaluated into temp. Only for operands used before any statement can rebind them.
+    const Value& eval_operand(const Expr& e, Value& temp);
     void assign(const Target& t, Value v);
     void bind(int slot, Value v);
     std::string capture(const Body& body);

@@ -10,7 +10,8 @@
 namespace cmfpipe::jinja2 {
 
 Value Value::string(std::string s) {
-    return shared(Kind::String, std::make_shared<const std::string>(std::move(s)));
+    // a non-const string: sole_string() may extend it
+    return shared(Kind::String, std::make_shared<std::string>(std::move(s)));
 }
 
 Value Value::undefined(UndefinedReason reason, std::string name, std::string obj_type) {
