@@ -66,6 +66,9 @@ struct Expr : Node {
 struct ConstExpr : Expr {
     ConstExpr() : Expr(ExprKind::Const) {}
     Value value;
+    // A string constant's text; value borrows it (the template outlives its renders), so
+    // evaluating the constant copies no reference count shared by every thread.
+    std::string text;
 };
 
 struct NameExpr : Expr {

@@ -67,12 +67,15 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
                             const std::shared_ptr<const Closure>& closure, Args& args,
                             const Value& caller) {
     Frame f{nullptr, {}, closure.get()};
-    f.vars.reserve(m.params.size() + 1);
+    f.vars.reserve(m.params.size() + 4);  // with varargs, kwargs, caller and a set or two
     std::size_t np = m.params.size();
     if (args.positional.size() > np && !m.uses_varargs)
         throw Failure("TypeError", "macro '" + m.name + "' takes not more than " +
                                        std::to_string(np) + " argument(s)");
-    std::vector<const Value*> given(np, nullptr);
+    // which argument each parameter got; on the stack for the usual handful of parameters
+    const Value* given_inline[8] = {};
+    std::vector<const Value*> given_heap(np > 8 ? np : 0, nullptr);
+    const Value** given = np > 8 ? given_heap.data() : given_inline;
     for (std::size_t i = 0; i < np && i < args.positional.size(); ++i)
         given[i] = &args.positional[i];
     std::shared_ptr<Dict> kwargs;  // made only for a macro that reads kwargs

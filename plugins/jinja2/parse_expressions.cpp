@@ -198,7 +198,12 @@ ExprPtr Parser::unary(bool with_filter) {
 
 ExprPtr Parser::constant(Value v, const Token& t) {
     auto c = at<ConstExpr>(t);
-    c->value = std::move(v);
+    if (v.is_string() && !v.is_markup()) {
+        c->text = v.str();
+        c->value = Value::borrowed_string(c->text);
+    } else {
+        c->value = std::move(v);
+    }
     return c;
 }
 

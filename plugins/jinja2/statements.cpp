@@ -117,6 +117,7 @@ Flow Evaluator::exec(const Stmt& s) {
 Flow Evaluator::exec_for(const ForStmt& n, Frame* parent, const Value& iterable, int depth) {
     std::shared_ptr<List> items = iterate(iterable);
     Frame f{parent, {}};
+    f.vars.reserve(4);  // loop, the target and a few sets: one allocation, not three
     Frame* const outer = frame_;
     Restore restore(*this);
     frame_ = &f;
