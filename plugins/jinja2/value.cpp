@@ -40,12 +40,25 @@ bool nests(const Value& v) {
     return v.kind() == Kind::List || v.kind() == Kind::Dict || v.kind() == Kind::Namespace;
 }
 
-// Only containers can nest deeply; scalars and strings are freed in place as usual.
+// How many containers are being freed inside one another, recursively, on this thread.
+thread_local int g_free_depth = 0;
+constexpr int kRecursiveFreeDepth = 64;
+
+// Only containers can nest deeply; scalars and strings are freed in place as usual. The first
+// levels free their children recursively (no queue to allocate for the usual shallow value);
+// deeper, children are queued.
 template <class Range, class Get>
 void release(Range& range, Get get) {
     if (g_pending) {
         for (auto& e : range)
             if (nests(get(e))) g_pending->push_back(std::move(get(e)));
+        return;
+    }
+    if (g_free_depth < kRecursiveFreeDepth) {
+        ++g_free_depth;
+        for (auto& e : range)
+            if (nests(get(e))) Value dying = std::move(get(e));  // freed here, one level deeper
+        --g_free_depth;
         return;
     }
     bool any = false;
