@@ -53,8 +53,9 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
             if (a.is_string() && b.is_string() && (a.is_markup() || b.is_markup())) {
                 // Markup + str escapes the plain side (markupsafe semantics)
                 Args none;
-                std::string s = to_str(find_filter("escape", profile_)(*this, a, none));
-                s += to_str(find_filter("escape", profile_)(*this, b, none));
+                FilterFn escape = find_filter("escape", profile_);
+                std::string s = to_str(escape(*this, a, none));
+                s += to_str(escape(*this, b, none));
                 check_string(s.size());
                 return Value::markup(std::move(s));
             }
