@@ -417,6 +417,16 @@ static void append_repr_string(std::string& out, std::string_view s) {
     out += quote;
     static const char* hex = "0123456789abcdef";
     for (std::size_t i = 0; i < s.size();) {
+        // copy the run of printable ASCII that needs no escaping in one append
+        std::size_t run = i;
+        while (run < s.size() && s[run] >= 0x20 && s[run] < 0x7F && s[run] != quote &&
+               s[run] != '\\')
+            ++run;
+        if (run > i) {
+            out.append(s.data() + i, run - i);
+            i = run;
+            if (i >= s.size()) break;
+        }
         std::uint32_t cp;
         std::size_t len = decode_utf8(s, i, cp);
         char c = s[i];
