@@ -31,6 +31,11 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
     Value a = eval(*e.left);
     Value b = eval(*e.right);
     if (e.op == BinaryOp::Concat) {
+        if (std::string* sole = a.sole_string()) {  // a ~ b ~ c grows one string
+            append_str(*sole, b);
+            check_string(sole->size());
+            return a;
+        }
         std::string s;
         append_str(s, a);
         append_str(s, b);
@@ -48,13 +53,18 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
             if (a.is_string() && b.is_string() && (a.is_markup() || b.is_markup())) {
                 // Markup + str escapes the plain side (markupsafe semantics)
                 Args none;
-                std::string s = to_str(find_filter("escape", profile_)(*this, a, none));
-                s += to_str(find_filter("escape", profile_)(*this, b, none));
+                FilterFn escape = find_filter("escape", profile_);
+                std::string s = to_str(escape(*this, a, none));
+                s += to_str(escape(*this, b, none));
                 check_string(s.size());
                 return Value::markup(std::move(s));
             }
             if (a.is_string() && b.is_string()) {
                 check_string(a.str().size() + b.str().size());
+                if (std::string* sole = a.sole_string()) {  // a + b + c grows one string
+                    sole->append(b.str());
+                    return a;
+                }
                 std::string s;
                 s.reserve(a.str().size() + b.str().size());
                 s += a.str();

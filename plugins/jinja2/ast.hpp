@@ -2,6 +2,7 @@
 // The abstract syntax tree a template compiles to. Nodes are immutable after parsing and shared
 // by every render of the template (and by every thread). Names are resolved at compile time to
 // slot numbers in the template's symbol table, filters and tests to function pointers.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ struct Expr : Node {
 struct ConstExpr : Expr {
     ConstExpr() : Expr(ExprKind::Const) {}
     Value value;
+    // A string constant's text; value borrows it (the template outlives its renders), so
+    // evaluating the constant copies no reference count shared by every thread.
+    std::string text;
 };
 
 struct NameExpr : Expr {
@@ -78,6 +82,7 @@ struct GetAttrExpr : Expr {
     GetAttrExpr() : Expr(ExprKind::GetAttr) {}
     ExprPtr object;
     std::string attr;
+    std::uint8_t methods = 0;  // method_set(attr), resolved at compile time
 };
 
 struct GetItemExpr : Expr {

@@ -113,11 +113,15 @@ void Evaluator::raise_undefined(const Value& u) {
 // ----- attribute and item access -----
 
 Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* site) {
+    const bool at_attr = site && static_cast<const Expr*>(site)->kind == ExprKind::GetAttr;
+    auto methods = [&] {
+        return at_attr ? static_cast<const GetAttrExpr*>(site)->methods : method_set(name);
+    };
     switch (obj.kind()) {
         case Kind::Undefined:
             raise_undefined(obj);
         case Kind::Dict: {
-            MethodKind mk = method_kind(obj, name, containers_immutable());
+            MethodKind mk = method_kind(obj, name, methods(), containers_immutable());
             if (mk == MethodKind::Safe) return bound_method(obj, name);
             if (mk == MethodKind::Unsafe)
                 return Value::undefined(UndefinedReason::Unsafe, std::string(name), "dict");
@@ -126,7 +130,7 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         }
         case Kind::String:
         case Kind::List: {
-            MethodKind mk = method_kind(obj, name, containers_immutable());
+            MethodKind mk = method_kind(obj, name, methods(), containers_immutable());
             if (mk == MethodKind::Safe) return bound_method(obj, name);
             if (mk == MethodKind::Unsafe)
                 return Value::undefined(UndefinedReason::Unsafe, std::string(name), type_name(obj));
@@ -171,8 +175,7 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         // the sandbox hides private attributes
         return Value::undefined(UndefinedReason::Unsafe, std::string(name), type_name(obj));
     }
-    if (site && static_cast<const Expr*>(site)->kind == ExprKind::GetAttr)
-        return Value::undefined_at(site, obj.kind());
+    if (at_attr) return Value::undefined_at(site, obj.kind());
     return Value::undefined(UndefinedReason::Attribute, std::string(name), object_name(obj));
 }
 

@@ -15,12 +15,13 @@ namespace {
 struct MacroCallable final : Callable {
     const MacroStmt* node;
     Module* module;
-    std::shared_ptr<const std::vector<std::pair<int, Value>>> closure;
-    Value caller;  // for the `caller` of a call block
+    std::shared_ptr<const Closure> closure;  // null: defined at the top level
+    Value caller;                            // for the `caller` of a call block
     Value call(Evaluator& ev, Args& args) override {
         return ev.call_macro(*node, module, closure, args, caller);
     }
     std::string name() const override { return node->name; }
+    bool is_macro() const override { return true; }
 };
 
 }  // namespace
@@ -30,16 +31,15 @@ void Evaluator::exec_call_block(const CallBlockStmt& s) {
     Value callee = eval(*s.call->callee);
     Args args;
     eval_args(s.call->args, args);
-    if (callee.is_callable()) {
-        if (auto* m = dynamic_cast<MacroCallable*>(&callee.callable())) {
-            Value r;
-            {
-                DepthGuard level = recursion_level();
-                r = call_macro(*m->node, m->module, m->closure, args, caller);
-            }
-            write_value(r);
-            return;
+    if (callee.is_callable() && callee.callable().is_macro()) {
+        auto* m = static_cast<MacroCallable*>(&callee.callable());
+        Value r;
+        {
+            DepthGuard level = recursion_level();
+            r = call_macro(*m->node, m->module, m->closure, args, caller);
         }
+        write_value(r);
+        return;
     }
     args.keyword.emplace_back("caller", caller);
     write_value(call(callee, args));
@@ -49,31 +49,37 @@ Value Evaluator::macro_value(const MacroStmt& m) {
     auto c = std::make_shared<MacroCallable>();
     c->node = &m;
     c->module = module_;
-    auto closure = std::make_shared<std::vector<std::pair<int, Value>>>();
-    std::vector<Frame*> chain;
-    for (Frame* f = frame_; f; f = f->parent) chain.push_back(f);
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-        for (const auto& v : (*it)->vars) closure->push_back(v);
-    c->closure = std::move(closure);
+    if (frame_) {
+        auto closure = std::make_shared<Closure>();
+        std::vector<Frame*> chain;
+        for (Frame* f = frame_; f; f = f->parent) chain.push_back(f);
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            if ((*it)->closure)
+                closure->insert(closure->end(), (*it)->closure->begin(), (*it)->closure->end());
+            closure->insert(closure->end(), (*it)->vars.begin(), (*it)->vars.end());
+        }
+        c->closure = std::move(closure);
+    }
     return Value::callable(std::move(c));
 }
 
-Value Evaluator::call_macro(
-    const MacroStmt& m, Module* module,
-    const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure, Args& args,
-    const Value& caller) {
-    Frame outer{nullptr, {}};
-    if (closure && !closure->empty()) outer.vars = *closure;
-    Frame f{&outer, {}};
-    f.vars.reserve(m.params.size() + 1);
+Value Evaluator::call_macro(const MacroStmt& m, Module* module,
+                            const std::shared_ptr<const Closure>& closure, Args& args,
+                            const Value& caller) {
+    Frame f{nullptr, {}, closure.get()};
+    f.vars.reserve(m.params.size() + 4);  // with varargs, kwargs, caller and a set or two
     std::size_t np = m.params.size();
     if (args.positional.size() > np && !m.uses_varargs)
         throw Failure("TypeError", "macro '" + m.name + "' takes not more than " +
                                        std::to_string(np) + " argument(s)");
-    std::vector<const Value*> given(np, nullptr);
+    // which argument each parameter got; on the stack for the usual handful of parameters
+    const Value* given_inline[8] = {};
+    std::vector<const Value*> given_heap(np > 8 ? np : 0, nullptr);
+    const Value** given = np > 8 ? given_heap.data() : given_inline;
     for (std::size_t i = 0; i < np && i < args.positional.size(); ++i)
         given[i] = &args.positional[i];
-    auto kwargs = std::make_shared<Dict>();
+    std::shared_ptr<Dict> kwargs;  // made only for a macro that reads kwargs
+    if (m.uses_kwargs) kwargs = std::make_shared<Dict>();
     Value caller_value = caller;
     for (const auto& [k, v] : args.keyword) {
         bool matched = false;
@@ -145,9 +151,10 @@ Value Evaluator::eval_call(const CallExpr& e) {
     // obj.method(...) without materialising a bound method
     if (e.callee->kind == ExprKind::GetAttr) {
         const auto& g = static_cast<const GetAttrExpr&>(*e.callee);
-        Value obj = eval(*g.object);
+        Value temp;
+        const Value& obj = eval_operand(*g.object, temp);
         MethodKind mk = (obj.is_string() || obj.is_dict() || obj.is_list())
-                            ? method_kind(obj, g.attr, containers_immutable())
+                            ? method_kind(obj, g.attr, g.methods, containers_immutable())
                             : MethodKind::None;
         if (mk == MethodKind::Safe) {
             Args args;
@@ -179,7 +186,7 @@ Value Evaluator::call(const Value& callee, Args& args) {
     if (!callee.is_callable())
         throw Failure("TypeError", "'" + type_name(callee) + "' object is not callable");
     std::optional<DepthGuard> level;  // only macro calls count as recursion
-    if (dynamic_cast<MacroCallable*>(&callee.callable()))
+    if (callee.callable().is_macro())
         level.emplace(depth_, settings_.limits.max_recursion_depth, "recursion", " calls");
     return callee.callable().call(*this, args);
 }

@@ -32,7 +32,7 @@ static Value from_json_at(const Json& j, int depth) {
         case Json::value_t::number_float:
             return Value::real(j.get<double>());
         case Json::value_t::string:
-            return Value::string(j.get_ref<const std::string&>());
+            return Value::borrowed_string(j.get_ref<const std::string&>());
         case Json::value_t::array: {
             auto l = std::make_shared<List>();
             l->items.reserve(j.size());
@@ -42,8 +42,8 @@ static Value from_json_at(const Json& j, int depth) {
         case Json::value_t::object: {
             auto d = std::make_shared<Dict>();
             d->items.reserve(j.size());
-            for (const auto& [k, v] : j.items())
-                d->items.emplace_back(Value::string(k), from_json_at(v, depth + 1));
+            for (const auto& [k, v] : j.get_ref<const Json::object_t&>())
+                d->items.emplace_back(Value::borrowed_string(k), from_json_at(v, depth + 1));
             return Value::dict(std::move(d));
         }
         default:

@@ -28,19 +28,28 @@ struct RenderSettings {
 };
 
 // Local variables of one scope (a loop body, a macro call, a with block).
+using Closure = std::vector<std::pair<int, Value>>;
 struct Frame {
     Frame* parent = nullptr;
     std::vector<std::pair<int, Value>> vars;
-    Value* find(int slot) {
+    // A macro call's closure, read behind vars: shared with the macro, not copied per call.
+    const Closure* closure = nullptr;
+    const Value* find(int slot) const {
         for (auto it = vars.rbegin(); it != vars.rend(); ++it)
             if (it->first == slot) return &it->second;
+        if (closure)
+            for (auto it = closure->rbegin(); it != closure->rend(); ++it)
+                if (it->first == slot) return &it->second;
         return nullptr;
     }
     void set(int slot, Value v) {
-        if (Value* existing = find(slot))
-            *existing = std::move(v);
-        else
-            vars.emplace_back(slot, std::move(v));
+        for (auto it = vars.rbegin(); it != vars.rend(); ++it) {
+            if (it->first == slot) {
+                it->second = std::move(v);
+                return;
+            }
+        }
+        vars.emplace_back(slot, std::move(v));
     }
 };
 
@@ -58,6 +67,7 @@ class Evaluator {
   public:
     explicit Evaluator(const RenderSettings& settings) : settings_(settings) {}
 
+    // inputs must outlive the Evaluator: its values borrow their strings.
     std::string render(const std::shared_ptr<const Template>& tpl, const Json& inputs);
 
     // ----- services for filters, tests and methods -----
@@ -101,8 +111,8 @@ class Evaluator {
 
     // Used by macros and loop(...) callables.
     Value call_macro(const MacroStmt& m, Module* module,
-                     const std::shared_ptr<const std::vector<std::pair<int, Value>>>& closure,
-                     Args& args, const Value& caller);
+                     const std::shared_ptr<const Closure>& closure, Args& args,
+                     const Value& caller);
     Value call_recursive_loop(const ForStmt& node, Frame* parent, const Value& iterable, int depth);
 
   private:
@@ -175,6 +185,11 @@ class Evaluator {
     Value apply_filter_chain(const Expr& chain, Value subject);
 
     Value lookup(int slot, const NameExpr* site);
+    // The bound variable in slot (frames inside out, then the module), or null.
+    const Value* find_var(int slot) const;
+    // e's value: a bound variable in place (no copy, no reference count), anything else
+    // evaluated into temp. Only for operands used before any statement can rebind them.
+    const Value& eval_operand(const Expr& e, Value& temp);
     void assign(const Target& t, Value v);
     void bind(int slot, Value v);
     std::string capture(const Body& body);
@@ -196,7 +211,8 @@ class Evaluator {
     std::vector<std::pair<std::string, std::vector<const BlockStmt*>>> block_chain_;
 };
 
-// JSON input -> engine values (shared structure, built once per render).
+// JSON input -> engine values (built once per render). Strings and keys borrow j's, so j must
+// outlive the values: a render's inputs outlive its Evaluator.
 Value from_json(const Json& j);
 
 }  // namespace cmfpipe::jinja2

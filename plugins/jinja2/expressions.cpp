@@ -61,13 +61,17 @@ Value Evaluator::eval(const Expr& e) {
             return eval_name(static_cast<const NameExpr&>(e));
         case ExprKind::GetAttr: {
             const auto& g = static_cast<const GetAttrExpr&>(e);
-            Value obj = eval(*g.object);
+            Value temp;
+            const Value& obj = eval_operand(*g.object, temp);
             return located(e, [&] { return getattr(obj, g.attr, &g); });
         }
         case ExprKind::GetItem: {
             const auto& g = static_cast<const GetItemExpr&>(e);
-            Value obj = eval(*g.object);
-            Value key = eval(*g.key);
+            Value temp, key_temp;
+            const Value& obj = eval_operand(*g.object, temp);
+            const Value& key = g.key->kind == ExprKind::Const
+                                   ? static_cast<const ConstExpr&>(*g.key).value
+                                   : eval_operand(*g.key, key_temp);
             return located(e, [&] { return getitem(obj, key, &g); });
         }
         case ExprKind::Slice:
@@ -136,7 +140,8 @@ Value Evaluator::eval(const Expr& e) {
             return eval_filter(static_cast<const FilterExpr&>(e), nullptr);
         case ExprKind::Test: {
             const auto& t = static_cast<const TestExpr&>(e);
-            Value subject = eval(*t.subject);
+            Value temp;
+            const Value& subject = eval_operand(*t.subject, temp);
             Args args;
             eval_args(t.args, args);
             bool r = located(e, [&] { return t.fn(*this, subject, args); });

@@ -30,11 +30,15 @@ void Evaluator::exec_include(const IncludeStmt& s) {
             int slot = tpl->slot_of(module_->tpl->symbols[i]);
             if (slot >= 0) mod->vars[slot] = module_->vars[i], mod->bound[slot] = true;
         }
-        for (Frame* fr = frame_; fr; fr = fr->parent) {
-            for (const auto& [sl, v] : fr->vars) {
+        auto visible = [&](const Closure& vars) {
+            for (const auto& [sl, v] : vars) {
                 int slot = tpl->slot_of(module_->tpl->symbols[static_cast<std::size_t>(sl)]);
                 if (slot >= 0) mod->vars[slot] = v, mod->bound[slot] = true;
             }
+        };
+        for (Frame* fr = frame_; fr; fr = fr->parent) {
+            visible(fr->vars);
+            if (fr->closure) visible(*fr->closure);  // a macro's closure, behind its frame
         }
     }
     Restore restore(*this);

@@ -18,7 +18,8 @@ struct BoundMethod final : Callable {
     std::string name() const override { return method; }
 };
 
-constexpr const char* kStrMethods[] = {
+// string_views, not C strings: membership is a length check before any byte is compared.
+constexpr std::string_view kStrMethods[] = {
     "strip",       "lstrip",       "rstrip",       "split",      "rsplit",  "splitlines",
     "startswith",  "endswith",     "replace",      "upper",      "lower",   "title",
     "capitalize",  "swapcase",     "casefold",     "find",       "rfind",   "index",
@@ -27,15 +28,15 @@ constexpr const char* kStrMethods[] = {
     "isdecimal",   "center",       "ljust",        "rjust",      "zfill",   "partition",
     "rpartition",  "removeprefix", "removesuffix", "expandtabs", "encode",  "isidentifier",
     "isprintable", "isascii",      "format_map"};
-constexpr const char* kDictMethods[] = {"items", "keys", "values", "get", "copy"};
-constexpr const char* kDictMutators[] = {"pop", "popitem", "setdefault", "update", "clear"};
-constexpr const char* kListMethods[] = {"index", "count", "copy"};
-constexpr const char* kListMutators[] = {"append", "extend",  "insert", "pop",
-                                         "remove", "reverse", "sort",   "clear"};
+constexpr std::string_view kDictMethods[] = {"items", "keys", "values", "get", "copy"};
+constexpr std::string_view kDictMutators[] = {"pop", "popitem", "setdefault", "update", "clear"};
+constexpr std::string_view kListMethods[] = {"index", "count", "copy"};
+constexpr std::string_view kListMutators[] = {"append", "extend",  "insert", "pop",
+                                              "remove", "reverse", "sort",   "clear"};
 
 template <std::size_t N>
-bool in(const char* const (&table)[N], std::string_view name) {
-    for (const char* m : table)
+bool in(const std::string_view (&table)[N], std::string_view name) {
+    for (std::string_view m : table)
         if (name == m) return true;
     return false;
 }
@@ -455,18 +456,33 @@ Value list_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
 
 }  // namespace
 
+std::uint8_t method_set(std::string_view name) {
+    std::uint8_t set = 0;
+    if (in(kStrMethods, name)) set |= kStrMethod;
+    if (in(kDictMethods, name)) set |= kDictMethod;
+    if (in(kDictMutators, name)) set |= kDictMutator;
+    if (in(kListMethods, name)) set |= kListMethod;
+    if (in(kListMutators, name)) set |= kListMutator;
+    return set;
+}
+
 MethodKind method_kind(const Value& obj, std::string_view name, bool immutable) {
+    return method_kind(obj, name, method_set(name), immutable);
+}
+
+MethodKind method_kind(const Value& obj, std::string_view name, std::uint8_t set, bool immutable) {
+    if (set == 0) return MethodKind::None;
     switch (obj.kind()) {
         case Kind::String:
-            return in(kStrMethods, name) ? MethodKind::Safe : MethodKind::None;
+            return set & kStrMethod ? MethodKind::Safe : MethodKind::None;
         case Kind::Dict:
-            if (in(kDictMethods, name)) return MethodKind::Safe;
-            if (in(kDictMutators, name)) return immutable ? MethodKind::Unsafe : MethodKind::Safe;
+            if (set & kDictMethod) return MethodKind::Safe;
+            if (set & kDictMutator) return immutable ? MethodKind::Unsafe : MethodKind::Safe;
             return MethodKind::None;
         case Kind::List: {
             bool tuple = obj.list().flavor != List::Flavor::List;
-            if (in(kListMethods, name) && !(tuple && name == "copy")) return MethodKind::Safe;
-            if (!tuple && in(kListMutators, name))
+            if ((set & kListMethod) && !(tuple && name == "copy")) return MethodKind::Safe;
+            if (!tuple && (set & kListMutator))
                 return immutable ? MethodKind::Unsafe : MethodKind::Safe;
             return MethodKind::None;
         }

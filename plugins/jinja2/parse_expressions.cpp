@@ -10,6 +10,7 @@
 
 #include "builtins.hpp"
 #include "filters.hpp"
+#include "methods.hpp"
 #include "parser.hpp"
 #include "tests.hpp"
 
@@ -197,7 +198,12 @@ ExprPtr Parser::unary(bool with_filter) {
 
 ExprPtr Parser::constant(Value v, const Token& t) {
     auto c = at<ConstExpr>(t);
-    c->value = std::move(v);
+    if (v.is_string() && !v.is_markup()) {
+        c->text = v.str();
+        c->value = Value::borrowed_string(c->text);
+    } else {
+        c->value = std::move(v);
+    }
     return c;
 }
 
@@ -315,6 +321,7 @@ ExprPtr Parser::postfix(ExprPtr node) {
                 auto g = at<GetAttrExpr>(t);
                 g->object = std::move(node);
                 g->attr = cur().text;
+                g->methods = method_set(g->attr);
                 advance();
                 node = std::move(g);
             } else if (cur().type == Tok::Int) {

@@ -31,6 +31,26 @@ bool parse_mutable_containers(const Json& v) {
     return v.get<bool>();
 }
 
+// The common spellings, YYYY-MM-DD and YYYY-MM-DD[T ]hh:mm:ss, read digit by digit: `now` is
+// read on every render, and sscanf costs more than some renders. Anything else goes to sscanf,
+// which reads these the same way.
+bool plain_iso_datetime(std::string_view s, int& Y, int& M, int& D, int& h, int& m, int& sec) {
+    if (s.size() != 10 && s.size() != 19) return false;
+    auto digits = [&](std::size_t at, std::size_t count, int& out) {
+        out = 0;
+        for (std::size_t i = at; i < at + count; ++i) {
+            if (s[i] < '0' || s[i] > '9') return false;
+            out = out * 10 + (s[i] - '0');
+        }
+        return true;
+    };
+    if (!digits(0, 4, Y) || s[4] != '-' || !digits(5, 2, M) || s[7] != '-' || !digits(8, 2, D))
+        return false;
+    if (s.size() == 10) return true;
+    return (s[10] == 'T' || s[10] == ' ') && digits(11, 2, h) && s[13] == ':' && digits(14, 2, m) &&
+           s[16] == ':' && digits(17, 2, sec);
+}
+
 std::tm parse_now(const Json& v) {
     std::tm t{};
     if (v.is_null()) {
@@ -41,12 +61,16 @@ std::tm parse_now(const Json& v) {
     if (!v.is_string()) throw ValueError("jinja2 option 'now' must be an ISO datetime string");
     const auto& s = v.get_ref<const std::string&>();
     int Y = 0, M = 0, D = 0, h = 0, m = 0, sec = 0, n = 0;
-    int fields = std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &Y, &M, &D, &n);
-    if (fields != 3) throw ValueError("jinja2 option 'now': '" + s + "' is not an ISO datetime");
-    if (static_cast<std::size_t>(n) < s.size() &&
-        (s[static_cast<std::size_t>(n)] == 'T' || s[static_cast<std::size_t>(n)] == ' ')) {
-        if (std::sscanf(s.c_str() + n + 1, "%2d:%2d:%2d", &h, &m, &sec) < 2)
+    if (!plain_iso_datetime(s, Y, M, D, h, m, sec)) {
+        h = m = sec = 0;  // as if the fast path had not looked
+        int fields = std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &Y, &M, &D, &n);
+        if (fields != 3)
             throw ValueError("jinja2 option 'now': '" + s + "' is not an ISO datetime");
+        if (static_cast<std::size_t>(n) < s.size() &&
+            (s[static_cast<std::size_t>(n)] == 'T' || s[static_cast<std::size_t>(n)] == ' ')) {
+            if (std::sscanf(s.c_str() + n + 1, "%2d:%2d:%2d", &h, &m, &sec) < 2)
+                throw ValueError("jinja2 option 'now': '" + s + "' is not an ISO datetime");
+        }
     }
     if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
         throw ValueError("jinja2 option 'now': '" + s + "' is out of range");

@@ -117,6 +117,7 @@ Flow Evaluator::exec(const Stmt& s) {
 Flow Evaluator::exec_for(const ForStmt& n, Frame* parent, const Value& iterable, int depth) {
     std::shared_ptr<List> items = iterate(iterable);
     Frame f{parent, {}};
+    f.vars.reserve(4);  // loop, the target and a few sets: one allocation, not three
     Frame* const outer = frame_;
     Restore restore(*this);
     frame_ = &f;
@@ -185,11 +186,23 @@ void Evaluator::bind(int slot, Value v) {
     }
 }
 
-Value Evaluator::lookup(int slot, const NameExpr* site) {
-    for (Frame* f = frame_; f; f = f->parent)
-        if (Value* v = f->find(slot)) return *v;
+const Value* Evaluator::find_var(int slot) const {
+    for (const Frame* f = frame_; f; f = f->parent)
+        if (const Value* v = f->find(slot)) return v;
     auto s = static_cast<std::size_t>(slot);
-    if (s < module_->bound.size() && module_->bound[s]) return module_->vars[s];
+    if (s < module_->bound.size() && module_->bound[s]) return &module_->vars[s];
+    return nullptr;
+}
+
+const Value& Evaluator::eval_operand(const Expr& e, Value& temp) {
+    if (e.kind == ExprKind::Name)
+        if (const Value* v = find_var(static_cast<const NameExpr&>(e).slot)) return *v;
+    temp = eval(e);
+    return temp;
+}
+
+Value Evaluator::lookup(int slot, const NameExpr* site) {
+    if (const Value* v = find_var(slot)) return *v;
     if (site) {
         int b = site->builtin;
         if (module_->tpl.get() != nullptr && site->slot == slot && b >= 0) return builtin_value(b);

@@ -10,7 +10,8 @@
 namespace cmfpipe::jinja2 {
 
 Value Value::string(std::string s) {
-    return shared(Kind::String, std::make_shared<const std::string>(std::move(s)));
+    // a non-const string: sole_string() may extend it
+    return shared(Kind::String, std::make_shared<std::string>(std::move(s)));
 }
 
 Value Value::undefined(UndefinedReason reason, std::string name, std::string obj_type) {
@@ -39,12 +40,25 @@ bool nests(const Value& v) {
     return v.kind() == Kind::List || v.kind() == Kind::Dict || v.kind() == Kind::Namespace;
 }
 
-// Only containers can nest deeply; scalars and strings are freed in place as usual.
+// How many containers are being freed inside one another, recursively, on this thread.
+thread_local int g_free_depth = 0;
+constexpr int kRecursiveFreeDepth = 64;
+
+// Only containers can nest deeply; scalars and strings are freed in place as usual. The first
+// levels free their children recursively (no queue to allocate for the usual shallow value);
+// deeper, children are queued.
 template <class Range, class Get>
 void release(Range& range, Get get) {
     if (g_pending) {
         for (auto& e : range)
             if (nests(get(e))) g_pending->push_back(std::move(get(e)));
+        return;
+    }
+    if (g_free_depth < kRecursiveFreeDepth) {
+        ++g_free_depth;
+        for (auto& e : range)
+            if (nests(get(e))) Value dying = std::move(get(e));  // freed here, one level deeper
+        --g_free_depth;
         return;
     }
     bool any = false;
@@ -403,6 +417,16 @@ static void append_repr_string(std::string& out, std::string_view s) {
     out += quote;
     static const char* hex = "0123456789abcdef";
     for (std::size_t i = 0; i < s.size();) {
+        // copy the run of printable ASCII that needs no escaping in one append
+        std::size_t run = i;
+        while (run < s.size() && s[run] >= 0x20 && s[run] < 0x7F && s[run] != quote &&
+               s[run] != '\\')
+            ++run;
+        if (run > i) {
+            out.append(s.data() + i, run - i);
+            i = run;
+            if (i >= s.size()) break;
+        }
         std::uint32_t cp;
         std::size_t len = decode_utf8(s, i, cp);
         char c = s[i];

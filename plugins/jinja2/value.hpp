@@ -83,8 +83,10 @@ class Value {
         return v;
     }
     bool is_markup() const { return kind_ == Kind::String && aux_ == 1; }
-    static Value string(std::shared_ptr<const std::string> s) {
-        return shared(Kind::String, std::move(s));
+    // A string owned by something that outlives the render (the caller's JSON inputs): shared
+    // with no control block, so making, copying and dropping it never allocates or counts.
+    static Value borrowed_string(const std::string& s) {
+        return shared(Kind::String, std::shared_ptr<const void>(std::shared_ptr<const void>(), &s));
     }
     static Value list(std::shared_ptr<List> l) { return shared(Kind::List, std::move(l)); }
     static Value dict(std::shared_ptr<Dict> d) { return shared(Kind::Dict, std::move(d)); }
@@ -129,8 +131,11 @@ class Value {
         return kind_ == Kind::Float ? num_.f : static_cast<double>(as_int());
     }
     const std::string& str() const { return *static_cast<const std::string*>(ptr_.get()); }
-    std::shared_ptr<const std::string> str_ptr() const {
-        return std::static_pointer_cast<const std::string>(ptr_);
+    // The string this value alone holds (made by string(), held by no one else), which `+` and
+    // `~` may then extend in place instead of copying; null for any other value.
+    std::string* sole_string() {
+        if (kind_ != Kind::String || aux_ != 0 || ptr_.use_count() != 1) return nullptr;
+        return static_cast<std::string*>(const_cast<void*>(ptr_.get()));
     }
     // Containers are shared by reference, as in Python; only the prompty profile mutates them.
     List& list() const { return *static_cast<List*>(const_cast<void*>(ptr_.get())); }
@@ -218,6 +223,9 @@ struct Callable {
     virtual ~Callable() = default;
     virtual Value call(Evaluator& ev, Args& args) = 0;
     virtual std::string name() const = 0;
+    // A template macro: its calls count as template recursion (asked on every call, so a
+    // virtual and not a dynamic_cast).
+    virtual bool is_macro() const { return false; }
 };
 
 // The state behind `loop` inside a for loop.
