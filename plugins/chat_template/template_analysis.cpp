@@ -11,6 +11,15 @@
 namespace cmfpipe::chat_template {
 namespace {
 
+// A reasoning block in `start` ... `end` that no diff could see, found by a workaround.
+void reasons_in(TemplateAnalysis& analysis, const char* start, const char* end, std::string note) {
+    ReasoningAnalysis& r = analysis.reasoning;
+    r.mode = ReasoningMode::tag_based;
+    r.start = start;
+    r.end = end;
+    analysis.notes.push_back(std::move(note));
+}
+
 // Qwen QwQ, DeepSeek R1 and their kin strip the reasoning from past turns
 // (content.split('</think>')) and never render reasoning_content, so no diff can see the
 // markers: a template that splits on </think> reasons in <think> ... </think>.
@@ -21,11 +30,8 @@ void old_thinking_templates(const AnalysisInputs& inputs, TemplateAnalysis& anal
     if (text.find("split('</think>')") == std::string::npos &&
         text.find("split(\"</think>\")") == std::string::npos)
         return;
-    r.mode = ReasoningMode::tag_based;
-    r.start = "<think>";
-    r.end = "</think>";
-    analysis.notes.push_back(
-        "workaround old_thinking_templates: the template splits content on </think>");
+    reasons_in(analysis, "<think>", "</think>",
+               "workaround old_thinking_templates: the template splits content on </think>");
 }
 
 // LFM2.5's instruct template lists the tools but never renders a call; its models call as their
@@ -56,11 +62,9 @@ void mistral_think_blocks(const AnalysisInputs& inputs, TemplateAnalysis& analys
     ReasoningAnalysis& r = analysis.reasoning;
     if (r.mode != ReasoningMode::none || inputs.template_text.find("[THINK]") == std::string::npos)
         return;
-    r.mode = ReasoningMode::tag_based;
-    r.start = "[THINK]";
-    r.end = "[/THINK]";
-    analysis.notes.push_back(
-        "workaround mistral_think_blocks: the template writes [THINK] only from content blocks");
+    reasons_in(analysis, "[THINK]", "[/THINK]",
+               "workaround mistral_think_blocks: the template writes [THINK] only from content "
+               "blocks");
 }
 
 // Granite 3.3 never renders reasoning; with thinking on, its system prompt tells the model to
@@ -70,18 +74,15 @@ void granite_instructed_thinking(const AnalysisInputs& inputs, TemplateAnalysis&
     if (r.mode != ReasoningMode::none ||
         inputs.template_text.find("between <think></think>") == std::string::npos)
         return;
-    r.mode = ReasoningMode::tag_based;
-    r.start = "<think>";
-    r.end = "</think>";
+    reasons_in(analysis, "<think>", "</think>",
+               "workaround granite_instructed_thinking: the system prompt asks for <think> and "
+               "<response> blocks");
     if (inputs.template_text.find("between <response></response>") != std::string::npos &&
         analysis.content.mode == ContentMode::plain) {
         analysis.content.mode = ContentMode::wrapped_with_reasoning;
         analysis.content.start = "<response>";
         analysis.content.end = "</response>";
     }
-    analysis.notes.push_back(
-        "workaround granite_instructed_thinking: the system prompt asks for <think> and "
-        "<response> blocks");
 }
 
 // Gemma 4's models leave their channel tokens in the answer: an empty thought block after the
