@@ -30,7 +30,51 @@ bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& r) {
 Value Evaluator::eval_binary(const BinaryExpr& e) {
     Value a = eval(*e.left);
     Value b = eval(*e.right);
-    if (e.op == BinaryOp::Concat) {
+    return binary(e.op, std::move(a), b);
+}
+
+// {{ a + b ~ c }}: while the operands are plain strings, each is written as it comes instead of
+// building the sum first (the output is the same, and so is the string accounting). At the first
+// other operand (a number, a list, a Markup that would escape the rest), what was written becomes
+// the string it stands for again and the rest is added as eval_binary adds.
+void Evaluator::print_sum(const BinaryExpr& e) {
+    const BinaryExpr* spine[16];
+    std::size_t n = 0;
+    const Expr* leftmost = &e;
+    while (leftmost->kind == ExprKind::Binary && n < std::size(spine)) {
+        const auto& b = static_cast<const BinaryExpr&>(*leftmost);
+        if (b.op != BinaryOp::Add && b.op != BinaryOp::Concat) break;
+        spine[n++] = &b;
+        leftmost = b.left.get();
+    }
+    // Errors are located as eval would locate them: at the innermost operator around them.
+    const std::size_t start = out_->size();
+    Value sum = located(*spine[n - 1], [&] { return eval(*leftmost); });
+    bool writing = sum.is_string() && !sum.is_markup();
+    if (writing) out_->append(sum.str());
+    while (n > 0) {
+        const BinaryExpr& b = *spine[--n];
+        Value operand = located(b, [&] { return eval(*b.right); });
+        if (writing && operand.is_string() && !operand.is_markup()) {
+            out_->append(operand.str());
+            check_string(out_->size() - start);
+            continue;
+        }
+        if (writing) {  // the written text is the left operand again
+            sum = Value::string(out_->substr(start));
+            out_->resize(start);
+            writing = false;
+        }
+        sum = located(b, [&] { return binary(b.op, std::move(sum), operand); });
+    }
+    if (!writing)
+        write_value(sum);
+    else if (out_->size() > settings_.limits.max_output_bytes)
+        fail_output();  // checked once the sum is known, as writing the sum would
+}
+
+Value Evaluator::binary(BinaryOp op, Value a, const Value& b) {
+    if (op == BinaryOp::Concat) {
         if (std::string* sole = a.sole_string()) {  // a ~ b ~ c grows one string
             append_str(*sole, b);
             check_string(sole->size());
@@ -46,7 +90,7 @@ Value Evaluator::eval_binary(const BinaryExpr& e) {
     bool ints = (a.is_int() || a.is_bool()) && (b.is_int() || b.is_bool());
     bool nums = a.is_number() && b.is_number();
     std::int64_t r = 0;
-    switch (e.op) {
+    switch (op) {
         case BinaryOp::Add:
             if (ints && checked_add(a.as_int(), b.as_int(), r)) return Value::integer(r);
             if (nums) return Value::real(a.as_float() + b.as_float());

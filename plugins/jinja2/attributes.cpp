@@ -8,7 +8,7 @@ namespace {
 
 // loop.cycle / loop.changed bound to one loop state.
 struct LoopMethod final : Callable {
-    std::shared_ptr<LoopState> state;
+    Ref<LoopState> state;
     bool is_cycle;
     Value call(Evaluator&, Args& args) override {
         if (is_cycle) {
@@ -114,6 +114,9 @@ void Evaluator::raise_undefined(const Value& u) {
 
 Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* site) {
     const bool at_attr = site && static_cast<const Expr*>(site)->kind == ExprKind::GetAttr;
+    // Called by getitem as its fallback: the dict's own keys are already searched, and an
+    // undefined result is replaced by getitem's own, so it need not say why.
+    const bool at_item = site && static_cast<const Expr*>(site)->kind == ExprKind::GetItem;
     auto methods = [&] {
         return at_attr ? static_cast<const GetAttrExpr*>(site)->methods : method_set(name);
     };
@@ -125,7 +128,8 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
             if (mk == MethodKind::Safe) return bound_method(obj, name);
             if (mk == MethodKind::Unsafe)
                 return Value::undefined(UndefinedReason::Unsafe, std::string(name), "dict");
-            if (const Value* v = obj.dict().find(name)) return *v;
+            if (!at_item)
+                if (const Value* v = obj.dict().find(name)) return *v;
             break;
         }
         case Kind::String:
@@ -161,7 +165,7 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
                            ? l.items->items[l.index0 + 1]
                            : Value::undefined(UndefinedReason::Plain, "there is no next item");
             if (name == "cycle" || name == "changed") {
-                auto m = std::make_shared<LoopMethod>();
+                auto m = make_ref<LoopMethod>();
                 m->state = obj.loop_ptr();
                 m->is_cycle = name == "cycle";
                 return Value::callable(std::move(m));
@@ -175,7 +179,7 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         // the sandbox hides private attributes
         return Value::undefined(UndefinedReason::Unsafe, std::string(name), type_name(obj));
     }
-    if (at_attr) return Value::undefined_at(site, obj.kind());
+    if (at_attr || at_item) return Value::undefined_at(site, obj.kind());
     return Value::undefined(UndefinedReason::Attribute, std::string(name), object_name(obj));
 }
 
@@ -219,7 +223,7 @@ Value Evaluator::getitem(const Value& obj, const Value& key, const Node* site) {
             break;
     }
     if (key.is_string() && obj.kind() != Kind::Namespace) {
-        Value v = getattr(obj, key.str(), nullptr);
+        Value v = getattr(obj, key.str(), site);
         if (!v.is_undefined()) return v;
         const UndefinedInfo* info = v.undefined_info();
         if (info && info->reason == UndefinedReason::Unsafe) return v;
@@ -234,7 +238,7 @@ Value Evaluator::getitem(const Value& obj, const Value& key, const Node* site) {
     return Value::undefined(UndefinedReason::Element, r, object_name(obj));
 }
 
-std::shared_ptr<List> Evaluator::iterate(const Value& v) {
+Ref<List> Evaluator::iterate(const Value& v) {
     switch (v.kind()) {
         case Kind::List:
             // (a generator is iterated like a list: templates rarely iterate one twice)

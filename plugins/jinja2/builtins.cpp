@@ -60,7 +60,7 @@ Value range_fn(Evaluator& ev, Args& a) {
 }
 
 Value namespace_fn(Evaluator&, Args& a) {
-    auto ns = std::make_shared<Namespace>();
+    auto ns = make_ref<Namespace>();
     for (const auto& p : a.positional) {
         if (!p.is_dict())
             throw Failure("TypeError", "namespace() positional argument must be a mapping");
@@ -71,7 +71,7 @@ Value namespace_fn(Evaluator&, Args& a) {
 }
 
 Value dict_fn(Evaluator& ev, Args& a) {
-    auto d = std::make_shared<Dict>();
+    auto d = make_ref<Dict>();
     for (const auto& p : a.positional) {
         if (p.is_dict()) {
             for (const auto& [k, v] : p.dict().items) d->set(k, v);
@@ -122,7 +122,7 @@ struct Joiner final : Callable {
 };
 
 Value joiner_fn(Evaluator&, Args& a) {
-    auto j = std::make_shared<Joiner>();
+    auto j = make_ref<Joiner>();
     const Value* sep = a.get(0, "sep");
     j->sep = sep ? to_str(*sep) : ", ";
     return Value::callable(std::move(j));
@@ -130,7 +130,7 @@ Value joiner_fn(Evaluator&, Args& a) {
 
 // cycler(*items): a namespace-like object with next(), reset() and current.
 struct CyclerNext final : Callable {
-    std::shared_ptr<Namespace> state;
+    Ref<Namespace> state;
     std::vector<Value> items;
     bool reset;
     Value call(Evaluator&, Args&) override {
@@ -152,9 +152,9 @@ struct CyclerNext final : Callable {
 
 Value cycler_fn(Evaluator&, Args& a) {
     if (a.positional.empty()) throw Failure("RuntimeError", "at least one item has to be provided");
-    auto ns = std::make_shared<Namespace>();
+    auto ns = make_ref<Namespace>();
     for (bool reset : {false, true}) {
-        auto c = std::make_shared<CyclerNext>();
+        auto c = make_ref<CyclerNext>();
         c->state = ns;
         c->items = a.positional;
         c->reset = reset;
@@ -193,10 +193,16 @@ int find_builtin(std::string_view name, Profile profile) {
 }
 
 const Value& builtin_value(int id) {
+    // Built once, never freed, seen by every render on every thread: uncounted values.
     static const std::vector<Value> values = [] {
+        static std::vector<Builtin> builtins = [] {
+            std::vector<Builtin> b;
+            b.reserve(kEntries.size());
+            for (const auto& e : kEntries) b.emplace_back(e.name, e.fn);
+            return b;
+        }();
         std::vector<Value> v;
-        for (const auto& e : kEntries)
-            v.push_back(Value::callable(std::make_shared<Builtin>(e.name, e.fn)));
+        for (auto& b : builtins) v.push_back(Value::immortal_callable(b));
         return v;
     }();
     return values[static_cast<std::size_t>(id)];

@@ -46,7 +46,7 @@ void Evaluator::exec_call_block(const CallBlockStmt& s) {
 }
 
 Value Evaluator::macro_value(const MacroStmt& m) {
-    auto c = std::make_shared<MacroCallable>();
+    auto c = make_ref<MacroCallable>();
     c->node = &m;
     c->module = module_;
     if (frame_) {
@@ -78,8 +78,8 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
     const Value** given = np > 8 ? given_heap.data() : given_inline;
     for (std::size_t i = 0; i < np && i < args.positional.size(); ++i)
         given[i] = &args.positional[i];
-    std::shared_ptr<Dict> kwargs;  // made only for a macro that reads kwargs
-    if (m.uses_kwargs) kwargs = std::make_shared<Dict>();
+    Ref<Dict> kwargs;  // made only for a macro that reads kwargs
+    if (m.uses_kwargs) kwargs = make_ref<Dict>();
     Value caller_value = caller;
     for (const auto& [k, v] : args.keyword) {
         bool matched = false;

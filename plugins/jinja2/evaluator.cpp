@@ -34,13 +34,13 @@ static Value from_json_at(const Json& j, int depth) {
         case Json::value_t::string:
             return Value::borrowed_string(j.get_ref<const std::string&>());
         case Json::value_t::array: {
-            auto l = std::make_shared<List>();
+            auto l = make_ref<List>();
             l->items.reserve(j.size());
             for (const auto& e : j) l->items.push_back(from_json_at(e, depth + 1));
             return Value::list(std::move(l));
         }
         case Json::value_t::object: {
-            auto d = std::make_shared<Dict>();
+            auto d = make_ref<Dict>();
             d->items.reserve(j.size());
             for (const auto& [k, v] : j.get_ref<const Json::object_t&>())
                 d->items.emplace_back(Value::borrowed_string(k), from_json_at(v, depth + 1));

@@ -83,7 +83,7 @@ class Evaluator {
     Value getitem(const Value& obj, const Value& key, const Node* site = nullptr);
     Value call(const Value& callee, Args& args);
     // Python iteration: lists as they are, dict keys, string characters, undefined -> empty.
-    std::shared_ptr<List> iterate(const Value& v);
+    Ref<List> iterate(const Value& v);
     Value apply_filter(std::string_view name, const Value& subject, Args& args);
     bool apply_test(std::string_view name, const Value& subject, Args& args);
     // Raises the error an undefined value carries (UndefinedError or SecurityError).
@@ -177,6 +177,9 @@ class Evaluator {
     Value eval(const Expr& e);
     Value eval_name(const NameExpr& e);
     Value eval_binary(const BinaryExpr& e);
+    // a <op> b once both are evaluated (Python's +, -, *, /, //, %, ** and Jinja's ~).
+    Value binary(BinaryOp op, Value a, const Value& b);
+    void print_sum(const BinaryExpr& e);
     Value eval_compare(const CompareExpr& e);
     Value eval_call(const CallExpr& e);
     Value eval_filter(const FilterExpr& e, const Value* body_subject);

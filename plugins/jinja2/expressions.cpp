@@ -122,7 +122,7 @@ Value Evaluator::eval(const Expr& e) {
         }
         case ExprKind::DictLit: {
             const auto& d = static_cast<const DictExpr&>(e);
-            auto dict = std::make_shared<Dict>();
+            auto dict = make_ref<Dict>();
             dict->items.reserve(d.items.size());
             for (const auto& [k, v] : d.items) {
                 Value key = eval(*k);

@@ -84,7 +84,7 @@ inline Value ignore_case(const Value& v, bool case_sensitive) {
     return v;
 }
 
-inline std::shared_ptr<List> seq(Evaluator& ev, const Value& v) {
+inline Ref<List> seq(Evaluator& ev, const Value& v) {
     return ev.iterate(v);
 }
 

@@ -77,7 +77,7 @@ void Evaluator::exec_import(const Stmt& s) {
             assign(target, mod->vars[slot]);
         }
     } else {
-        auto ns = std::make_shared<Namespace>();
+        auto ns = make_ref<Namespace>();
         for (std::size_t i = 0; i < mod->vars.size(); ++i)
             if (mod->bound[i] && tpl->symbols[i][0] != '_') ns->set(tpl->symbols[i], mod->vars[i]);
         assign(static_cast<const ImportStmt&>(s).target, Value::ns(ns));

@@ -2,7 +2,10 @@
 #include "json.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "failure.hpp"
 
@@ -24,7 +27,7 @@ class Encoder {
                 out_ += v.as_bool() ? "true" : "false";
                 return;
             case Kind::Int:
-                out_ += std::to_string(v.as_int());
+                integer(v.as_int());
                 return;
             case Kind::Float:
                 number(v.as_float());
@@ -57,21 +60,16 @@ class Encoder {
                     return;
                 }
                 check_depth(level, kMaxValueDepth, "value nested", " levels");
-                std::vector<const std::pair<Value, Value>*> order;
-                order.reserve(items.size());
-                for (const auto& kv : items) order.push_back(&kv);
-                if (s_.sort_keys)
+                out_ += '{';
+                if (s_.sort_keys) {
+                    std::vector<const std::pair<Value, Value>*> order;
+                    order.reserve(items.size());
+                    for (const auto& kv : items) order.push_back(&kv);
                     std::stable_sort(order.begin(), order.end(),
                                      [](auto* a, auto* b) { return less(a->first, b->first); });
-                out_ += '{';
-                bool first = true;
-                for (const auto* kv : order) {
-                    if (!first) out_ += s_.item_separator;
-                    newline(level + 1, first);
-                    first = false;
-                    key(kv->first);
-                    out_ += s_.key_separator;
-                    value(kv->second, level + 1);
+                    for (std::size_t i = 0; i < order.size(); ++i) member(*order[i], level, i == 0);
+                } else {
+                    for (std::size_t i = 0; i < items.size(); ++i) member(items[i], level, i == 0);
                 }
                 newline(level, false, true);
                 out_ += '}';
@@ -83,6 +81,21 @@ class Encoder {
     }
 
   private:
+    void member(const std::pair<Value, Value>& kv, int level, bool first) {
+        if (!first) out_ += s_.item_separator;
+        newline(level + 1, first);
+        key(kv.first);
+        out_ += s_.key_separator;
+        value(kv.second, level + 1);
+    }
+
+    void integer(std::int64_t i) {
+        char buf[24];
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, i);
+        (void)ec;  // 24 bytes hold any int64
+        out_.append(buf, end);
+    }
+
     [[noreturn]] static void unsupported(const Value& v) {
         std::string t = v.is_callable() ? "Macro" : type_name(v);
         throw Failure("TypeError", "Object of type " + t + " is not JSON serializable");
@@ -117,7 +130,9 @@ class Encoder {
                 out_ += "\"null\"";
                 return;
             case Kind::Int:
-                out_ += '"' + std::to_string(k.as_int()) + '"';
+                out_ += '"';
+                integer(k.as_int());
+                out_ += '"';
                 return;
             case Kind::Float: {
                 out_ += '"';
@@ -141,15 +156,36 @@ class Encoder {
         return c >= 0x20 && c != '"' && c != '\\' && (!ascii_only || c < 0x7F);
     }
 
+    // The end of the run of plain bytes from i: eight bytes at a time while none of them is a
+    // control character, a quote, a backslash or (with ensure_ascii) beyond ASCII.
+    static std::size_t plain_run(const std::string& s, std::size_t i, bool ascii_only) {
+        constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        auto has_byte_below = [&](std::uint64_t w, unsigned n) {
+            return (w - ones * n) & ~w & highs;
+        };
+        auto has_byte = [&](std::uint64_t w, unsigned char c) {
+            std::uint64_t x = w ^ (ones * c);
+            return (x - ones) & ~x & highs;
+        };
+        while (i + 8 <= s.size()) {
+            std::uint64_t w;
+            std::memcpy(&w, s.data() + i, 8);
+            if (has_byte_below(w, 0x20) || has_byte(w, '"') || has_byte(w, '\\') ||
+                (ascii_only && ((w & highs) || has_byte(w, 0x7F))))
+                break;
+            i += 8;
+        }
+        while (i < s.size() && plain(static_cast<unsigned char>(s[i]), ascii_only)) ++i;
+        return i;
+    }
+
     void string(const std::string& s) {
         out_.reserve(out_.size() + s.size() + 2);
         out_ += '"';
         std::size_t i = 0;
         while (i < s.size()) {
             // copy the longest run that needs no escaping in one append
-            std::size_t run = i;
-            while (run < s.size() && plain(static_cast<unsigned char>(s[run]), s_.ensure_ascii))
-                ++run;
+            std::size_t run = plain_run(s, i, s_.ensure_ascii);
             if (run > i) {
                 out_.append(s, i, run - i);
                 i = run;

@@ -325,7 +325,7 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
         return a.positional.size() > 1 ? a.positional[1] : Value::none();
     }
     if (m == "copy") {
-        auto c = std::make_shared<Dict>(d);
+        auto c = make_ref<Dict>(d);
         return Value::dict(std::move(c));
     }
     if (m == "pop") {
@@ -506,7 +506,7 @@ Value call_method(Evaluator& ev, const Value& obj, std::string_view name, Args& 
 }
 
 Value bound_method(const Value& obj, std::string_view name) {
-    auto m = std::make_shared<BoundMethod>();
+    auto m = make_ref<BoundMethod>();
     m->self = obj;
     m->method = std::string(name);
     return Value::callable(std::move(m));

@@ -35,9 +35,16 @@ Flow Evaluator::exec(const Stmt& s) {
             case StmtKind::Data:
                 write(static_cast<const DataStmt&>(s).text);
                 return Flow::Normal;
-            case StmtKind::Print:
-                write_value(eval(*static_cast<const PrintStmt&>(s).expr));
+            case StmtKind::Print: {
+                const Expr& e = *static_cast<const PrintStmt&>(s).expr;
+                if (e.kind == ExprKind::Binary &&
+                    (static_cast<const BinaryExpr&>(e).op == BinaryOp::Add ||
+                     static_cast<const BinaryExpr&>(e).op == BinaryOp::Concat))
+                    print_sum(static_cast<const BinaryExpr&>(e));
+                else
+                    write_value(eval(e));
                 return Flow::Normal;
+            }
             case StmtKind::If: {
                 const auto& n = static_cast<const IfStmt&>(s);
                 for (const auto& [test, body] : n.branches)
@@ -115,14 +122,14 @@ Flow Evaluator::exec(const Stmt& s) {
 }
 
 Flow Evaluator::exec_for(const ForStmt& n, Frame* parent, const Value& iterable, int depth) {
-    std::shared_ptr<List> items = iterate(iterable);
+    Ref<List> items = iterate(iterable);
     Frame f{parent, {}};
     f.vars.reserve(4);  // loop, the target and a few sets: one allocation, not three
     Frame* const outer = frame_;
     Restore restore(*this);
     frame_ = &f;
     if (n.filter) {
-        auto kept = std::make_shared<List>();
+        auto kept = make_ref<List>();
         for (const auto& item : items->items) {
             tick();
             assign(n.target, item);
@@ -135,11 +142,11 @@ Flow Evaluator::exec_for(const ForStmt& n, Frame* parent, const Value& iterable,
         frame_ = outer;  // the else body runs in the enclosing scope
         return exec_body(n.otherwise);
     }
-    auto state = std::make_shared<LoopState>();
+    auto state = make_ref<LoopState>();
     state->items = items;
     state->depth0 = depth;
     if (n.recursive) {
-        auto r = std::make_shared<RecursiveLoop>();
+        auto r = make_ref<RecursiveLoop>();
         r->node = &n;
         r->parent = parent;
         r->depth = depth;

@@ -231,7 +231,7 @@ Value f_format(Evaluator& ev, const Value& s, Args& a) {
                       "can't handle positional and keyword arguments at the same time");
     Value args;
     if (!a.keyword.empty()) {
-        auto d = std::make_shared<Dict>();
+        auto d = make_ref<Dict>();
         for (const auto& [k, v] : a.keyword) d->set(Value::string(k), v);
         args = Value::dict(d);
     } else {

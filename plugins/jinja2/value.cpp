@@ -9,21 +9,44 @@
 
 namespace cmfpipe::jinja2 {
 
-Value Value::string(std::string s) {
-    // a non-const string: sole_string() may extend it
-    return shared(Kind::String, std::make_shared<std::string>(std::move(s)));
+void Value::destroy() {
+    switch (kind_) {
+        case Kind::String:
+            delete static_cast<Text*>(u_.obj);
+            return;
+        case Kind::List:
+            delete static_cast<List*>(u_.obj);
+            return;
+        case Kind::Dict:
+            delete static_cast<Dict*>(u_.obj);
+            return;
+        case Kind::Callable:
+            delete static_cast<Callable*>(u_.obj);  // virtual: the macro, method or builtin
+            return;
+        case Kind::Namespace:
+            delete static_cast<Namespace*>(u_.obj);
+            return;
+        case Kind::Loop:
+            delete static_cast<LoopState*>(u_.obj);
+            return;
+        case Kind::Undefined:
+            delete static_cast<UndefinedInfo*>(u_.obj);
+            return;
+        default:
+            return;  // scalars own nothing
+    }
 }
 
 Value Value::undefined(UndefinedReason reason, std::string name, std::string obj_type) {
-    auto info = std::make_shared<UndefinedInfo>();
+    auto info = make_ref<UndefinedInfo>();
     info->reason = reason;
     info->name = std::move(name);
     info->obj_type = std::move(obj_type);
-    return undefined(std::shared_ptr<const UndefinedInfo>(std::move(info)));
+    return undefined(std::move(info));
 }
 
-std::shared_ptr<List> make_list(std::vector<Value> items, List::Flavor flavor) {
-    auto l = std::make_shared<List>();
+Ref<List> make_list(std::vector<Value> items, List::Flavor flavor) {
+    auto l = make_ref<List>();
     l->items = std::move(items);
     l->flavor = flavor;
     return l;

@@ -4,10 +4,13 @@
 // strings, lists, dicts and objects are shared by pointer so passing a value never copies data.
 #include <cstdint>
 #include <memory>
+#include <type_traits>
+
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "ref.hpp"
 
 namespace cmfpipe::jinja2 {
 
@@ -42,15 +45,59 @@ enum class UndefinedReason : std::uint8_t {
     Plain,      // no hint
 };
 
-struct UndefinedInfo {
+struct UndefinedInfo : Shared {
     UndefinedReason reason = UndefinedReason::Plain;
     std::string name;      // the variable or attribute name (or repr of the element key)
     std::string obj_type;  // "dict object", "list", ...
 };
 
+// A string a value owns (Value::string); borrowed strings are plain std::strings.
+struct Text : Shared {
+    explicit Text(std::string s) : text(std::move(s)) {}
+    std::string text;
+};
+
+// 16 bytes: the kind, a flag, and either a scalar or a pointer. A pointer is counted (the value
+// is one of its owners) or not (a borrowed string, a builtin, an undefined value's AST site).
 class Value {
   public:
-    Value() : kind_(Kind::Undefined) { num_.i = 0; }
+    Value() : kind_(Kind::Undefined) { u_.i = 0; }
+    Value(const Value& other) noexcept
+        : kind_(other.kind_), aux_(other.aux_), counted_(other.counted_), u_(other.u_) {
+        if (counted_) ++u_.obj->refs;
+    }
+    Value(Value&& other) noexcept
+        : kind_(other.kind_), aux_(other.aux_), counted_(other.counted_), u_(other.u_) {
+        other.kind_ = Kind::Undefined;
+        other.aux_ = 0;
+        other.counted_ = false;
+        other.u_.i = 0;
+    }
+    Value& operator=(const Value& other) noexcept {
+        if (other.counted_) ++other.u_.obj->refs;
+        drop();
+        kind_ = other.kind_;
+        aux_ = other.aux_;
+        counted_ = other.counted_;
+        u_ = other.u_;
+        return *this;
+    }
+    Value& operator=(Value&& other) noexcept {
+        if (this != &other) {
+            drop();
+            kind_ = other.kind_;
+            aux_ = other.aux_;
+            counted_ = other.counted_;
+            u_ = other.u_;
+            other.kind_ = Kind::Undefined;
+            other.aux_ = 0;
+            other.counted_ = false;
+            other.u_.i = 0;
+        }
+        return *this;
+    }
+    ~Value() { drop(); }
+
     static Value none() {
         Value v;
         v.kind_ = Kind::None;
@@ -59,23 +106,24 @@ class Value {
     static Value boolean(bool b) {
         Value v;
         v.kind_ = Kind::Bool;
-        v.num_.i = 0;
-        v.num_.b = b;
+        v.u_.b = b;
         return v;
     }
     static Value integer(std::int64_t i) {
         Value v;
         v.kind_ = Kind::Int;
-        v.num_.i = i;
+        v.u_.i = i;
         return v;
     }
     static Value real(double f) {
         Value v;
         v.kind_ = Kind::Float;
-        v.num_.f = f;
+        v.u_.f = f;
         return v;
     }
-    static Value string(std::string s);
+    static Value string(std::string s) {
+        return owning(Kind::String, Ref<Text>::adopt(new Text(std::move(s))));
+    }
     // Jinja's Markup: a string marked safe (|safe, |escape); `+` with a plain str escapes the str.
     static Value markup(std::string s) {
         Value v = string(std::move(s));
@@ -83,20 +131,24 @@ class Value {
         return v;
     }
     bool is_markup() const { return kind_ == Kind::String && aux_ == 1; }
-    // A string owned by something that outlives the render (the caller's JSON inputs): shared
-    // with no control block, so making, copying and dropping it never allocates or counts.
+    // A string owned by something that outlives the render (the caller's JSON inputs, a
+    // template's constants): copying and dropping it never allocates or counts.
     static Value borrowed_string(const std::string& s) {
-        return shared(Kind::String, std::shared_ptr<const void>(std::shared_ptr<const void>(), &s));
+        Value v;
+        v.kind_ = Kind::String;
+        v.u_.text = &s;
+        return v;
     }
-    static Value list(std::shared_ptr<List> l) { return shared(Kind::List, std::move(l)); }
-    static Value dict(std::shared_ptr<Dict> d) { return shared(Kind::Dict, std::move(d)); }
-    static Value callable(std::shared_ptr<Callable> c) {
-        return shared(Kind::Callable, std::move(c));
-    }
-    static Value ns(std::shared_ptr<Namespace> n) { return shared(Kind::Namespace, std::move(n)); }
-    static Value loop(std::shared_ptr<LoopState> l) { return shared(Kind::Loop, std::move(l)); }
-    static Value undefined(std::shared_ptr<const UndefinedInfo> info) {
-        return shared(Kind::Undefined, std::move(info));
+    static Value list(Ref<List> l) { return owning(Kind::List, std::move(l)); }
+    static Value dict(Ref<Dict> d) { return owning(Kind::Dict, std::move(d)); }
+    static Value callable(Ref<Callable> c) { return owning(Kind::Callable, std::move(c)); }
+    // A callable that outlives every render (a builtin): not counted, so renders on several
+    // threads may copy it at once.
+    static Value immortal_callable(Callable& c);
+    static Value ns(Ref<Namespace> n) { return owning(Kind::Namespace, std::move(n)); }
+    static Value loop(Ref<LoopState> l) { return owning(Kind::Loop, std::move(l)); }
+    static Value undefined(Ref<UndefinedInfo> info) {
+        return owning(Kind::Undefined, std::move(info));
     }
     static Value undefined(UndefinedReason reason, std::string name, std::string obj_type = {});
     // Undefined produced at an AST site (a Name, GetAttr or GetItem node), with the kind of the
@@ -105,10 +157,10 @@ class Value {
     static Value undefined_at(const Node* site, Kind obj_kind) {
         Value v;
         v.aux_ = static_cast<std::uint8_t>(obj_kind);
-        v.num_.site = site;
+        v.u_.site = site;
         return v;
     }
-    const Node* undefined_site() const { return num_.site; }
+    const Node* undefined_site() const { return counted_ ? nullptr : u_.site; }
     Kind undefined_obj_kind() const { return static_cast<Kind>(aux_); }
 
     Kind kind() const { return kind_; }
@@ -125,61 +177,63 @@ class Value {
     bool is_dict() const { return kind_ == Kind::Dict; }
     bool is_callable() const { return kind_ == Kind::Callable; }
 
-    bool as_bool() const { return num_.b; }
-    std::int64_t as_int() const { return kind_ == Kind::Bool ? (num_.b ? 1 : 0) : num_.i; }
-    double as_float() const {
-        return kind_ == Kind::Float ? num_.f : static_cast<double>(as_int());
+    bool as_bool() const { return kind_ == Kind::Bool && u_.b; }
+    std::int64_t as_int() const {
+        if (kind_ == Kind::Int) return u_.i;
+        return kind_ == Kind::Bool && u_.b ? 1 : 0;
     }
-    const std::string& str() const { return *static_cast<const std::string*>(ptr_.get()); }
+    double as_float() const { return kind_ == Kind::Float ? u_.f : static_cast<double>(as_int()); }
+    const std::string& str() const;
     // The string this value alone holds (made by string(), held by no one else), which `+` and
     // `~` may then extend in place instead of copying; null for any other value.
-    std::string* sole_string() {
-        if (kind_ != Kind::String || aux_ != 0 || ptr_.use_count() != 1) return nullptr;
-        return static_cast<std::string*>(const_cast<void*>(ptr_.get()));
-    }
+    std::string* sole_string();
     // Containers are shared by reference, as in Python; only the prompty profile mutates them.
-    List& list() const { return *static_cast<List*>(const_cast<void*>(ptr_.get())); }
-    Dict& dict() const { return *static_cast<Dict*>(const_cast<void*>(ptr_.get())); }
-    Callable& callable() const { return *static_cast<Callable*>(const_cast<void*>(ptr_.get())); }
-    Namespace& ns() const { return *static_cast<Namespace*>(const_cast<void*>(ptr_.get())); }
-    LoopState& loop() const { return *static_cast<LoopState*>(const_cast<void*>(ptr_.get())); }
-    const UndefinedInfo* undefined_info() const {
-        return static_cast<const UndefinedInfo*>(ptr_.get());
+    List& list() const;
+    Dict& dict() const;
+    Callable& callable() const;
+    Namespace& ns() const;
+    LoopState& loop() const;
+    const UndefinedInfo* undefined_info() const;
+    Ref<List> list_ptr() const;
+    Ref<LoopState> loop_ptr() const;
+    Ref<Dict> dict_ptr() const;
+    // What `is sameas` compares: the object a string, container or callable is; null for scalars.
+    const void* identity() const {
+        if (kind_ == Kind::String && !counted_) return u_.text;
+        return counted_ || kind_ == Kind::Callable ? u_.obj : nullptr;
     }
-    std::shared_ptr<List> list_ptr() const {
-        return std::static_pointer_cast<List>(std::const_pointer_cast<void>(ptr_));
-    }
-    std::shared_ptr<LoopState> loop_ptr() const {
-        return std::static_pointer_cast<LoopState>(std::const_pointer_cast<void>(ptr_));
-    }
-    std::shared_ptr<Dict> dict_ptr() const {
-        return std::static_pointer_cast<Dict>(std::const_pointer_cast<void>(ptr_));
-    }
-    const void* identity() const { return ptr_.get(); }
 
   private:
-    // A value of kind k that shares p (a string, container, callable, loop state or undefined
-    // info): copying the value copies the pointer, never the data.
-    static Value shared(Kind k, std::shared_ptr<const void> p) {
+    // A value of kind k that owns one count of p (a string, container, callable, loop state or
+    // undefined info): copying the value copies the pointer, never the data.
+    template <class T>
+    static Value owning(Kind k, Ref<T> p) {
         Value v;
         v.kind_ = k;
-        v.ptr_ = std::move(p);
+        v.counted_ = true;
+        v.u_.obj = const_cast<std::remove_const_t<T>*>(p.release());
         return v;
     }
+    void drop() {
+        if (counted_ && --u_.obj->refs == 0) destroy();
+    }
+    void destroy();  // deletes the object as what its kind says it is
 
     Kind kind_;
     std::uint8_t aux_ = 0;
+    bool counted_ = false;
     union {
         bool b;
         std::int64_t i;
         double f;
         const Node* site;
-    } num_;
-    std::shared_ptr<const void> ptr_;
+        const std::string* text;  // a borrowed string
+        Shared* obj;
+    } u_;
 };
 
 // A Python list or tuple (or the lazy result of map/select, which Python calls a generator).
-struct List {
+struct List : Shared {
     enum class Flavor : std::uint8_t { List, Tuple, Generator };
     std::vector<Value> items;
     Flavor flavor = Flavor::List;
@@ -191,7 +245,7 @@ struct List {
 constexpr int kMaxValueDepth = 512;
 
 // A Python dict: insertion-ordered, keys compared with Python equality (1 == 1.0 == True).
-struct Dict {
+struct Dict : Shared {
     std::vector<std::pair<Value, Value>> items;
     ~Dict();
     const Value* find(const Value& key) const;
@@ -201,7 +255,7 @@ struct Dict {
 };
 
 // Jinja's namespace(): the one object templates may assign attributes to.
-struct Namespace {
+struct Namespace : Shared {
     std::vector<std::pair<std::string, Value>> attrs;
     ~Namespace();
     const Value* find(std::string_view name) const;
@@ -219,7 +273,7 @@ struct Args {
 };
 
 // Macros, builtin functions, bound methods: anything a template can call.
-struct Callable {
+struct Callable : Shared {
     virtual ~Callable() = default;
     virtual Value call(Evaluator& ev, Args& args) = 0;
     virtual std::string name() const = 0;
@@ -229,14 +283,56 @@ struct Callable {
 };
 
 // The state behind `loop` inside a for loop.
-struct LoopState {
-    std::shared_ptr<List> items;  // the sequence being iterated
+struct LoopState : Shared {
+    Ref<List> items;  // the sequence being iterated
     std::size_t index0 = 0;
     int depth0 = 0;
-    std::shared_ptr<Callable> recurse;  // loop(...) for recursive loops
+    Ref<Callable> recurse;  // loop(...) for recursive loops
     std::vector<Value> changed_last;
     bool changed_seen = false;
 };
+
+// ----- Value's accessors, once the types are complete -----
+inline const std::string& Value::str() const {
+    return counted_ ? static_cast<const Text*>(u_.obj)->text : *u_.text;
+}
+inline std::string* Value::sole_string() {
+    if (kind_ != Kind::String || aux_ != 0 || !counted_ || u_.obj->refs != 1) return nullptr;
+    return &static_cast<Text*>(u_.obj)->text;
+}
+inline List& Value::list() const {
+    return *static_cast<List*>(u_.obj);
+}
+inline Dict& Value::dict() const {
+    return *static_cast<Dict*>(u_.obj);
+}
+inline Callable& Value::callable() const {
+    return *static_cast<Callable*>(u_.obj);
+}
+inline Namespace& Value::ns() const {
+    return *static_cast<Namespace*>(u_.obj);
+}
+inline LoopState& Value::loop() const {
+    return *static_cast<LoopState*>(u_.obj);
+}
+inline const UndefinedInfo* Value::undefined_info() const {
+    return counted_ ? static_cast<const UndefinedInfo*>(u_.obj) : nullptr;
+}
+inline Ref<List> Value::list_ptr() const {
+    return Ref<List>::share(&list());
+}
+inline Ref<LoopState> Value::loop_ptr() const {
+    return Ref<LoopState>::share(&loop());
+}
+inline Ref<Dict> Value::dict_ptr() const {
+    return Ref<Dict>::share(&dict());
+}
+inline Value Value::immortal_callable(Callable& c) {
+    Value v;
+    v.kind_ = Kind::Callable;
+    v.u_.obj = &c;
+    return v;
+}
 
 // ----- Python semantics on values -----
 bool truthy(const Value& v);
@@ -262,7 +358,6 @@ std::size_t utf8_length(std::string_view s);
 std::vector<std::string_view> utf8_chars(std::string_view s);
 bool is_ascii(std::string_view s);
 
-std::shared_ptr<List> make_list(std::vector<Value> items = {},
-                                List::Flavor flavor = List::Flavor::List);
+Ref<List> make_list(std::vector<Value> items = {}, List::Flavor flavor = List::Flavor::List);
 
 }  // namespace cmfpipe::jinja2

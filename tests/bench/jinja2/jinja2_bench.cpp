@@ -4,10 +4,11 @@
 // per render for each, and the ratio per pair and overall.
 //
 //   jinja2_bench [CORPUS_DIR] [--min-seconds S] [--min-iters N] [--python TOOL] [--no-python]
-//                [--cpu-time]
+//                [--cpu-time] [--only TEXT]
 // --cpu-time times our side by the thread's CPU time instead of the wall clock: for comparing
 // two builds of the engine on a machine shared with other work (ratios to Python need the wall
-// clock on both sides, the default).
+// clock on both sides, the default). --only renders just the templates whose name contains TEXT
+// (for profiling one family).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
     double min_seconds = 0.2;
     int min_iters = 200;
     bool with_python = true;
+    std::string only;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--min-seconds" && i + 1 < argc)
@@ -105,9 +107,11 @@ int main(int argc, char** argv) {
             with_python = false;
         else if (a == "--cpu-time")
             g_cpu_time = true;
+        else if (a == "--only" && i + 1 < argc)
+            only = argv[++i];
         else if (a == "--help" || a == "-h") {
             std::cout << "usage: jinja2_bench [CORPUS_DIR] [--min-seconds S] [--min-iters N] "
-                         "[--python TOOL] [--no-python] [--cpu-time]\n";
+                         "[--python TOOL] [--no-python] [--cpu-time] [--only TEXT]\n";
             return 0;
         } else
             corpus = a;
@@ -119,7 +123,9 @@ int main(int argc, char** argv) {
 
     std::vector<std::string> templates, contexts;
     for (const auto& e : fs::directory_iterator(corpus / "templates"))
-        if (e.path().extension() == ".jinja") templates.push_back(e.path().stem().string());
+        if (e.path().extension() == ".jinja" &&
+            e.path().stem().string().find(only) != std::string::npos)
+            templates.push_back(e.path().stem().string());
     for (const auto& e : fs::directory_iterator(corpus / "contexts"))
         if (e.path().extension() == ".json") contexts.push_back(e.path().stem().string());
     std::sort(templates.begin(), templates.end());
@@ -181,7 +187,8 @@ int main(int argc, char** argv) {
             if (!line.is_object() || !line.contains("us_per_render")) continue;
             auto it = results.find(
                 {line["template"].get<std::string>(), line["context"].get<std::string>()});
-            if (it != results.end()) it->second.python = line["us_per_render"].get<double>();
+            if (it != results.end() && !it->second.error)
+                it->second.python = line["us_per_render"].get<double>();
         }
         pclose(pipe);
     }
