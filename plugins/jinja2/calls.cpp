@@ -139,6 +139,7 @@ void Evaluator::eval_args(const CallArgs& in, Args& out) {
         auto extra = iterate(eval(*in.star_args));
         for (const auto& v : extra->items) out.positional.push_back(v);
     }
+    out.keyword.reserve(in.keyword.size());
     for (const auto& [k, v] : in.keyword) out.keyword.emplace_back(k, eval(*v));
     if (in.star_kwargs) {
         Value d = eval(*in.star_kwargs);

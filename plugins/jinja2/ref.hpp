@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <utility>
 
+#include "pool.hpp"
+
 namespace cmfpipe::jinja2 {
 
 // The count every shared engine object carries. A copy of an object is a new object: its count
 // starts again at its one owner.
-struct Shared {
+struct Shared : Pooled {
     Shared() = default;
     Shared(const Shared&) {}
     Shared& operator=(const Shared&) { return *this; }
