@@ -131,7 +131,7 @@ Value joiner_fn(Evaluator&, Args& a) {
 // cycler(*items): a namespace-like object with next(), reset() and current.
 struct CyclerNext final : Callable {
     Ref<Namespace> state;
-    std::vector<Value> items;
+    Values items;
     bool reset;
     Value call(Evaluator&, Args&) override {
         const Value* pos = state->find("__pos");
@@ -194,14 +194,14 @@ int find_builtin(std::string_view name, Profile profile) {
 
 const Value& builtin_value(int id) {
     // Built once, never freed, seen by every render on every thread: uncounted values.
-    static const std::vector<Value> values = [] {
+    static const Values values = [] {
         static std::vector<Builtin> builtins = [] {
             std::vector<Builtin> b;
             b.reserve(kEntries.size());
             for (const auto& e : kEntries) b.emplace_back(e.name, e.fn);
             return b;
         }();
-        std::vector<Value> v;
+        Values v;
         for (auto& b : builtins) v.push_back(Value::immortal_callable(b));
         return v;
     }();

@@ -56,7 +56,7 @@ struct Frame {
 // The top-level variables of one template instance (the rendered one or an imported one).
 struct Module {
     std::shared_ptr<const Template> tpl;
-    std::vector<Value> vars;          // by slot; Undefined = unbound
+    Values vars;                      // by slot; Undefined = unbound
     std::vector<std::uint8_t> bound;  // bytes, not vector<bool>: read on every name lookup
     std::vector<std::pair<int, Value>> exported_order;
 };

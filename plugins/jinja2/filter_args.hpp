@@ -50,13 +50,13 @@ inline Value str_result(Evaluator& ev, std::string s) {
     return ev.make_string(std::move(s));
 }
 
-inline Value generator(std::vector<Value> items) {
+inline Value generator(Values items) {
     return Value::list(make_list(std::move(items), List::Flavor::Generator));
 }
 
 // make_attrgetter: "a.b.0" -> getitem chain, digit parts as integers.
-inline std::vector<Value> attribute_parts(const Value& attribute) {
-    std::vector<Value> parts;
+inline Values attribute_parts(const Value& attribute) {
+    Values parts;
     if (attribute.is_none() || attribute.is_undefined()) return parts;
     if (!attribute.is_string()) {
         parts.push_back(attribute);
@@ -70,8 +70,7 @@ inline std::vector<Value> attribute_parts(const Value& attribute) {
     return parts;
 }
 
-inline Value get_path(Evaluator& ev, Value item, const std::vector<Value>& parts,
-                      const Value* def = nullptr) {
+inline Value get_path(Evaluator& ev, Value item, const Values& parts, const Value* def = nullptr) {
     for (const auto& p : parts) {
         item = ev.getitem(item, p);
         if (def && !def->is_none() && item.is_undefined()) item = *def;

@@ -404,7 +404,7 @@ Value list_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
             throw Failure("TypeError", "list.extend() takes exactly one argument");
         auto more = ev.iterate(a.positional[0]);
         ev.check_list(l.items.size() + more->items.size());
-        std::vector<Value> copy = more->items;
+        Values copy = more->items;
         l.items.insert(l.items.end(), copy.begin(), copy.end());
         return Value::none();
     }

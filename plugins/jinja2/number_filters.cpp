@@ -154,7 +154,7 @@ Value f_sum(Evaluator& ev, const Value& v, Args& a) {
     const Value* attribute = arg(a, 0, "attribute");
     const Value* start = arg(a, 1, "start");
     Value total = start ? *start : Value::integer(0);
-    auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
+    auto parts = attribute ? attribute_parts(*attribute) : Values{};
     // Held by name: a temporary in a range-for's expression dies before the loop.
     const auto sequence = seq(ev, v);
     for (const auto& item : sequence->items)

@@ -7,8 +7,8 @@ namespace cmfpipe::jinja2 {
 namespace {
 
 constexpr std::size_t kGranule = 16;
-constexpr std::size_t kClasses = 8;         // blocks of up to 128 bytes are pooled
-constexpr std::size_t kMaxPerClass = 1024;  // beyond this a freed block goes back to the heap
+constexpr std::size_t kClasses = 16;       // blocks of up to 256 bytes are pooled
+constexpr std::size_t kMaxPerClass = 512;  // beyond this a freed block goes back to the heap
 
 struct FreeBlock {
     FreeBlock* next;

@@ -20,4 +20,20 @@ struct Pooled {
     }
 };
 
+// The same pool for the engine's growing arrays (list items, dict items, call arguments), which
+// are small in nearly every render.
+template <class T>
+struct PoolAllocator {
+    using value_type = T;
+    PoolAllocator() = default;
+    template <class U>
+    PoolAllocator(const PoolAllocator<U>&) {}
+    T* allocate(std::size_t n) { return static_cast<T*>(pool_allocate(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t n) noexcept { pool_free(p, n * sizeof(T)); }
+    template <class U>
+    bool operator==(const PoolAllocator<U>&) const {
+        return true;
+    }
+};
+
 }  // namespace cmfpipe::jinja2

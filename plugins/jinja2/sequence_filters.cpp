@@ -60,7 +60,7 @@ Value f_join(Evaluator& ev, const Value& v, Args& a) {
     const Value* d = arg(a, 0, "d");
     const Value* attribute = arg(a, 1, "attribute");
     std::string sep = d ? soft_str(*d) : "";
-    auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
+    auto parts = attribute ? attribute_parts(*attribute) : Values{};
     std::string out;
     bool first = true;
     // Held by name: a temporary in a range-for's expression dies before the loop.
@@ -96,7 +96,7 @@ Value f_default(Evaluator&, const Value& v, Args& a) {
 Value f_items(Evaluator&, const Value& v, Args&) {
     if (v.is_undefined()) return generator({});
     if (!v.is_dict()) throw Failure("TypeError", "Can only get item pairs from a mapping.");
-    std::vector<Value> out;
+    Values out;
     for (const auto& [k, val] : v.dict().items)
         out.push_back(Value::list(make_list({k, val}, List::Flavor::Tuple)));
     return generator(std::move(out));
@@ -111,7 +111,7 @@ Value f_dictsort(Evaluator&, const Value& v, Args& a) {
         throw Failure("FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
     if (!v.is_dict())
         throw Failure("TypeError", "'" + type_name(v) + "' object has no attribute 'items'");
-    std::vector<std::pair<Value, Value>> items = v.dict().items;
+    DictItems items = v.dict().items;
     int pos = by == "key" ? 0 : 1;
     std::stable_sort(items.begin(), items.end(), [&](const auto& x, const auto& y) {
         const Value& kx = pos ? x.second : x.first;
@@ -129,7 +129,7 @@ Value f_sort(Evaluator& ev, const Value& v, Args& a) {
     bool reverse = flag(a, 0, "reverse");
     bool case_sensitive = flag(a, 1, "case_sensitive");
     const Value* attribute = arg(a, 2, "attribute");
-    std::vector<std::vector<Value>> paths;
+    std::vector<Values> paths;
     if (attribute && attribute->is_string()) {
         for (const auto& part : split_sep(attribute->str(), ",", -1, false))
             paths.push_back(attribute_parts(Value::string(part)));
@@ -137,7 +137,7 @@ Value f_sort(Evaluator& ev, const Value& v, Args& a) {
         paths.push_back(attribute_parts(*attribute));
     }
     auto items = seq(ev, v)->items;
-    std::vector<std::pair<Value, Value>> keyed;  // key, item
+    DictItems keyed;  // key, item
     keyed.reserve(items.size());
     for (auto& item : items) {
         Value key;
@@ -162,8 +162,8 @@ Value f_sort(Evaluator& ev, const Value& v, Args& a) {
 Value f_unique(Evaluator& ev, const Value& v, Args& a) {
     bool case_sensitive = flag(a, 0, "case_sensitive");
     const Value* attribute = arg(a, 1, "attribute");
-    auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
-    std::vector<Value> seen, out;
+    auto parts = attribute ? attribute_parts(*attribute) : Values{};
+    Values seen, out;
     // Held by name: a temporary in a range-for's expression dies before the loop.
     const auto sequence = seq(ev, v);
     for (const auto& item : sequence->items) {
@@ -180,7 +180,7 @@ Value f_unique(Evaluator& ev, const Value& v, Args& a) {
 Value min_max(Evaluator& ev, const Value& v, Args& a, bool want_max) {
     bool case_sensitive = flag(a, 0, "case_sensitive");
     const Value* attribute = arg(a, 1, "attribute");
-    auto parts = attribute ? attribute_parts(*attribute) : std::vector<Value>{};
+    auto parts = attribute ? attribute_parts(*attribute) : Values{};
     auto items = seq(ev, v);
     if (items->items.empty())
         return Value::undefined(UndefinedReason::Plain, "No aggregated item, sequence was empty.");
@@ -208,7 +208,7 @@ Value f_batch(Evaluator& ev, const Value& v, Args& a) {
     std::int64_t n = int_param(a, 0, "linecount", 0);
     if (n <= 0) throw Failure("ValueError", "batch size must be positive");
     const Value* fill = arg(a, 1, "fill_with");
-    std::vector<Value> out;
+    Values out;
     auto cur = make_list();
     // Held by name: a temporary in a range-for's expression dies before the loop.
     const auto sequence = seq(ev, v);
@@ -235,12 +235,12 @@ Value f_slice(Evaluator& ev, const Value& v, Args& a) {
     auto items = seq(ev, v)->items;
     std::int64_t length = static_cast<std::int64_t>(items.size());
     std::int64_t per = length / slices, extra = length % slices, offset = 0;
-    std::vector<Value> out;
+    Values out;
     for (std::int64_t s = 0; s < slices; ++s) {
         std::int64_t start = offset + s * per;
         if (s < extra) ++offset;
         std::int64_t end = offset + (s + 1) * per;
-        auto part = make_list(std::vector<Value>(items.begin() + start, items.begin() + end));
+        auto part = make_list(Values(items.begin() + start, items.begin() + end));
         if (fill && !fill->is_none() && s >= extra) part->items.push_back(*fill);
         out.push_back(Value::list(part));
     }
@@ -253,7 +253,7 @@ Value f_groupby(Evaluator& ev, const Value& v, Args& a) {
     const Value* def = arg(a, 1, "default");
     bool case_sensitive = flag(a, 2, "case_sensitive");
     auto parts = attribute_parts(*attribute);
-    std::vector<std::pair<Value, Value>> keyed;
+    DictItems keyed;
     // Held by name: a temporary in a range-for's expression dies before the loop.
     const auto sequence = seq(ev, v);
     for (const auto& item : sequence->items)
@@ -290,7 +290,7 @@ Value f_attr(Evaluator& ev, const Value& v, Args& a) {
 Value f_map(Evaluator& ev, const Value& v, Args& a) {
     if (!truthy(v)) return generator({});
     auto items = seq(ev, v);
-    std::vector<Value> out;
+    Values out;
     out.reserve(items->items.size());
     ev.tick(items->items.size());
     if (a.positional.empty() && a.kw("attribute")) {
@@ -314,7 +314,7 @@ Value f_map(Evaluator& ev, const Value& v, Args& a) {
 
 Value select_or_reject(Evaluator& ev, const Value& v, Args& a, bool select, bool by_attr) {
     if (!truthy(v)) return generator({});
-    std::vector<Value> parts;
+    Values parts;
     std::size_t off = 0;
     if (by_attr) {
         if (a.positional.empty())
@@ -331,7 +331,7 @@ Value select_or_reject(Evaluator& ev, const Value& v, Args& a, bool select, bool
     rest.keyword = a.keyword;
     auto items = seq(ev, v);
     ev.tick(items->items.size());
-    std::vector<Value> out;
+    Values out;
     for (const auto& item : items->items) {
         Value subject = by_attr ? get_path(ev, item, parts) : item;
         bool ok;

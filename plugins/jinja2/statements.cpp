@@ -86,7 +86,7 @@ Flow Evaluator::exec(const Stmt& s) {
             case StmtKind::With: {
                 const auto& n = static_cast<const WithStmt&>(s);
                 Frame f{frame_, {}};
-                std::vector<Value> values;
+                Values values;
                 for (const auto& [target, expr] : n.assignments) values.push_back(eval(*expr));
                 Restore restore(*this);
                 frame_ = &f;

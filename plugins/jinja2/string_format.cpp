@@ -283,7 +283,7 @@ std::string python_format(Evaluator& ev, std::string_view fmt, const Args& args)
 }
 
 std::string percent_format(Evaluator& ev, std::string_view fmt, const Value& args) {
-    std::vector<Value> positional;
+    Values positional;
     const Dict* mapping = nullptr;
     if (args.is_list() && args.list().flavor == List::Flavor::Tuple)
         positional = args.list().items;

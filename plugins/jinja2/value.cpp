@@ -45,7 +45,7 @@ Value Value::undefined(UndefinedReason reason, std::string name, std::string obj
     return undefined(std::move(info));
 }
 
-Ref<List> make_list(std::vector<Value> items, List::Flavor flavor) {
+Ref<List> make_list(Values items, List::Flavor flavor) {
     auto l = make_ref<List>();
     l->items = std::move(items);
     l->flavor = flavor;
@@ -57,7 +57,7 @@ Ref<List> make_list(std::vector<Value> items, List::Flavor flavor) {
 namespace {
 // Frees nested containers iteratively: while one container is being destroyed, the children of
 // any container that dies meanwhile are queued here instead of being destroyed recursively.
-thread_local std::vector<Value>* g_pending = nullptr;
+thread_local Values* g_pending = nullptr;
 
 bool nests(const Value& v) {
     return v.kind() == Kind::List || v.kind() == Kind::Dict || v.kind() == Kind::Namespace;
@@ -87,7 +87,7 @@ void release(Range& range, Get get) {
     bool any = false;
     for (auto& e : range) any = any || nests(get(e));
     if (!any) return;
-    std::vector<Value> queue;
+    Values queue;
     g_pending = &queue;
     for (auto& e : range)
         if (nests(get(e))) queue.push_back(std::move(get(e)));

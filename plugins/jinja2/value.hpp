@@ -51,6 +51,11 @@ struct UndefinedInfo : Shared {
     std::string obj_type;  // "dict object", "list", ...
 };
 
+class Value;
+// The engine's arrays of values, from the pool (pool.hpp).
+using Values = std::vector<Value, PoolAllocator<Value>>;
+using DictItems = std::vector<std::pair<Value, Value>, PoolAllocator<std::pair<Value, Value>>>;
+
 // A string a value owns (Value::string); borrowed strings are plain std::strings.
 struct Text : Shared {
     explicit Text(std::string s) : text(std::move(s)) {}
@@ -235,7 +240,7 @@ class Value {
 // A Python list or tuple (or the lazy result of map/select, which Python calls a generator).
 struct List : Shared {
     enum class Flavor : std::uint8_t { List, Tuple, Generator };
-    std::vector<Value> items;
+    Values items;
     Flavor flavor = Flavor::List;
     ~List();  // iterative: a million-deep nest must not overflow the stack when freed
 };
@@ -246,7 +251,7 @@ constexpr int kMaxValueDepth = 512;
 
 // A Python dict: insertion-ordered, keys compared with Python equality (1 == 1.0 == True).
 struct Dict : Shared {
-    std::vector<std::pair<Value, Value>> items;
+    DictItems items;
     ~Dict();
     const Value* find(const Value& key) const;
     const Value* find(std::string_view key) const;
@@ -264,7 +269,7 @@ struct Namespace : Shared {
 
 // Call arguments: positional then keyword, as Python passes them.
 struct Args {
-    std::vector<Value> positional;
+    Values positional;
     std::vector<std::pair<std::string, Value>> keyword;
     const Value* kw(std::string_view name) const;
     // positional[index], else keyword `name`, else nullptr.
@@ -288,7 +293,7 @@ struct LoopState : Shared {
     std::size_t index0 = 0;
     int depth0 = 0;
     Ref<Callable> recurse;  // loop(...) for recursive loops
-    std::vector<Value> changed_last;
+    Values changed_last;
     bool changed_seen = false;
 };
 
@@ -358,6 +363,6 @@ std::size_t utf8_length(std::string_view s);
 std::vector<std::string_view> utf8_chars(std::string_view s);
 bool is_ascii(std::string_view s);
 
-Ref<List> make_list(std::vector<Value> items = {}, List::Flavor flavor = List::Flavor::List);
+Ref<List> make_list(Values items = {}, List::Flavor flavor = List::Flavor::List);
 
 }  // namespace cmfpipe::jinja2
