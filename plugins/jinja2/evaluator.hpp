@@ -28,10 +28,11 @@ struct RenderSettings {
 };
 
 // Local variables of one scope (a loop body, a macro call, a with block).
-using Closure = std::vector<std::pair<int, Value>>;
+using Bindings = std::vector<std::pair<int, Value>, PoolAllocator<std::pair<int, Value>>>;
+using Closure = Bindings;
 struct Frame {
     Frame* parent = nullptr;
-    std::vector<std::pair<int, Value>> vars;
+    Bindings vars;
     // A macro call's closure, read behind vars: shared with the macro, not copied per call.
     const Closure* closure = nullptr;
     const Value* find(int slot) const {

@@ -1,6 +1,7 @@
 // The per-thread free lists behind Pooled.
 #include "pool.hpp"
 
+#include <cstdint>
 #include <new>
 
 namespace cmfpipe::jinja2 {
@@ -14,26 +15,31 @@ struct FreeBlock {
     FreeBlock* next;
 };
 
+// Trivially destructible and zero-initialised, so reaching it costs no initialisation check.
 struct FreeLists {
-    FreeBlock* head[kClasses] = {};
-    std::size_t count[kClasses] = {};
-    ~FreeLists();
+    FreeBlock* head[kClasses];
+    std::uint32_t count[kClasses];
+    bool armed;   // the Reaper is registered for this thread
+    bool closed;  // this thread is ending: frees go straight to the heap
 };
-
-// Set once this thread's lists are gone (thread exit): later frees go straight to the heap.
-// Trivially destructible, so it stays readable while the thread's other locals are destroyed.
-thread_local bool t_closed = false;
 thread_local FreeLists t_lists;
 
-FreeLists::~FreeLists() {
-    t_closed = true;
-    for (std::size_t c = 0; c < kClasses; ++c) {
-        while (FreeBlock* b = head[c]) {
-            head[c] = b->next;
-            ::operator delete(b);
+// Returns this thread's blocks to the heap when the thread ends; reached once per thread, when
+// the first block is kept.
+struct Reaper {
+    bool armed = false;
+    ~Reaper() {
+        if (!armed) return;
+        t_lists.closed = true;
+        for (std::size_t c = 0; c < kClasses; ++c) {
+            while (FreeBlock* b = t_lists.head[c]) {
+                t_lists.head[c] = b->next;
+                ::operator delete(b);
+            }
         }
     }
-}
+};
+thread_local Reaper t_reaper;
 
 std::size_t size_class(std::size_t bytes) {
     return (bytes + kGranule - 1) / kGranule - 1;
@@ -43,7 +49,7 @@ std::size_t size_class(std::size_t bytes) {
 
 void* pool_allocate(std::size_t bytes) {
     std::size_t c = size_class(bytes);
-    if (c < kClasses && !t_closed) {
+    if (c < kClasses) {
         FreeLists& lists = t_lists;
         if (FreeBlock* b = lists.head[c]) {
             lists.head[c] = b->next;
@@ -57,15 +63,17 @@ void* pool_allocate(std::size_t bytes) {
 
 void pool_free(void* block, std::size_t bytes) noexcept {
     std::size_t c = size_class(bytes);
-    if (c < kClasses && !t_closed) {
-        FreeLists& lists = t_lists;
-        if (lists.count[c] < kMaxPerClass) {
-            auto* b = static_cast<FreeBlock*>(block);
-            b->next = lists.head[c];
-            lists.head[c] = b;
-            ++lists.count[c];
-            return;
+    FreeLists& lists = t_lists;
+    if (c < kClasses && lists.count[c] < kMaxPerClass && !lists.closed) {
+        if (!lists.armed) {
+            lists.armed = true;
+            t_reaper.armed = true;  // registers the Reaper's destructor for this thread
         }
+        auto* b = static_cast<FreeBlock*>(block);
+        b->next = lists.head[c];
+        lists.head[c] = b;
+        ++lists.count[c];
+        return;
     }
     ::operator delete(block);
 }

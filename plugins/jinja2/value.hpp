@@ -270,7 +270,8 @@ struct Namespace : Shared {
 // Call arguments: positional then keyword, as Python passes them.
 struct Args {
     Values positional;
-    std::vector<std::pair<std::string, Value>> keyword;
+    std::vector<std::pair<std::string, Value>, PoolAllocator<std::pair<std::string, Value>>>
+        keyword;
     const Value* kw(std::string_view name) const;
     // positional[index], else keyword `name`, else nullptr.
     const Value* get(std::size_t index, std::string_view name) const;
