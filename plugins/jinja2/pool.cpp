@@ -4,6 +4,18 @@
 #include <cstdint>
 #include <new>
 
+// Under AddressSanitizer blocks go straight to the heap, so a use after free stays visible.
+#if defined(__SANITIZE_ADDRESS__)
+#define CMFPIPE_POOL_ENABLED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CMFPIPE_POOL_ENABLED 0
+#endif
+#endif
+#ifndef CMFPIPE_POOL_ENABLED
+#define CMFPIPE_POOL_ENABLED 1
+#endif
+
 namespace cmfpipe::jinja2 {
 namespace {
 
@@ -49,7 +61,7 @@ std::size_t size_class(std::size_t bytes) {
 
 void* pool_allocate(std::size_t bytes) {
     std::size_t c = size_class(bytes);
-    if (c < kClasses) {
+    if (CMFPIPE_POOL_ENABLED && c < kClasses) {
         FreeLists& lists = t_lists;
         if (FreeBlock* b = lists.head[c]) {
             lists.head[c] = b->next;
@@ -64,7 +76,7 @@ void* pool_allocate(std::size_t bytes) {
 void pool_free(void* block, std::size_t bytes) noexcept {
     std::size_t c = size_class(bytes);
     FreeLists& lists = t_lists;
-    if (c < kClasses && lists.count[c] < kMaxPerClass && !lists.closed) {
+    if (CMFPIPE_POOL_ENABLED && c < kClasses && lists.count[c] < kMaxPerClass && !lists.closed) {
         if (!lists.armed) {
             lists.armed = true;
             t_reaper.armed = true;  // registers the Reaper's destructor for this thread

@@ -124,9 +124,15 @@ const Value* Dict::find(const Value& key) const {
     return nullptr;
 }
 
+// Keys of one dict mostly differ in length or first byte ("role", "name", "type"): those are
+// told apart without calling memcmp.
+static bool same_key(const std::string& k, std::string_view key) {
+    return k.size() == key.size() && (key.empty() || (k[0] == key[0] && k == key));
+}
+
 const Value* Dict::find(std::string_view key) const {
     for (const auto& [k, v] : items)
-        if (k.is_string() && k.str() == key) return &v;
+        if (k.is_string() && same_key(k.str(), key)) return &v;
     return nullptr;
 }
 
@@ -152,7 +158,7 @@ bool Dict::erase(const Value& key) {
 
 const Value* Namespace::find(std::string_view name) const {
     for (const auto& [k, v] : attrs)
-        if (k == name) return &v;
+        if (same_key(k, name)) return &v;
     return nullptr;
 }
 
