@@ -11,8 +11,9 @@ namespace cmfpipe::jinja2 {
 void* pool_allocate(std::size_t bytes);
 void pool_free(void* block, std::size_t bytes) noexcept;
 
-// Objects deriving from Pooled (through Shared) are allocated from the pool; a derived class's
-// own size reaches operator delete because the destructors that matter are virtual or exact.
+// Objects deriving from Pooled (through Shared) are allocated from the pool. operator delete must
+// get the size the object was made with: every pooled type is final, or (Callable) deleted through
+// its virtual destructor.
 struct Pooled {
     static void* operator new(std::size_t bytes) { return pool_allocate(bytes); }
     static void operator delete(void* block, std::size_t bytes) noexcept {

@@ -45,7 +45,7 @@ enum class UndefinedReason : std::uint8_t {
     Plain,      // no hint
 };
 
-struct UndefinedInfo : Shared {
+struct UndefinedInfo final : Shared {
     UndefinedReason reason = UndefinedReason::Plain;
     std::string name;      // the variable or attribute name (or repr of the element key)
     std::string obj_type;  // "dict object", "list", ...
@@ -57,7 +57,7 @@ using Values = std::vector<Value, PoolAllocator<Value>>;
 using DictItems = std::vector<std::pair<Value, Value>, PoolAllocator<std::pair<Value, Value>>>;
 
 // A string a value owns (Value::string); borrowed strings are plain std::strings.
-struct Text : Shared {
+struct Text final : Shared {
     explicit Text(std::string s) : text(std::move(s)) {}
     std::string text;
 };
@@ -238,7 +238,7 @@ class Value {
 };
 
 // A Python list or tuple (or the lazy result of map/select, which Python calls a generator).
-struct List : Shared {
+struct List final : Shared {
     enum class Flavor : std::uint8_t { List, Tuple, Generator };
     Values items;
     Flavor flavor = Flavor::List;
@@ -250,7 +250,7 @@ struct List : Shared {
 constexpr int kMaxValueDepth = 512;
 
 // A Python dict: insertion-ordered, keys compared with Python equality (1 == 1.0 == True).
-struct Dict : Shared {
+struct Dict final : Shared {
     DictItems items;
     ~Dict();
     const Value* find(const Value& key) const;
@@ -260,7 +260,7 @@ struct Dict : Shared {
 };
 
 // Jinja's namespace(): the one object templates may assign attributes to.
-struct Namespace : Shared {
+struct Namespace final : Shared {
     std::vector<std::pair<std::string, Value>> attrs;
     ~Namespace();
     const Value* find(std::string_view name) const;
@@ -289,7 +289,7 @@ struct Callable : Shared {
 };
 
 // The state behind `loop` inside a for loop.
-struct LoopState : Shared {
+struct LoopState final : Shared {
     Ref<List> items;  // the sequence being iterated
     std::size_t index0 = 0;
     int depth0 = 0;
