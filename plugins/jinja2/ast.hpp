@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "value.hpp"
@@ -78,11 +79,31 @@ struct NameExpr : Expr {
     int builtin = -1;  // global function used when the name is unbound (range, namespace, ...)
 };
 
+// The attributes of `loop`, named once at compile time instead of compared on every access.
+enum class LoopAttr : std::uint8_t {
+    None,
+    Index,
+    Index0,
+    Revindex,
+    Revindex0,
+    First,
+    Last,
+    Length,
+    Depth,
+    Depth0,
+    Previtem,
+    Nextitem,
+    Cycle,
+    Changed
+};
+LoopAttr loop_attr(std::string_view name);
+
 struct GetAttrExpr : Expr {
     GetAttrExpr() : Expr(ExprKind::GetAttr) {}
     ExprPtr object;
     std::string attr;
-    std::uint8_t methods = 0;  // method_set(attr), resolved at compile time
+    std::uint8_t methods = 0;               // method_set(attr), resolved at compile time
+    LoopAttr loop_member = LoopAttr::None;  // loop_attr(attr), likewise
 };
 
 struct GetItemExpr : Expr {

@@ -61,6 +61,20 @@ std::string object_name(const Value& v) {
 
 }  // namespace
 
+LoopAttr loop_attr(std::string_view name) {
+    static constexpr std::pair<std::string_view, LoopAttr> kNames[] = {
+        {"index", LoopAttr::Index},       {"index0", LoopAttr::Index0},
+        {"revindex", LoopAttr::Revindex}, {"revindex0", LoopAttr::Revindex0},
+        {"first", LoopAttr::First},       {"last", LoopAttr::Last},
+        {"length", LoopAttr::Length},     {"depth", LoopAttr::Depth},
+        {"depth0", LoopAttr::Depth0},     {"previtem", LoopAttr::Previtem},
+        {"nextitem", LoopAttr::Nextitem}, {"cycle", LoopAttr::Cycle},
+        {"changed", LoopAttr::Changed}};
+    for (const auto& [n, attr] : kNames)
+        if (n == name) return attr;
+    return LoopAttr::None;
+}
+
 std::string Evaluator::undefined_message(const Value& u) const {
     if (const UndefinedInfo* info = u.undefined_info()) {
         switch (info->reason) {
@@ -146,29 +160,43 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         case Kind::Loop: {
             auto& l = obj.loop();
             std::size_t n = l.items->items.size();
-            if (name == "index") return Value::integer(static_cast<std::int64_t>(l.index0 + 1));
-            if (name == "index0") return Value::integer(static_cast<std::int64_t>(l.index0));
-            if (name == "revindex") return Value::integer(static_cast<std::int64_t>(n - l.index0));
-            if (name == "revindex0")
-                return Value::integer(static_cast<std::int64_t>(n - l.index0 - 1));
-            if (name == "first") return Value::boolean(l.index0 == 0);
-            if (name == "last") return Value::boolean(l.index0 + 1 == n);
-            if (name == "length") return Value::integer(static_cast<std::int64_t>(n));
-            if (name == "depth") return Value::integer(l.depth0 + 1);
-            if (name == "depth0") return Value::integer(l.depth0);
-            if (name == "previtem")
-                return l.index0 > 0
-                           ? l.items->items[l.index0 - 1]
-                           : Value::undefined(UndefinedReason::Plain, "there is no previous item");
-            if (name == "nextitem")
-                return l.index0 + 1 < n
-                           ? l.items->items[l.index0 + 1]
-                           : Value::undefined(UndefinedReason::Plain, "there is no next item");
-            if (name == "cycle" || name == "changed") {
-                auto m = make_ref<LoopMethod>();
-                m->state = obj.loop_ptr();
-                m->is_cycle = name == "cycle";
-                return Value::callable(std::move(m));
+            switch (at_attr ? static_cast<const GetAttrExpr*>(site)->loop_member
+                            : loop_attr(name)) {
+                case LoopAttr::Index:
+                    return Value::integer(static_cast<std::int64_t>(l.index0 + 1));
+                case LoopAttr::Index0:
+                    return Value::integer(static_cast<std::int64_t>(l.index0));
+                case LoopAttr::Revindex:
+                    return Value::integer(static_cast<std::int64_t>(n - l.index0));
+                case LoopAttr::Revindex0:
+                    return Value::integer(static_cast<std::int64_t>(n - l.index0 - 1));
+                case LoopAttr::First:
+                    return Value::boolean(l.index0 == 0);
+                case LoopAttr::Last:
+                    return Value::boolean(l.index0 + 1 == n);
+                case LoopAttr::Length:
+                    return Value::integer(static_cast<std::int64_t>(n));
+                case LoopAttr::Depth:
+                    return Value::integer(l.depth0 + 1);
+                case LoopAttr::Depth0:
+                    return Value::integer(l.depth0);
+                case LoopAttr::Previtem:
+                    return l.index0 > 0 ? l.items->items[l.index0 - 1]
+                                        : Value::undefined(UndefinedReason::Plain,
+                                                           "there is no previous item");
+                case LoopAttr::Nextitem:
+                    return l.index0 + 1 < n
+                               ? l.items->items[l.index0 + 1]
+                               : Value::undefined(UndefinedReason::Plain, "there is no next item");
+                case LoopAttr::Cycle:
+                case LoopAttr::Changed: {
+                    auto m = make_ref<LoopMethod>();
+                    m->state = obj.loop_ptr();
+                    m->is_cycle = name == "cycle";
+                    return Value::callable(std::move(m));
+                }
+                case LoopAttr::None:
+                    break;
             }
             break;
         }
