@@ -415,8 +415,8 @@ void replace_first(std::string& text, const std::string& from, const std::string
 // The markers are put back in one scan for the lead byte U+E003 and U+E004 share (EE 80): other
 // characters with that lead byte pass through, and every way of changing a token is refused.
 TEST_CASE(
-    "render: strict markers come back around other private-use characters; every changed "
-    "token is refused") {
+    "render: strict markers come back around other private-use characters, and every "
+    "changed token is refused") {
     Agent agent = load_text(strict_chat, "s", ".");
     // U+E000, U+E005, U+E0FF and U+E803 (EE A0 83) share the lead byte and are not tokens.
     const std::string others = "\xee\x80\x80 \xee\x80\x85 \xee\x83\xbf \xee\xa0\x83 \xee";

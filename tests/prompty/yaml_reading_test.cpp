@@ -73,7 +73,7 @@ TEST_CASE("yaml: a merge key is an ordinary key, not a merge") {
           R"({"base":{"x":1,"y":2},"derived":{"<<":{"x":1,"y":2},"y":3}})");
 }
 
-TEST_CASE("yaml: keys are scalars as written; an alias of a scalar can be one") {
+TEST_CASE("yaml: keys are scalars as written, and an alias of a scalar can be one") {
     CHECK(read("1: a\ntrue: b\n\"x\": c\n\"\": d\na/b~c: e\n") ==
           R"({"1":"a","true":"b","x":"c","":"d","a/b~c":"e"})");
     CHECK(read("a: &k key\n*k : 1\n") == R"({"a":"key","key":1})");
@@ -110,7 +110,7 @@ TEST_CASE("yaml: an alias inside what it names is bounded by whichever limit it 
           "aliases count each time they are used)");
 }
 
-TEST_CASE("yaml: only the first document is read; an empty one is an empty configuration") {
+TEST_CASE("yaml: only the first document is read, and an empty one is an empty configuration") {
     CHECK(read("a: 1\n---\nb: [\n") == R"({"a":1})");
     for (const std::string empty : {"", "# a comment\n", "---\n", "~\n"}) {
         INFO(empty);

@@ -157,7 +157,7 @@ TEST_CASE("a nonce that reads as a number still matches in strict and lenient mo
 // The block prepare_template writes on a plain marker, exactly "nonce=<this request's>", is taken
 // without parsing its attributes; anything else about the block is read in full, as before.
 TEST_CASE(
-    "a marker with only this request's nonce has no attributes; any other block is read "
+    "a marker with only this request's nonce has no attributes, any other block is read "
     "in full",
     "[prompty_parser][strict]") {
     cmfpipe::RequestContext request;
