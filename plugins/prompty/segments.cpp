@@ -59,6 +59,15 @@ Json lenient_attributes(const std::vector<Attribute>& attributes, const SegmentO
     return object;
 }
 
+// The block prepare_template writes on a marker without other attributes: "nonce=<expected>".
+// It reads as one attribute, this request's nonce, which both modes drop: the attributes are
+// empty, and parsing them (typing a hex nonce that may look like a number) is skipped.
+bool only_expected_nonce(std::string_view block, std::string_view expected) {
+    constexpr std::string_view key = "nonce=";
+    return !expected.empty() && block.size() == key.size() + expected.size() &&
+           block.substr(0, key.size()) == key && block.substr(key.size()) == expected;
+}
+
 std::string lower(std::string_view text) {
     std::string out(text);
     for (char& c : out) {
@@ -106,13 +115,18 @@ std::vector<Segment> split_segments(std::string_view text, const SegmentOptions&
         if (end == std::string_view::npos) end = text.size();
         const std::string_view line = text.substr(begin, end - begin);
         if (auto marker = match_role_marker(line)) {
-            const SourceLocation where{std::string(options.source_name), line_number,
-                                       static_cast<int>(marker->role_begin) + 1};
-            std::vector<Attribute> attributes;
-            if (marker->has_attributes) attributes = parse_attributes(marker->attributes, where);
-            Json attribute_object = options.strict
-                                        ? strict_attributes(attributes, line, where, options)
-                                        : lenient_attributes(attributes, options);
+            Json attribute_object = Json::object();
+            if (!marker->has_attributes ||
+                !only_expected_nonce(marker->attributes, options.expected_nonce)) {
+                const SourceLocation where{std::string(options.source_name), line_number,
+                                           static_cast<int>(marker->role_begin) + 1};
+                std::vector<Attribute> attributes;
+                if (marker->has_attributes)
+                    attributes = parse_attributes(marker->attributes, where);
+                attribute_object = options.strict
+                                       ? strict_attributes(attributes, line, where, options)
+                                       : lenient_attributes(attributes, options);
+            }
             flush(begin);
             any_marker = true;
             in_message = true;

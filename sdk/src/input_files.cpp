@@ -1,9 +1,13 @@
 // Bounded reading of files and standard input (see input_files.hpp).
 #include "cmfpipe/input_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 
 #include "cmfpipe/errors.hpp"
@@ -31,23 +35,53 @@ std::string read_bounded(std::istream& in, const std::string& source) {
     if (in.bad()) throw ValueError("read failed", {source});
     return text;
 }
-}  // namespace
 
-std::string read_input(const std::filesystem::path& file) {
-    std::string text;
-    const std::string source = file == "-" ? "<stdin>" : file.string();
-    if (file == "-") {
-        text = read_bounded(std::cin, source);
-    } else {
+// A named file through open/fstat/read: one path lookup, no stream buffer to set up (a .prompty
+// is read on every uncached load).
+std::string read_file_bounded(const std::filesystem::path& file, const std::string& source) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        const int open_errno = errno;
         std::error_code ec;
         if (std::filesystem::is_directory(file, ec)) {
             throw ValueError("is a directory, not a file", {source});
         }
-        std::ifstream in(file, std::ios::binary);
-        if (!in) throw ValueError(std::string("cannot open: ") + std::strerror(errno), {source});
-        text = read_bounded(in, source);
+        throw ValueError(std::string("cannot open: ") + std::strerror(open_errno), {source});
+    }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info {};
+    if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+        throw ValueError("is a directory, not a file", {source});
+    }
+    const std::size_t max = input_limits().max_input_bytes;
+    std::string text;
+    if (S_ISREG(info.st_mode) && info.st_size > 0)
+        text.reserve(std::min<std::size_t>(static_cast<std::size_t>(info.st_size), max) + 1);
+    char chunk[64 * 1024];
+    while (true) {
+        // Never more than one byte past the bound: that byte decides.
+        const std::size_t want = std::min(sizeof chunk, max + 1 - text.size());
+        const ssize_t got = ::read(fd, chunk, want);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            throw ValueError("read failed", {source});
+        }
+        if (got == 0) break;
+        text.append(chunk, static_cast<std::size_t>(got));
+        check_input_size(text.size(), source);
     }
     return text;
+}
+
+}  // namespace
+
+std::string read_input(const std::filesystem::path& file) {
+    const std::string source = file == "-" ? "<stdin>" : file.string();
+    if (file == "-") return read_bounded(std::cin, source);
+    return read_file_bounded(file, source);
 }
 
 std::string read_text_file(const std::filesystem::path& file) {

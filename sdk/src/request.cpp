@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sys/random.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -106,13 +107,18 @@ std::string rich_input_token(std::string_view hex, std::string_view input_name) 
 }
 
 std::string random_hex(std::size_t bytes) {
-    std::vector<unsigned char> buffer(bytes);
-    take_random_bytes(buffer.data(), bytes);
     static constexpr char digits[] = "0123456789abcdef";
     std::string out(bytes * 2, '0');
-    for (std::size_t i = 0; i < bytes; ++i) {
-        out[2 * i] = digits[buffer[i] >> 4];
-        out[2 * i + 1] = digits[buffer[i] & 0xf];
+    // Through a small buffer on the stack: a nonce is drawn on every strict render.
+    unsigned char buffer[32];
+    for (std::size_t done = 0; done < bytes; done += sizeof buffer) {
+        const std::size_t count = std::min(sizeof buffer, bytes - done);
+        take_random_bytes(buffer, count);
+        for (std::size_t i = 0; i < count; ++i) {
+            out[2 * (done + i)] = digits[buffer[i] >> 4];
+            out[2 * (done + i) + 1] = digits[buffer[i] & 0xf];
+        }
+        std::memset(buffer, 0, count);
     }
     return out;
 }

@@ -2,13 +2,17 @@
 // LimitExceeded with its location. Plus the UTF-8 check and the policy's own option reading.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cmfpipe/core/pipeline/config.hpp"
 #include "cmfpipe/core/prompty/yaml_source.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/input_files.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/limits.hpp"
+#include "cmfpipe/request.hpp"
 #include "cmfpipe/utf8.hpp"
 #include "support/nested_json.hpp"
 #include "support/thrown.hpp"
@@ -151,6 +155,31 @@ TEST_CASE("limits: check_input_size allows max_input_bytes and refuses one byte 
     CHECK_NOTHROW(check_input_size(10, "body", limits));
     CHECK(thrown_message<LimitExceeded>([&] { check_input_size(11, "body", limits); }) ==
           "body: input larger than 10 bytes (max_input_bytes)");
+}
+
+// read_input reads a named file with open/read: the bound, and the two ways a path is not a file.
+TEST_CASE("limits: read_input reads a file of max_input_bytes and refuses one byte more") {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("cmfpipe_read_input_" + random_hex(6));
+    std::filesystem::create_directories(dir);
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir / name, std::ios::binary) << text;
+        return dir / name;
+    };
+    InputLimits limits;
+    limits.max_input_bytes = 100'000;  // more than one read of 64 KiB
+    LimitsOverride bounded(limits);
+    const std::string big(100'000, 'x');
+    CHECK(read_input(write("exact", big)) == big);
+    CHECK(read_input(write("empty", "")).empty());
+    const auto over = write("over", big + "y");
+    CHECK(thrown_message<LimitExceeded>([&] { read_input(over); }) ==
+          over.string() + ": input larger than 100000 bytes (max_input_bytes)");
+    CHECK(thrown_message<ValueError>([&] { read_input(dir); }) ==
+          dir.string() + ": is a directory, not a file");
+    CHECK(thrown_message<ValueError>([&] { read_input(dir / "missing"); }) ==
+          (dir / "missing").string() + ": cannot open: No such file or directory");
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("limits: overrides are read strictly, unknown keys and bad ranges refused") {

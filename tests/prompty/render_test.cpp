@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/core/prompty/nonce.hpp"
+#include "cmfpipe/core/prompty/prepare.hpp"
 #include "cmfpipe/core/prompty/render.hpp"
 #include "cmfpipe/core/prompty/segments.hpp"
 #include "cmfpipe/errors.hpp"
@@ -383,4 +385,108 @@ TEST_CASE("render: nobody can forge or break a strict author-marker token") {
     CHECK(error_of([&] { render(invokers, reserved, Json::object()); }) ==
           "ValueError: the template holds U+E003, which strict mode reserves for author "
           "role-marker tokens");
+}
+
+namespace {
+
+// SubstRenderer, then `edit` on what it rendered: a renderer that mangles its output one way.
+class EditingRenderer : public SubstRenderer {
+  public:
+    explicit EditingRenderer(std::function<void(std::string&)> edit) : edit_(std::move(edit)) {}
+    std::string render(std::string_view text, const Json& inputs,
+                       const Json& options) const override {
+        std::string out = SubstRenderer::render(text, inputs, options);
+        edit_(out);
+        return out;
+    }
+
+  private:
+    std::function<void(std::string&)> edit_;
+};
+
+void replace_first(std::string& text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+// The markers are put back in one scan for the lead byte U+E003 and U+E004 share (EE 80): other
+// characters with that lead byte pass through, and every way of changing a token is refused.
+TEST_CASE(
+    "render: strict markers come back around other private-use characters, and every "
+    "changed token is refused") {
+    Agent agent = load_text(strict_chat, "s", ".");
+    // U+E000, U+E005, U+E0FF and U+E803 (EE A0 83) share the lead byte and are not tokens.
+    const std::string others = "\xee\x80\x80 \xee\x80\x85 \xee\x83\xbf \xee\xa0\x83 \xee";
+    RenderResult r = render(in_process(), agent, {{"q", others}});
+    CHECK(r.text == "system[nonce=" + r.request.marker_nonce +
+                        "]:\nBe brief.\nuser[nonce=" + r.request.marker_nonce + "]:\n" + others);
+
+    const std::string open = "\xee\x80\x83", close = "\xee\x80\x84";
+    const std::string refused =
+        "ValueError: renderer 'subst' changed an author role-marker token (U+E003 <index> "
+        "U+E004); in strict mode a renderer must pass these tokens through unchanged (see "
+        "cmfpipe/renderer.hpp)";
+    const std::vector<std::pair<std::string, std::function<void(std::string&)>>> edits = {
+        {"an index out of range",
+         [&](std::string& t) { replace_first(t, open + "1", open + "2"); }},
+        {"no index", [&](std::string& t) { replace_first(t, open + "1", open); }},
+        {"ten digits", [&](std::string& t) { replace_first(t, open + "1", open + "0000000001"); }},
+        {"no closing mark", [&](std::string& t) { replace_first(t, "1" + close, "1"); }},
+        {"no opening mark", [&](std::string& t) { replace_first(t, open + "1", "1"); }},
+        {"a closing mark alone", [&](std::string& t) { t += close; }},
+        {"a closing mark first", [&](std::string& t) { t = close + t; }},
+        {"a cut opening mark",
+         [&](std::string& t) {
+             replace_first(t, open + "1",
+                           "\xee\x80"
+                           "1");
+         }},
+    };
+    for (const auto& [what, edit] : edits) {
+        INFO(what);
+        Invokers editing{std::make_shared<EditingRenderer>(edit), std::make_shared<MarkerParser>()};
+        CHECK(error_of([&] { render(editing, agent, {{"q", "hi"}}); }) == refused);
+    }
+    // Ten digits are refused even when they name a marker, as nine zeros and a 1 would not be.
+    Invokers nine{std::make_shared<EditingRenderer>(
+                      [&](std::string& t) { replace_first(t, open + "1", open + "000000001"); }),
+                  std::make_shared<MarkerParser>()};
+    RenderResult padded = render(nine, agent, {{"q", "hi"}});
+    CHECK(padded.text == "system[nonce=" + padded.request.marker_nonce +
+                             "]:\nBe brief.\nuser[nonce=" + padded.request.marker_nonce + "]:\nhi");
+}
+
+// prepare builds the parser's options once and hands the same to both steps: the strict render
+// marks with them, the parse reads them (template.parser.options and the file's name included).
+TEST_CASE("prepare: the parser gets the same options in prepare_template and parse") {
+    class RecordingParser : public MarkerParser {
+      public:
+        std::string prepare_template(std::string_view text, const Json& options,
+                                     RequestContext& request) const override {
+            seen.push_back(options);
+            return MarkerParser::prepare_template(text, options, request);
+        }
+        std::vector<cmf::Message> parse(std::string_view, const Json& options,
+                                        const RequestContext&) const override {
+            seen.push_back(options);
+            return {};
+        }
+        mutable std::vector<Json> seen;
+    };
+    for (const bool strict : {true, false}) {
+        Agent agent =
+            load_text(std::string("---\nname: s\ntemplate:\n  format: {kind: subst, strict: ") +
+                          (strict ? "true" : "false") +
+                          "}\n  parser: {kind: marker, options: {x: 1}}\n---\n" +
+                          "system:\nBe brief.\nuser:\n{{q}}",
+                      "s.prompty", ".");
+        auto parser = std::make_shared<RecordingParser>();
+        prepare(Invokers{std::make_shared<SubstRenderer>(), parser}, agent, {{"q", "hi"}});
+        const Json expected = {
+            {"x", 1}, {"strict", strict}, {"template_name", "<rendered s.prompty>"}};
+        CHECK(parser->seen == std::vector<Json>{expected, expected});
+    }
 }

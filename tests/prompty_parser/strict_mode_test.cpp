@@ -153,3 +153,46 @@ TEST_CASE("a nonce that reads as a number still matches in strict and lenient mo
         CHECK(to_vector_form(parser().parse(text, Json{{"strict", false}}, request)) == expected);
     }
 }
+
+// The block prepare_template writes on a plain marker, exactly "nonce=<this request's>", is taken
+// without parsing its attributes; anything else about the block is read in full, as before.
+TEST_CASE(
+    "a marker with only this request's nonce has no attributes, any other block is read "
+    "in full",
+    "[prompty_parser][strict]") {
+    cmfpipe::RequestContext request;
+    request.marker_nonce = "12e4567890abcdef";
+    const std::string& nonce = request.marker_nonce;
+    const Json strict = Json::object(), lenient = {{"strict", false}};
+    auto parsed = [&](const std::string& marker, const Json& options) {
+        return to_vector_form(parser().parse(marker + "\nhi", options, request));
+    };
+    const Json plain = Json::array({text_message("user", "hi")});
+    for (const Json& options : {strict, lenient}) {
+        CHECK(parsed("user[nonce=" + nonce + "]:", options) == plain);
+        CHECK(parsed("user[nonce = " + nonce + " ]:", options) == plain);
+        CHECK(parsed("user[nonce=\"" + nonce + "\"]:", options) == plain);
+        Json named = text_message("user", "hi");
+        named["metadata"] = {{"name", "a"}};
+        CHECK(parsed("user[nonce=" + nonce + ", name=\"a\"]:", options) == Json::array({named}));
+        CHECK(parsed("user[name=\"a\",nonce=" + nonce + "]:", options) == Json::array({named}));
+    }
+    // A nonce that only starts or ends like this request's is another nonce.
+    for (const std::string& other : {nonce + "0", nonce.substr(1), nonce.substr(0, 15)}) {
+        INFO(other);
+        CHECK_THROWS_MATCHES(
+            parsed("user[nonce=" + other + "]:", strict), cmfpipe::ValueError,
+            Message("<rendered>:1:1: Role marker nonce mismatch (possible injection): role marker "
+                    "'user[nonce=" +
+                    other + "]:' carries a nonce that is not this render's"));
+        Json kept = text_message("user", "hi");
+        kept["metadata"] = {{"nonce", other}};
+        CHECK(parsed("user[nonce=" + other + "]:", lenient) == Json::array({kept}));
+    }
+    // Lenient parsing without a request nonce keeps a nonce attribute as written.
+    cmfpipe::RequestContext none;
+    Json kept = text_message("user", "hi");
+    kept["metadata"] = {{"nonce", "abc"}};
+    CHECK(to_vector_form(parser().parse("user[nonce=abc]:\nhi", lenient, none)) ==
+          Json::array({kept}));
+}

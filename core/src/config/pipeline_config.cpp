@@ -4,7 +4,7 @@
 // policy), wrong types, unknown modes/hooks/capabilities, duplicate names.
 #include "cmfpipe/core/pipeline/config.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/exceptions.h>
 
 #include <algorithm>
 #include <climits>
@@ -197,20 +197,22 @@ PipelineConfig read_pipeline_config(const JsonReader& root, const std::string& s
 
 PipelineConfig parse_pipeline_config(std::string_view yaml, const std::string& source,
                                      const std::filesystem::path& base_dir) {
-    YAML::Node root;
+    SourceMap positions(source);
+    bool empty = false;
+    Json document;
     try {
-        root = yaml::load(yaml, {source});
+        document = yaml::to_json(
+            yaml, {source},
+            [&](const std::string& pointer, int line, int column) {
+                positions.record(pointer, line, column);
+            },
+            &empty);
     } catch (const YAML::Exception& e) {
         throw ConfigError("invalid YAML: " + e.msg, {source, e.mark.line + 1, e.mark.column + 1});
     }
-    if (root.IsNull())
+    if (empty)
         throw ConfigError("empty pipeline configuration (want a 'processors' list)",
                           {source, 1, 1});
-    SourceMap positions(source);
-    const Json document =
-        yaml::to_json(root, {source}, [&](const std::string& pointer, const SourceLocation& where) {
-            positions.record(pointer, where.line, where.column);
-        });
     try {
         return read_pipeline_config(JsonReader("", document, "$", &positions), source, base_dir);
     } catch (const ValueError& e) {

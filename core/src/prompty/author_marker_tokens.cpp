@@ -71,13 +71,12 @@ void refuse_token_mark_in_template(const TokenizedTemplate& tokenized) {
     }
 }
 
-std::vector<std::string> marked_author_markers(const TokenizedTemplate& tokenized,
-                                               const Parser& parser, const Json& parser_options,
-                                               RequestContext& request) {
-    const std::string marked =
-        parser.prepare_template(tokenized.marker_skeleton, parser_options, request);
-    std::vector<std::string> out;
-    out.reserve(tokenized.markers.size());
+MarkedMarkers marked_author_markers(const TokenizedTemplate& tokenized, const Parser& parser,
+                                    const Json& parser_options, RequestContext& request) {
+    MarkedMarkers out;
+    out.text = parser.prepare_template(tokenized.marker_skeleton, parser_options, request);
+    const std::string& marked = out.text;
+    out.spans.reserve(tokenized.markers.size());
     std::size_t line_index = 0, begin = 0;
     for (const std::size_t wanted : tokenized.marker_lines) {
         for (; line_index < wanted && begin <= marked.size(); ++line_index) {
@@ -91,7 +90,7 @@ std::vector<std::string> marked_author_markers(const TokenizedTemplate& tokenize
         }
         std::size_t end = marked.find('\n', begin);
         if (end == std::string::npos) end = marked.size();
-        out.emplace_back(marked, begin, end - begin);
+        out.spans.emplace_back(begin, end - begin);
     }
     return out;
 }
@@ -122,29 +121,38 @@ void refuse_marker_tokens_in_inputs(const Json& inputs) {
     }
 }
 
-std::string restore_author_markers(std::string_view rendered,
-                                   const std::vector<std::string>& markers,
+std::string restore_author_markers(std::string_view rendered, const MarkedMarkers& markers,
                                    const std::string& renderer_kind) {
+    // Both marks are three bytes with the same first two (U+E003 EE 80 83, U+E004 EE 80 84): one
+    // scan for their shared lead byte finds every opening and every stray closing mark.
+    static_assert(open_mark.size() == 3 && close_mark.size() == 3 &&
+                  open_mark.substr(0, 2) == close_mark.substr(0, 2));
+    const char lead = open_mark[0];
     std::string out;
-    out.reserve(rendered.size() + 64 * markers.size());
-    std::size_t at = 0;
+    out.reserve(rendered.size() + markers.text.size());
+    std::size_t at = 0, from = 0;
     while (true) {
-        const std::size_t open = rendered.find(open_mark, at);
-        const std::string_view between = rendered.substr(at, open - at);
-        if (between.find(close_mark) != std::string_view::npos) changed_token(renderer_kind);
-        out.append(between);
-        if (open == std::string_view::npos) break;
-        const std::size_t digits = open + open_mark.size();
-        std::size_t end = digits;
-        while (end < rendered.size() && rendered[end] >= '0' && rendered[end] <= '9') ++end;
-        if (end == digits || end - digits > 9 ||
-            rendered.compare(end, close_mark.size(), close_mark) != 0)
+        const std::size_t mark = rendered.find(lead, from);
+        if (mark == std::string_view::npos) break;
+        if (rendered.compare(mark, close_mark.size(), close_mark) == 0)
             changed_token(renderer_kind);
-        const std::size_t index = std::stoul(std::string(rendered.substr(digits, end - digits)));
-        if (index >= markers.size()) changed_token(renderer_kind);
+        if (rendered.compare(mark, open_mark.size(), open_mark) != 0) {
+            from = mark + 1;  // another character with the same lead byte
+            continue;
+        }
+        const std::size_t digits = mark + open_mark.size();
+        std::size_t end = digits, index = 0;
+        while (end < rendered.size() && end - digits < 10 && rendered[end] >= '0' &&
+               rendered[end] <= '9')
+            index = index * 10 + static_cast<std::size_t>(rendered[end++] - '0');
+        if (end == digits || end - digits > 9 ||
+            rendered.compare(end, close_mark.size(), close_mark) != 0 || index >= markers.size())
+            changed_token(renderer_kind);
+        out.append(rendered.substr(at, mark - at));
         out.append(markers[index]);
-        at = end + close_mark.size();
+        at = from = end + close_mark.size();
     }
+    out.append(rendered.substr(at));
     return out;
 }
 

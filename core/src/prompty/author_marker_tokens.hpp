@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cmfpipe/json.hpp"
@@ -35,12 +36,23 @@ TokenizedTemplate tokenize_author_markers(std::string_view template_text, const 
 // ValueError when the template holds U+E003.
 void refuse_token_mark_in_template(const TokenizedTemplate& tokenized);
 
+// The marker lines as the parser marked them for one request: `text` is its prepare_template of
+// the marker skeleton, and marker i is text.substr(spans[i].first, spans[i].second) (views into
+// one string: no allocation per marker).
+struct MarkedMarkers {
+    std::string text;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // offset, length; by token index
+    std::string_view operator[](std::size_t index) const {
+        return std::string_view(text).substr(spans[index].first, spans[index].second);
+    }
+    std::size_t size() const { return spans.size(); }
+};
+
 // The marker lines of `tokenized` as the parser marks them for `request` (its prepare_template on
 // the marker skeleton), by token index. A parser that does not give back one line for each line
 // is a ValueError.
-std::vector<std::string> marked_author_markers(const TokenizedTemplate& tokenized,
-                                               const Parser& parser, const Json& parser_options,
-                                               RequestContext& request);
+MarkedMarkers marked_author_markers(const TokenizedTemplate& tokenized, const Parser& parser,
+                                    const Json& parser_options, RequestContext& request);
 
 // Tokenized templates by (parser, template text), made once and shared by the renders of one
 // Invokers (render.hpp). Bounded: past `capacity` templates the oldest is dropped. Thread-safe.
@@ -64,10 +76,10 @@ class StrictTemplates {
 // naming the input, before anything is rendered.
 void refuse_marker_tokens_in_inputs(const Json& inputs);
 
-// Each token in `rendered` replaced by its marker line. A token the renderer changed (an unknown
-// index, an opening or closing character left alone) is a ValueError naming `renderer_kind`.
-std::string restore_author_markers(std::string_view rendered,
-                                   const std::vector<std::string>& markers,
+// Each token in `rendered` replaced by its marker line, in one pass over the text. A token the
+// renderer changed (an unknown index, an opening or closing character left alone) is a
+// ValueError naming `renderer_kind`.
+std::string restore_author_markers(std::string_view rendered, const MarkedMarkers& markers,
                                    const std::string& renderer_kind);
 
 }  // namespace cmfpipe::prompty::detail

@@ -1,13 +1,19 @@
 // prepare = render + parse, each its own span under one `prepare` span.
 #include "cmfpipe/core/prompty/prepare.hpp"
 
+#include "render_steps.hpp"
+
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/errors.hpp"
 
 namespace cmfpipe::prompty {
 
-std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, std::string_view text,
-                                const RequestContext& request, const tracing::TraceContext& trace) {
+namespace {
+
+std::vector<cmf::Message> parse_with(const Invokers& invokers, const Agent& agent,
+                                     std::string_view text, const RequestContext& request,
+                                     const tracing::TraceContext& trace,
+                                     const Json& parser_options) {
     if (!invokers.parser) {
         throw InvokerError("no parser for template parser kind '" +
                            agent.template_config.parser_kind + "'");
@@ -19,14 +25,20 @@ std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, st
             span.emit("signature", "cmfpipe.prompty.parse");
             span.emit("inputs", {{"agent", agent.name}, {"rendered", text}});
         }
-        std::vector<cmf::Message> messages =
-            invokers.parser->parse(text, parser_options(agent), request);
+        std::vector<cmf::Message> messages = invokers.parser->parse(text, parser_options, request);
         if (span.active()) span.emit("result", cmf::messages_to_json(messages));
         return messages;
     } catch (const Error& e) {
         span.emit_error(e.kind(), e.what());
         throw;
     }
+}
+
+}  // namespace
+
+std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, std::string_view text,
+                                const RequestContext& request, const tracing::TraceContext& trace) {
+    return parse_with(invokers, agent, text, request, trace, parser_options(agent));
 }
 
 Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& inputs,
@@ -40,9 +52,14 @@ Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& input
     RenderOptions inner = options;
     inner.trace = {options.trace.tracer, &span};
     try {
-        RenderResult rendered = render(invokers, agent, inputs, inner);
+        // Built once for both steps: the strict render marks its markers with them, the parse
+        // reads them.
+        const Json options_of_parser = parser_options(agent);
+        RenderResult rendered =
+            detail::render_with(invokers, agent, inputs, inner, options_of_parser);
         Prepared out{std::move(rendered.text), std::move(rendered.request), {}};
-        out.messages = parse(invokers, agent, out.text, out.request, inner.trace);
+        out.messages =
+            parse_with(invokers, agent, out.text, out.request, inner.trace, options_of_parser);
         return out;
     } catch (const Error& e) {
         span.emit_error(e.kind(), e.what());

@@ -86,7 +86,7 @@ Json prepare_inputs(const Agent& agent, Json validated, RequestContext& request)
 
 std::string run_renderer(const Invokers& invokers, const Agent& agent, const Json& prepared,
                          RequestContext& request, const RenderOptions& options,
-                         AuthorMarkers author_markers) {
+                         AuthorMarkers author_markers, const Json& parser_options) {
     if (!invokers.renderer) {
         throw InvokerError("no renderer for template format '" + agent.template_config.format_kind +
                            "'");
@@ -97,8 +97,8 @@ std::string run_renderer(const Invokers& invokers, const Agent& agent, const Jso
         if (!invokers.parser || author_markers == AuthorMarkers::as_written)
             return invokers.renderer->render(agent.instructions, prepared, render_options);
         if (!agent.template_config.is_strict()) {
-            const std::string marked = invokers.parser->prepare_template(
-                agent.instructions, parser_options(agent), request);
+            const std::string marked =
+                invokers.parser->prepare_template(agent.instructions, parser_options, request);
             return invokers.renderer->render(marked, prepared, render_options);
         }
         // Strict: the marked author markers never reach the renderer (author_marker_tokens.hpp);
@@ -108,8 +108,8 @@ std::string run_renderer(const Invokers& invokers, const Agent& agent, const Jso
                 ? invokers.strict_templates->get(agent.instructions, invokers.parser)
                 : std::make_shared<const TokenizedTemplate>(
                       tokenize_author_markers(agent.instructions, *invokers.parser));
-        const std::vector<std::string> markers =
-            marked_author_markers(*tokenized, *invokers.parser, parser_options(agent), request);
+        const MarkedMarkers markers =
+            marked_author_markers(*tokenized, *invokers.parser, parser_options, request);
         refuse_marker_tokens_in_inputs(prepared);
         refuse_token_mark_in_template(*tokenized);
         return restore_author_markers(
@@ -117,6 +117,28 @@ std::string run_renderer(const Invokers& invokers, const Agent& agent, const Jso
             agent.template_config.format_kind);
     } catch (const ValueError& e) {
         rethrow_in_file(e, agent, template_name);
+    }
+}
+
+RenderResult render_with(const Invokers& invokers, const Agent& agent, const Json& inputs,
+                         const RenderOptions& options, const Json& parser_options) {
+    options.trace.redact_values(agent.environment_values);
+    tracing::Span span = options.trace.start("render");
+    try {
+        Json validated = validate_inputs(agent, inputs);
+        if (span.active()) {
+            span.emit("signature", "cmfpipe.prompty.render");
+            span.emit("inputs", {{"agent", agent.name}, {"inputs", validated}});
+        }
+        RenderResult result;
+        Json prepared = prepare_inputs(agent, std::move(validated), result.request);
+        result.text = run_renderer(invokers, agent, prepared, result.request, options,
+                                   AuthorMarkers::marked, parser_options);
+        if (span.active()) span.emit("result", result.text);
+        return result;
+    } catch (const Error& e) {
+        span.emit_error(e.kind(), e.what());
+        throw;
     }
 }
 
@@ -145,24 +167,7 @@ Json parser_options(const Agent& agent) {
 
 RenderResult render(const Invokers& invokers, const Agent& agent, const Json& inputs,
                     const RenderOptions& options) {
-    options.trace.redact_values(agent.environment_values);
-    tracing::Span span = options.trace.start("render");
-    try {
-        Json validated = validate_inputs(agent, inputs);
-        if (span.active()) {
-            span.emit("signature", "cmfpipe.prompty.render");
-            span.emit("inputs", {{"agent", agent.name}, {"inputs", validated}});
-        }
-        RenderResult result;
-        Json prepared = detail::prepare_inputs(agent, std::move(validated), result.request);
-        result.text = detail::run_renderer(invokers, agent, prepared, result.request, options,
-                                           detail::AuthorMarkers::marked);
-        if (span.active()) span.emit("result", result.text);
-        return result;
-    } catch (const Error& e) {
-        span.emit_error(e.kind(), e.what());
-        throw;
-    }
+    return detail::render_with(invokers, agent, inputs, options, parser_options(agent));
 }
 
 RenderResult render(const Registry& registry, const Agent& agent, const Json& inputs,

@@ -18,9 +18,15 @@ enum class AuthorMarkers {
 
 // The renderer, after prepare_template when `marked` and there is a parser; in strict mode the
 // author markers go around the renderer as tokens (author_marker_tokens.hpp). Renderer errors are
-// located in the agent's file.
+// located in the agent's file. `parser_options` is parser_options(agent) when `marked` (built
+// once per request by the caller, which hands the same to the parse step).
 std::string run_renderer(const Invokers& invokers, const Agent& agent, const Json& prepared,
                          RequestContext& request, const RenderOptions& options,
-                         AuthorMarkers author_markers);
+                         AuthorMarkers author_markers, const Json& parser_options = Json());
+
+// render() with the request's parser options already built (prepare builds them once for both
+// of its steps).
+RenderResult render_with(const Invokers& invokers, const Agent& agent, const Json& inputs,
+                         const RenderOptions& options, const Json& parser_options);
 
 }  // namespace cmfpipe::prompty::detail

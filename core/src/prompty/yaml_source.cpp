@@ -2,7 +2,7 @@
 // position recorded by JSON pointer.
 #include "cmfpipe/core/prompty/yaml_source.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/exceptions.h>
 
 #include "../config/yaml_to_json.hpp"
 
@@ -18,23 +18,19 @@ std::string child_pointer(std::string_view parent, std::size_t index) {
 
 Json parse_yaml(std::string_view text, const std::string& source, int line, int column,
                 SourceMap* map, std::string_view what) {
-    YAML::Node root;
-    try {
-        root = yaml::load(text, {source, line, column});
-    } catch (const YAML::Exception& e) {
-        SourceLocation where{source, 0, 0};
-        if (e.mark.line >= 0) where = yaml::location_of(e.mark, {source, line, column});
-        throw ValueError("invalid " + std::string(what) + ": " + e.msg, where);
-    }
     const yaml::Origin origin{source, line, column};
     yaml::PositionSink record;
     if (map) {
-        record = [map](const std::string& pointer, const SourceLocation& where) {
-            map->record(pointer, where.line, where.column);
+        record = [map](const std::string& pointer, int at_line, int at_column) {
+            map->record(pointer, at_line, at_column);
         };
     }
     try {
-        return yaml::to_json(root, origin, record);
+        return yaml::to_json(text, origin, record);
+    } catch (const YAML::Exception& e) {
+        SourceLocation where{source, 0, 0};
+        if (e.mark.line >= 0) where = yaml::location_of(e.mark, origin);
+        throw ValueError("invalid " + std::string(what) + ": " + e.msg, where);
     } catch (const ConfigError& e) {
         throw ValueError(e.message(), e.where());  // loading a .prompty reports ValueErrors
     }
