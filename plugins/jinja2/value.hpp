@@ -4,12 +4,12 @@
 // strings, lists, dicts and objects are shared by pointer so passing a value never copies data.
 #include <cstdint>
 #include <memory>
-#include <type_traits>
-
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
 #include "ref.hpp"
 
 namespace cmfpipe::jinja2 {
@@ -67,37 +67,25 @@ struct Text final : Shared {
 class Value {
   public:
     Value() : kind_(Kind::Undefined) { u_.i = 0; }
-    Value(const Value& other) noexcept
-        : kind_(other.kind_), aux_(other.aux_), counted_(other.counted_), u_(other.u_) {
-        if (counted_) ++u_.obj->refs;
+    Value(const Value& other) noexcept {
+        take_bits(other);
+        retain();
     }
-    Value(Value&& other) noexcept
-        : kind_(other.kind_), aux_(other.aux_), counted_(other.counted_), u_(other.u_) {
-        other.kind_ = Kind::Undefined;
-        other.aux_ = 0;
-        other.counted_ = false;
-        other.u_.i = 0;
+    Value(Value&& other) noexcept {
+        take_bits(other);
+        other.forget();
     }
     Value& operator=(const Value& other) noexcept {
-        if (other.counted_) ++other.u_.obj->refs;
+        other.retain();  // first: other may be held only through this value
         drop();
-        kind_ = other.kind_;
-        aux_ = other.aux_;
-        counted_ = other.counted_;
-        u_ = other.u_;
+        take_bits(other);
         return *this;
     }
     Value& operator=(Value&& other) noexcept {
         if (this != &other) {
             drop();
-            kind_ = other.kind_;
-            aux_ = other.aux_;
-            counted_ = other.counted_;
-            u_ = other.u_;
-            other.kind_ = Kind::Undefined;
-            other.aux_ = 0;
-            other.counted_ = false;
-            other.u_.i = 0;
+            take_bits(other);
+            other.forget();
         }
         return *this;
     }
@@ -219,8 +207,23 @@ class Value {
         v.u_.obj = const_cast<std::remove_const_t<T>*>(p.release());
         return v;
     }
+    void take_bits(const Value& other) {
+        kind_ = other.kind_;
+        aux_ = other.aux_;
+        counted_ = other.counted_;
+        u_ = other.u_;
+    }
+    void retain() const {
+        if (counted_) ++u_.obj->refs;
+    }
     void drop() {
         if (counted_ && --u_.obj->refs == 0) destroy();
+    }
+    void forget() {  // what a moved-from value becomes: undefined, owning nothing
+        kind_ = Kind::Undefined;
+        aux_ = 0;
+        counted_ = false;
+        u_.i = 0;
     }
     void destroy();  // deletes the object as what its kind says it is
 
