@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "evaluator.hpp"
-#include "filters.hpp"
 #include "methods.hpp"
+#include "text.hpp"
 
 namespace cmfpipe::jinja2 {
 namespace {
@@ -95,13 +95,24 @@ Value Evaluator::binary(BinaryOp op, Value a, const Value& b) {
             if (ints && checked_add(a.as_int(), b.as_int(), r)) return Value::integer(r);
             if (nums) return Value::real(a.as_float() + b.as_float());
             if (a.is_string() && b.is_string() && (a.is_markup() || b.is_markup())) {
-                // Markup + str escapes the plain side (markupsafe semantics)
-                Args none;
-                FilterFn escape = find_filter("escape", profile_);
-                std::string s = to_str(escape(*this, a, none));
-                s += to_str(escape(*this, b, none));
-                check_string(s.size());
-                return Value::markup(std::move(s));
+                // Markup + str escapes the plain side (markupsafe semantics); a Markup no other
+                // value holds is extended in place
+                std::string made;
+                std::string* out = a.sole_markup();
+                if (!out) {
+                    out = &made;
+                    made.reserve(a.str().size() + b.str().size());
+                    if (a.is_markup())
+                        made = a.str();
+                    else
+                        append_html_escaped(made, a.str());
+                }
+                if (b.is_markup())
+                    *out += b.str();
+                else
+                    append_html_escaped(*out, b.str());
+                check_string(out->size());
+                return out == &made ? Value::markup(std::move(made)) : a;
             }
             if (a.is_string() && b.is_string()) {
                 check_string(a.str().size() + b.str().size());

@@ -37,41 +37,13 @@ Value f_safe(Evaluator&, const Value& s, Args&) {
     return s.is_markup() ? s : Value::markup(soft_str(s));
 }
 
-bool needs_escape(char c) {
-    return c == '&' || c == '<' || c == '>' || c == '"' || c == '\'';
-}
-
 Value f_escape(Evaluator& ev, const Value& s, Args&) {
     if (s.is_markup()) return s;
     std::string converted;
     const std::string& in = s.is_string() ? s.str() : (converted = soft_str(s));
     std::string out;
     out.reserve(in.size());
-    std::size_t i = 0;
-    while (i < in.size()) {
-        // copy the run that needs no escaping in one append
-        std::size_t run = i;
-        while (run < in.size() && !needs_escape(in[run])) ++run;
-        out.append(in, i, run - i);
-        if (run == in.size()) break;
-        switch (in[run]) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&#34;";
-                break;
-            default:  // '\''
-                out += "&#39;";
-        }
-        i = run + 1;
-    }
+    append_html_escaped(out, in);
     ev.check_string(out.size());
     return Value::markup(std::move(out));
 }

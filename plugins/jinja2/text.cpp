@@ -248,4 +248,35 @@ std::string pad(std::string_view s, std::int64_t width, std::string_view fill, c
     return r;
 }
 
+void append_html_escaped(std::string& out, std::string_view in) {
+    auto needs_escape = [](char c) {
+        return c == '&' || c == '<' || c == '>' || c == '"' || c == '\'';
+    };
+    std::size_t i = 0;
+    while (i < in.size()) {
+        // copy the run that needs no escaping in one append
+        std::size_t run = i;
+        while (run < in.size() && !needs_escape(in[run])) ++run;
+        out.append(in, i, run - i);
+        if (run == in.size()) break;
+        switch (in[run]) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&#34;";
+                break;
+            default:  // '\''
+                out += "&#39;";
+        }
+        i = run + 1;
+    }
+}
+
 }  // namespace cmfpipe::jinja2

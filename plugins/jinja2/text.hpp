@@ -27,5 +27,7 @@ std::string capitalize(std::string_view s);
 // Pads to `width` code points with `fill`; align is '<', '>', '^' (str.center's rule) or 'c'
 // (format()'s centering).
 std::string pad(std::string_view s, std::int64_t width, std::string_view fill, char align);
+// markupsafe's escape: & < > " ' as &amp; &lt; &gt; &#34; &#39;, appended to out.
+void append_html_escaped(std::string& out, std::string_view in);
 
 }  // namespace cmfpipe::jinja2

@@ -180,6 +180,8 @@ class Value {
     // The string this value alone holds (made by string(), held by no one else), which `+` and
     // `~` may then extend in place instead of copying; null for any other value.
     std::string* sole_string();
+    // The same for a Markup string: `Markup + str` extends it with the escaped str.
+    std::string* sole_markup();
     // Containers are shared by reference, as in Python; only the prompty profile mutates them.
     List& list() const;
     Dict& dict() const;
@@ -307,6 +309,10 @@ inline const std::string& Value::str() const {
 }
 inline std::string* Value::sole_string() {
     if (kind_ != Kind::String || aux_ != 0 || !counted_ || u_.obj->refs != 1) return nullptr;
+    return &static_cast<Text*>(u_.obj)->text;
+}
+inline std::string* Value::sole_markup() {
+    if (kind_ != Kind::String || aux_ != 1 || !counted_ || u_.obj->refs != 1) return nullptr;
     return &static_cast<Text*>(u_.obj)->text;
 }
 inline List& Value::list() const {
