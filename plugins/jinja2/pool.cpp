@@ -59,6 +59,10 @@ std::size_t size_class(std::size_t bytes) {
 
 }  // namespace
 
+bool pool_recycles() {
+    return CMFPIPE_POOL_ENABLED != 0;
+}
+
 void* pool_allocate(std::size_t bytes) {
     std::size_t c = size_class(bytes);
     if (CMFPIPE_POOL_ENABLED && c < kClasses) {

@@ -10,6 +10,8 @@ namespace cmfpipe::jinja2 {
 
 void* pool_allocate(std::size_t bytes);
 void pool_free(void* block, std::size_t bytes) noexcept;
+// Whether freed blocks are kept for reuse (false under AddressSanitizer).
+bool pool_recycles();
 
 // Objects deriving from Pooled (through Shared) are allocated from the pool. operator delete must
 // get the size the object was made with: every pooled type is final, or (Callable) deleted through
