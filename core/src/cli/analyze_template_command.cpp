@@ -37,7 +37,7 @@ std::vector<OptionSpec> analyze_template_options() {
     return options;
 }
 
-const CommandRegistration registration{
+const CommandRegistration analyze_template_registration{
     {"analyze-template",
      "print what the analysis of a chat template finds (reasoning, content and tool-call markers)",
      "analyze-template FILE.jinja [--bos-token TEXT] [--eos-token TEXT] [--var KEY=JSON]...",

@@ -116,7 +116,7 @@ std::vector<OptionSpec> parse_output_options() {
     return options;
 }
 
-const CommandRegistration registration{
+const CommandRegistration parse_output_registration{
     {"parse-output", "parse a model completion with an adapter; prints the CMF messages as JSON",
      "parse-output --from KIND [--template FILE.jinja] [--prompt FILE] [--option KEY=JSON]... "
      "[--append-to FILE.md] [FILE|-]",

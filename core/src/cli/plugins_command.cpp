@@ -43,7 +43,7 @@ std::vector<OptionSpec> plugins_options() {
     return options;
 }
 
-const CommandRegistration registration{
+const CommandRegistration plugins_registration{
     {"plugins", "list every plugin kind the registry discovered, with its plugin and file",
      "plugins [--plugin-path DIR] [--strict] [--json]", plugins_options(), 0, run_plugins}};
 

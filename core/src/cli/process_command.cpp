@@ -35,7 +35,7 @@ std::vector<OptionSpec> process_options() {
     return options;
 }
 
-const CommandRegistration registration{
+const CommandRegistration process_registration{
     {"process",
      "run messages through the processor pipeline; prints {\"messages\", \"decisions\"}; exit 3 "
      "when stopped",

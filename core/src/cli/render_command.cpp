@@ -42,7 +42,7 @@ std::vector<OptionSpec> render_options() {
     return options;
 }
 
-const CommandRegistration registration{
+const CommandRegistration render_registration{
     {"render", "render a template with a renderer plugin; prints exactly the render",
      "render --format KIND --template FILE [--vars FILE.json] [--profile NAME] [--now "
      "ISO-DATETIME]",

@@ -197,7 +197,7 @@ std::vector<OptionSpec> run_options() {
     return options;
 }
 
-const CommandRegistration registration{
+const CommandRegistration run_registration{
     {"run",
      "load, render and parse a .prompty file (or read a Prapti .md conversation), run the "
      "llm_input processors; prints the CMF messages (or --to KIND's wire form); exit 3 when a "

@@ -150,7 +150,7 @@ std::vector<OptionSpec> serve_options() {
     return options;
 }
 
-const CommandRegistration registration{
+const CommandRegistration serve_registration{
     {"serve", "serve prompts, the pipeline and parse-output over HTTP until SIGTERM/SIGINT",
      "serve [--listen HOST:PORT] [--prompts DIR] [--config PIPELINE.yaml | --no-pipeline] "
      "[--upstream NAME=URL]... [--max-body BYTES] [--threads N]",

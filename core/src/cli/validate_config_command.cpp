@@ -26,7 +26,7 @@ int run_validate_config(const Arguments& args) {
     return 0;
 }
 
-const CommandRegistration registration{
+const CommandRegistration validate_config_registration{
     {"validate-config", "check a pipeline YAML file (syntax, kinds, capabilities, plugin configs)",
      "validate-config PIPELINE.yaml", registry_options(), 1, run_validate_config}};
 

@@ -12,12 +12,13 @@ int run_version(const Arguments&) {
     return 0;
 }
 
-const CommandRegistration registration{{"version",
-                                        "print the version, build id and plugin ABI version",
-                                        "version",
-                                        {},
-                                        0,
-                                        run_version}};
+const CommandRegistration version_registration{
+    {"version",
+     "print the version, build id and plugin ABI version",
+     "version",
+     {},
+     0,
+     run_version}};
 
 }  // namespace
 }  // namespace cmfpipe::cli

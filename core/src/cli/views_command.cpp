@@ -51,7 +51,7 @@ int run_views(const Arguments& args) {
     return std::cout ? 0 : 1;
 }
 
-const CommandRegistration registration{
+const CommandRegistration views_registration{
     {"views",
      "print the OPA input of every message view, seen with exactly the capabilities listed",
      "views MESSAGES.json [--hook HOOK] [--capabilities a,b,...]",

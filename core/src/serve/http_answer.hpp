@@ -23,6 +23,9 @@ inline std::string_view std_view(boost::beast::string_view text) {
     return {text.data(), text.size()};
 }
 
+// The source named in the errors about a request's body (the router's and the proxy's).
+inline constexpr std::string_view body_source = "request body";
+
 Response text_answer(http::status status, std::string body, std::string_view content_type);
 // JSON as `cmfpipe` prints it: dump(2) and a newline.
 Response json_answer(http::status status, const Json& body);

@@ -12,8 +12,6 @@ namespace {
 
 namespace net = boost::asio;
 
-constexpr std::string_view body_source = "request body";
-
 // Not passed on: hop-by-hop headers, what the proxy sets itself, and compression (the proxy must
 // read the answer).
 bool forwarded(std::string_view name) {

@@ -12,7 +12,6 @@ namespace cmfpipe::serve {
 namespace {
 
 constexpr std::string_view prompts_prefix = "/v1/prompts/";
-constexpr std::string_view body_source = "request body";
 
 int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
