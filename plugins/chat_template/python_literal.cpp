@@ -9,15 +9,9 @@ namespace {
 bool word_at(std::string_view text, std::size_t at, std::string_view word) {
     if (text.substr(at, word.size()) != word) return false;
     const std::size_t end = at + word.size();
-    const bool starts =
-        at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
-    const bool ends = end == text.size() ||
-                      !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+    const bool starts = at == 0 || !is_word_char(text[at - 1]);
+    const bool ends = end == text.size() || !is_word_char(text[end]);
     return starts && ends;
-}
-
-bool word_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
 void json_escape(std::string& out, char c) {
@@ -112,9 +106,9 @@ std::optional<std::string> arguments_as_json(std::string_view in, std::string_vi
             out += *literal;
             continue;
         }
-        if (word_char(c) && (i == 0 || !word_char(in[i - 1]))) {
+        if (is_word_char(c) && (i == 0 || !is_word_char(in[i - 1]))) {
             std::size_t end = i;
-            while (end < in.size() && (word_char(in[end]) || in[end] == '-')) ++end;
+            while (end < in.size() && (is_word_char(in[end]) || in[end] == '-')) ++end;
             std::size_t next = end;
             while (next < in.size() && in[next] == ' ') ++next;
             if (partial && next == in.size()) return out;

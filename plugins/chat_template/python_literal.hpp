@@ -4,11 +4,18 @@
 // way. This rewrites such a literal into JSON text for the bounded JSON parser: single-quoted
 // strings become double-quoted ones, True/False/None become true/false/null; double-quoted
 // strings, numbers and brackets pass unchanged. One pass, no recursion; nothing is parsed here.
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace cmfpipe::chat_template {
+
+// A character of a Python identifier (ASCII letter, digit or '_'): what bare words, keys and
+// tool names are made of.
+inline bool is_word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 // The JSON text, or nothing when a string is not closed.
 std::optional<std::string> python_literal_as_json(std::string_view literal);

@@ -2,7 +2,6 @@
 #include "tool_call_reader.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "cmfpipe/json_parse.hpp"
 #include "diff_split.hpp"
@@ -261,8 +260,8 @@ class Reader {
         std::string_view name = tools_.name_at(rest);
         if (name.empty() || !rest.substr(name.size()).starts_with(f_.expression_open)) {
             std::size_t end = 0;
-            while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) ||
-                                         rest[end] == '_' || rest[end] == '.' || rest[end] == '-'))
+            while (end < rest.size() &&
+                   (is_word_char(rest[end]) || rest[end] == '.' || rest[end] == '-'))
                 ++end;
             if (end == rest.size()) return Stop{true};
             if (end == 0 || !rest.substr(end).starts_with(f_.expression_open)) return Stop{};
@@ -373,10 +372,7 @@ class Reader {
         const std::string_view rest = c.rest();
         std::string_view name = tools_.name_at(rest);
         // A tool's name followed by more of a word is the start of another name.
-        if (name.size() < rest.size() &&
-            (std::isalnum(static_cast<unsigned char>(rest[name.size()])) ||
-             rest[name.size()] == '_'))
-            name = {};
+        if (name.size() < rest.size() && is_word_char(rest[name.size()])) name = {};
         const auto suffix_after = [&](std::size_t n) {
             Cursor probe(c.text(), c.at() + n);
             return probe.marker(f_.name_suffix);
