@@ -160,8 +160,9 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
         case Kind::Loop: {
             auto& l = obj.loop();
             std::size_t n = l.items->items.size();
-            switch (at_attr ? static_cast<const GetAttrExpr*>(site)->loop_member
-                            : loop_attr(name)) {
+            const LoopAttr attr =
+                at_attr ? static_cast<const GetAttrExpr*>(site)->loop_member : loop_attr(name);
+            switch (attr) {
                 case LoopAttr::Index:
                     return Value::integer(static_cast<std::int64_t>(l.index0 + 1));
                 case LoopAttr::Index0:
@@ -192,7 +193,7 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
                 case LoopAttr::Changed: {
                     auto m = make_ref<LoopMethod>();
                     m->state = obj.loop_ptr();
-                    m->is_cycle = name == "cycle";
+                    m->is_cycle = attr == LoopAttr::Cycle;
                     return Value::callable(std::move(m));
                 }
                 case LoopAttr::None:

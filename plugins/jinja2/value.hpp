@@ -115,7 +115,7 @@ class Value {
         return v;
     }
     static Value string(std::string s) {
-        return owning(Kind::String, Ref<Text>::adopt(new Text(std::move(s))));
+        return owning(Kind::String, make_ref<Text>(std::move(s)));
     }
     // Jinja's Markup: a string marked safe (|safe, |escape); `+` with a plain str escapes the str.
     static Value markup(std::string s) {

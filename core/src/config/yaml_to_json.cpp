@@ -19,6 +19,13 @@
 namespace cmfpipe::yaml {
 namespace {
 
+// Where a mark (yaml-cpp counts from 0) is in the file: only the first line of the text is
+// shifted by the column where the text starts.
+std::pair<int, int> line_and_column(const YAML::Mark& mark, const Origin& origin) {
+    return {origin.line + mark.line,
+            mark.line == 0 ? origin.column + mark.column : mark.column + 1};
+}
+
 // The text read in place: an istringstream would copy it.
 class TextBuffer : public std::streambuf {
   public:
@@ -103,9 +110,7 @@ class JsonBuilder final : public YAML::EventHandler {
                 a.text = value;
             }
             if (expecting_key()) return read_key(value, mark);
-            visit(mark, false, pointer_of_next());
-            Json resolved = resolve_scalar(tag, value, mark, origin_);
-            new_slot() = std::move(resolved);
+            put_scalar(tag, value, mark);
         });
     }
 
@@ -117,12 +122,8 @@ class JsonBuilder final : public YAML::EventHandler {
                 return read_key(a.text, a.mark);
             }
             switch (a.kind) {
-                case Anchored::Kind::scalar: {
-                    visit(a.mark, false, pointer_of_next());
-                    Json resolved = resolve_scalar(a.tag, a.text, a.mark, origin_);
-                    new_slot() = std::move(resolved);
-                    return;
-                }
+                case Anchored::Kind::scalar:
+                    return put_scalar(a.tag, a.text, a.mark);
                 case Anchored::Kind::collection:
                     return a.complete ? copy_collection(a) : endless_copy(a);
                 default:
@@ -203,6 +204,13 @@ class JsonBuilder final : public YAML::EventHandler {
         return path;
     }
 
+    // A scalar (read, or named by an alias) as the value that comes next.
+    void put_scalar(const std::string& tag, const std::string& text, const YAML::Mark& mark) {
+        visit(mark, false, pointer_of_next());
+        Json resolved = resolve_scalar(tag, text, mark, origin_);
+        new_slot() = std::move(resolved);
+    }
+
     // Where the value that comes next goes.
     Json& new_slot() {
         if (frames_.empty()) return root_;
@@ -222,8 +230,8 @@ class JsonBuilder final : public YAML::EventHandler {
         check(mark, collection, depth);
         if (record_ && mark.line >= 0) {
             // location_of without its copy of the file name.
-            record_(pointer, origin_.line + mark.line,
-                    mark.line == 0 ? origin_.column + mark.column : mark.column + 1);
+            const auto [line, column] = line_and_column(mark, origin_);
+            record_(pointer, line, column);
         }
         if (open_anchored_ > 0) log_.push_back({mark, depth, collection, std::move(pointer)});
     }
@@ -339,9 +347,8 @@ std::string child_pointer(std::string_view parent, std::string_view key) {
 
 SourceLocation location_of(const YAML::Mark& mark, const Origin& origin) {
     if (mark.line < 0) return {origin.source};
-    // Only the first line of the text is shifted by the column where the text starts.
-    return {origin.source, origin.line + mark.line,
-            mark.line == 0 ? origin.column + mark.column : mark.column + 1};
+    const auto [line, column] = line_and_column(mark, origin);
+    return {origin.source, line, column};
 }
 
 Json to_json(std::string_view text, const Origin& origin, const PositionSink& record, bool* empty) {
