@@ -78,29 +78,33 @@ void Evaluator::fail_output() {
 
 // ----- rendering -----
 
-std::unique_ptr<Module> Evaluator::make_module(std::shared_ptr<const Template> tpl,
-                                               bool with_context) {
-    auto mod = std::make_unique<Module>();
-    mod->vars.resize(tpl->symbols.size());
-    mod->bound.resize(tpl->symbols.size());
+void Evaluator::fill_module(Module& mod, std::shared_ptr<const Template> tpl, bool with_context) {
+    mod.vars.resize(tpl->symbols.size());
+    mod.bound.resize(tpl->symbols.size());
     if (with_context && inputs_) {
         for (const auto& [key, value] : inputs_->items()) {
             int slot = tpl->slot_of(key);
             if (slot >= 0) {
-                mod->vars[slot] = from_json(value);
-                mod->bound[slot] = true;
+                mod.vars[slot] = from_json(value);
+                mod.bound[slot] = true;
             }
         }
     }
-    mod->tpl = std::move(tpl);
+    mod.tpl = std::move(tpl);
+}
+
+std::unique_ptr<Module> Evaluator::make_module(std::shared_ptr<const Template> tpl,
+                                               bool with_context) {
+    auto mod = std::make_unique<Module>();
+    fill_module(*mod, std::move(tpl), with_context);
     return mod;
 }
 
 std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const Json& inputs) {
     profile_ = tpl->profile;
     inputs_ = &inputs;
-    modules_.push_back(make_module(tpl, true));
-    module_ = modules_.back().get();
+    fill_module(root_, tpl, true);
+    module_ = &root_;
     std::string out;
     out.reserve(4096);
     out_ = &out;

@@ -57,8 +57,9 @@ struct Frame {
 // The top-level variables of one template instance (the rendered one or an imported one).
 struct Module {
     std::shared_ptr<const Template> tpl;
-    Values vars;                      // by slot; Undefined = unbound
-    std::vector<std::uint8_t> bound;  // bytes, not vector<bool>: read on every name lookup
+    Values vars;  // by slot; Undefined = unbound
+    // bytes, not vector<bool>: read on every name lookup
+    std::vector<std::uint8_t, PoolAllocator<std::uint8_t>> bound;
     std::vector<std::pair<int, Value>> exported_order;
 };
 
@@ -176,6 +177,7 @@ class Evaluator {
     void add_blocks(const Template& tpl);
 
     Value eval(const Expr& e);
+    Value eval_other(const Expr& e);
     Value eval_name(const NameExpr& e);
     Value eval_binary(const BinaryExpr& e);
     // a <op> b once both are evaluated (Python's +, -, *, /, //, %, ** and Jinja's ~).
@@ -199,6 +201,8 @@ class Evaluator {
     std::string capture(const Body& body);
     Value macro_value(const MacroStmt& m);
     std::shared_ptr<const Template> load(const Value& name);
+    // Sets mod up for tpl: every slot unbound but the inputs', with_context.
+    void fill_module(Module& mod, std::shared_ptr<const Template> tpl, bool with_context);
     std::unique_ptr<Module> make_module(std::shared_ptr<const Template> tpl, bool with_context);
 
     const RenderSettings& settings_;
@@ -206,6 +210,7 @@ class Evaluator {
     std::string* out_ = nullptr;
     Frame* frame_ = nullptr;  // null: top level of module_
     Module* module_ = nullptr;
+    Module root_;                                   // the rendered template's module
     std::vector<std::unique_ptr<Module>> modules_;  // keeps imported modules alive for the render
     const Json* inputs_ = nullptr;
     std::size_t iterations_ = 0;

@@ -76,6 +76,33 @@ Value Evaluator::eval(const Expr& e) {
         }
         case ExprKind::Slice:
             return eval_slice(static_cast<const SliceExpr&>(e));
+        case ExprKind::Binary: {
+            const auto& b = static_cast<const BinaryExpr&>(e);
+            if (b.op == BinaryOp::And) {
+                Value l = eval(*b.left);
+                return truthy(l) ? eval(*b.right) : l;
+            }
+            if (b.op == BinaryOp::Or) {
+                Value l = eval(*b.left);
+                return truthy(l) ? l : eval(*b.right);
+            }
+            return located(e, [&] { return eval_binary(b); });
+        }
+        case ExprKind::Compare:
+            return located(e, [&] { return eval_compare(static_cast<const CompareExpr&>(e)); });
+        case ExprKind::Call:
+            return located(e, [&] { return eval_call(static_cast<const CallExpr&>(e)); });
+        case ExprKind::Filter:
+            return eval_filter(static_cast<const FilterExpr&>(e), nullptr);
+        default:
+            return eval_other(e);
+    }
+}
+
+// The expression kinds a chat template evaluates less often, out of eval() so that its frame
+// stays small: eval runs for every node.
+Value Evaluator::eval_other(const Expr& e) {
+    switch (e.kind) {
         case ExprKind::Unary: {
             const auto& u = static_cast<const UnaryExpr&>(e);
             Value v = eval(*u.operand);
@@ -91,20 +118,6 @@ Value Evaluator::eval(const Expr& e) {
                                                type_name(v) + "'");
             });
         }
-        case ExprKind::Binary: {
-            const auto& b = static_cast<const BinaryExpr&>(e);
-            if (b.op == BinaryOp::And) {
-                Value l = eval(*b.left);
-                return truthy(l) ? eval(*b.right) : l;
-            }
-            if (b.op == BinaryOp::Or) {
-                Value l = eval(*b.left);
-                return truthy(l) ? l : eval(*b.right);
-            }
-            return located(e, [&] { return eval_binary(b); });
-        }
-        case ExprKind::Compare:
-            return located(e, [&] { return eval_compare(static_cast<const CompareExpr&>(e)); });
         case ExprKind::CondExpr: {
             const auto& c = static_cast<const CondExpr&>(e);
             if (truthy(eval(*c.test))) return eval(*c.then);
@@ -134,10 +147,6 @@ Value Evaluator::eval(const Expr& e) {
             }
             return Value::dict(std::move(dict));
         }
-        case ExprKind::Call:
-            return located(e, [&] { return eval_call(static_cast<const CallExpr&>(e)); });
-        case ExprKind::Filter:
-            return eval_filter(static_cast<const FilterExpr&>(e), nullptr);
         case ExprKind::Test: {
             const auto& t = static_cast<const TestExpr&>(e);
             Value temp;
@@ -154,8 +163,9 @@ Value Evaluator::eval(const Expr& e) {
                               u.name + "' found.",
                           e.line, e.column);
         }
+        default:
+            return Value();
     }
-    return Value();
 }
 
 Value Evaluator::eval_compare(const CompareExpr& e) {

@@ -99,11 +99,7 @@ class Parser {
         return n;
     }
 
-    int slot(const std::string& name) {
-        auto [it, inserted] = tpl_.symbol_slot.emplace(name, static_cast<int>(tpl_.symbols.size()));
-        if (inserted) tpl_.symbols.push_back(name);
-        return it->second;
-    }
+    int slot(const std::string& name) { return tpl_.symbols.add(name); }
 
     // One level deeper into nested tags, located at the token that opens it.
     DepthGuard nesting_level() {

@@ -4,10 +4,10 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ast.hpp"
+#include "symbol_table.hpp"
 
 namespace cmfpipe::jinja2 {
 
@@ -18,15 +18,11 @@ struct Template {
     std::string source;  // normalised source, for error excerpts
     Profile profile = Profile::Prompty;
     Body body;
-    std::vector<std::string> symbols;                  // slot -> name
-    std::unordered_map<std::string, int> symbol_slot;  // name -> slot
+    SymbolTable symbols;  // name <-> slot
     std::map<std::string, const BlockStmt*> blocks;
     bool has_extends = false;
 
-    int slot_of(const std::string& name) const {
-        auto it = symbol_slot.find(name);
-        return it == symbol_slot.end() ? -1 : it->second;
-    }
+    int slot_of(std::string_view name) const { return symbols.slot_of(name); }
 };
 
 struct CompileOptions {
