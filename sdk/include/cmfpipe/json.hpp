@@ -3,6 +3,4 @@
 // (dict iteration in Jinja, key order in a provider request) must keep insertion order.
 #include <nlohmann/json.hpp>
 
-namespace cmfpipe {
-using Json = nlohmann::ordered_json;
-}  // namespace cmfpipe
+#include "cmfpipe/json_fwd.hpp"
