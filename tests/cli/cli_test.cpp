@@ -7,9 +7,11 @@
 #include "cmfpipe/core/files.hpp"
 #include "support/process.hpp"
 #include "support/registry.hpp"
+#include "support/scratch.hpp"
 
 namespace fs = std::filesystem;
 using cmfpipe::testing::run_cli;
+using cmfpipe::testing::Scratch;
 
 namespace {
 const fs::path test_plugins = CMFPIPE_TEST_PLUGIN_DIR;
@@ -75,16 +77,16 @@ TEST_CASE("a broken plugin file is a warning, and --strict makes it a failure") 
 }
 
 TEST_CASE("render prints exactly the render, with no added newline") {
-    const fs::path dir = fs::temp_directory_path() / ("cmfpipe-cli-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    { std::ofstream(dir / "t.txt") << "hi {{name}}"; }
-    { std::ofstream(dir / "v.json") << R"({"name": "bob"})"; }
+    const Scratch scratch;
+    const fs::path& dir = scratch.dir;
+    scratch.write("t.txt", "hi {{name}}");
+    scratch.write("v.json", R"({"name": "bob"})");
     auto ok =
         run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format", "upper",
                 "--template", (dir / "t.txt").string(), "--vars", (dir / "v.json").string());
     CHECK(ok.exit_code == 0);
     CHECK(ok.out == "HI BOB");
-    { std::ofstream(dir / "bad.json") << "{\n  \"name\": }"; }
+    scratch.write("bad.json", "{\n  \"name\": }");
     auto bad =
         run_cli("render", "--plugin-path", (test_plugins / "good").string(), "--format", "upper",
                 "--template", (dir / "t.txt").string(), "--vars", (dir / "bad.json").string());
@@ -96,7 +98,6 @@ TEST_CASE("render prints exactly the render, with no added newline") {
     CHECK(missing.exit_code == 1);
     CHECK(missing.err == "cmfpipe: ValueError: " + (dir / "nope.txt").string() +
                              ": cannot open: No such file or directory\n");
-    fs::remove_all(dir);
 }
 
 TEST_CASE("usage errors exit 2 with the command help, and --help on every command exits 0") {

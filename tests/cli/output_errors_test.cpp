@@ -2,32 +2,23 @@
 // that cannot be created. Run through the real executable.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "support/process.hpp"
+#include "support/scratch.hpp"
 
 namespace fs = std::filesystem;
 using cmfpipe::testing::run_cli;
 using cmfpipe::testing::run_shell;
+using cmfpipe::testing::Scratch;
 using cmfpipe::testing::shell_quote;
 
 namespace {
 
 const std::string examples = std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/";
-
-struct Scratch {
-    fs::path path = fs::temp_directory_path() / ("cmfpipe-output-" + std::to_string(::getpid()));
-    Scratch() { fs::create_directories(path); }
-    ~Scratch() { fs::remove_all(path); }
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name) << text;
-        return (path / name).string();
-    }
-};
 
 std::string command_line(const std::vector<std::string>& words) {
     std::string line = shell_quote(CMFPIPE_CLI);
@@ -38,14 +29,14 @@ std::string command_line(const std::vector<std::string>& words) {
 }  // namespace
 
 TEST_CASE("every command whose standard output is a full disk exits 1 and says so") {
-    Scratch dir;
-    const std::string messages = dir.write(
+    Scratch scratch;
+    const std::string messages = scratch.write(
         "m.json",
         R"({"messages":[{"schema_version":"2.0","role":"user","content":[{"content_type":"text","text":"hi"}]}]})");
-    const std::string no_processors = dir.write("empty.yaml", "processors: []\n");
+    const std::string no_processors = scratch.write("empty.yaml", "processors: []\n");
     const std::string completion =
-        dir.write("c.json", R"({"choices":[{"message":{"role":"assistant","content":"hi"}}]})");
-    const std::string template_file = dir.write("t.j2", "Hello {{ name }}");
+        scratch.write("c.json", R"({"choices":[{"message":{"role":"assistant","content":"hi"}}]})");
+    const std::string template_file = scratch.write("t.j2", "Hello {{ name }}");
     const std::vector<std::vector<std::string>> invocations = {
         {"version"},
         {"--version"},
@@ -75,30 +66,30 @@ TEST_CASE("every command whose standard output is a full disk exits 1 and says s
 }
 
 TEST_CASE("run --trace into a folder that does not exist fails before running, exit 1") {
-    Scratch dir;
-    const std::string trace = (dir.path / "missing" / "trace.jsonl").string();
+    Scratch scratch;
+    const std::string trace = (scratch.dir / "missing" / "trace.jsonl").string();
     auto r = run_cli("run", examples + "chat.prompty", "--inputs", examples + "chat.json",
                      "--no-pipeline", "--trace", trace);
     CHECK(r.exit_code == 1);
     CHECK(r.out.empty());  // nothing ran: no messages printed
     CHECK(r.err == "cmfpipe: Error: " + trace + ": cannot write the trace file: the folder " +
-                       (dir.path / "missing").string() + " does not exist\n");
-    CHECK_FALSE(fs::exists(dir.path / "missing"));
+                       (scratch.dir / "missing").string() + " does not exist\n");
+    CHECK_FALSE(fs::exists(scratch.dir / "missing"));
 }
 
 TEST_CASE("run --trace naming a directory fails before running, exit 1") {
-    Scratch dir;
+    Scratch scratch;
     auto r = run_cli("run", examples + "chat.prompty", "--inputs", examples + "chat.json",
-                     "--no-pipeline", "--trace", dir.path.string());
+                     "--no-pipeline", "--trace", scratch.dir.string());
     CHECK(r.exit_code == 1);
     CHECK(r.out.empty());
-    CHECK(r.err == "cmfpipe: Error: " + dir.path.string() +
+    CHECK(r.err == "cmfpipe: Error: " + scratch.dir.string() +
                        ": cannot write the trace file: it is a directory\n");
 }
 
 TEST_CASE("run --trace to a new file in an existing folder creates it with one record") {
-    Scratch dir;
-    const fs::path trace = dir.path / "trace.jsonl";
+    Scratch scratch;
+    const fs::path trace = scratch.dir / "trace.jsonl";
     auto r = run_cli("run", examples + "chat.prompty", "--inputs", examples + "chat.json",
                      "--no-pipeline", "--trace", trace.string());
     INFO(r.err);

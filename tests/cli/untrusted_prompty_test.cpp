@@ -2,38 +2,21 @@
 // what it may send to a model. Run through the real executable.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "support/process.hpp"
+#include "support/scratch.hpp"
 
 namespace fs = std::filesystem;
 using cmfpipe::testing::run_cli;
 using cmfpipe::testing::run_shell;
+using cmfpipe::testing::Scratch;
 using cmfpipe::testing::shell_quote;
 
 namespace {
 
 const std::string examples = std::string(CMFPIPE_SOURCE_DIR) + "/examples/prompty/";
-
-struct Scratch {
-    fs::path path;
-    explicit Scratch(const std::string& name) {
-        path = fs::temp_directory_path() /
-               ("cmfpipe-untrusted-" + name + "-" + std::to_string(::getpid()));
-        fs::remove_all(path);
-        fs::create_directories(path);
-        path = fs::canonical(path);
-    }
-    ~Scratch() { fs::remove_all(path); }
-    std::string write(const std::string& name, const std::string& text) const {
-        fs::create_directories((path / name).parent_path());
-        std::ofstream(path / name) << text;
-        return (path / name).string();
-    }
-};
 
 // A prompt whose one input defaults to `reference`, so the reference's value shows in the output.
 std::string echoing(const std::string& reference) {
@@ -62,62 +45,63 @@ cmfpipe::testing::ProcessResult run_with_env(const std::string& assignment,
 
 TEST_CASE(
     "run: ${file:} in a symlinked .prompty resolves in the real file's folder, not the link's") {
-    Scratch dir("symlink");
-    dir.write("secrets/secret.txt", "top secret");
-    dir.write("prompts/data.txt", "public data");
-    dir.write("prompts/steal.prompty", echoing("${file:secret.txt}"));
-    dir.write("prompts/read.prompty", echoing("${file:data.txt}"));
-    fs::create_symlink(dir.path / "prompts/steal.prompty", dir.path / "secrets/steal.prompty");
-    fs::create_symlink(dir.path / "prompts/read.prompty", dir.path / "secrets/read.prompty");
+    Scratch scratch;
+    scratch.write("secrets/secret.txt", "top secret");
+    scratch.write("prompts/data.txt", "public data");
+    scratch.write("prompts/steal.prompty", echoing("${file:secret.txt}"));
+    scratch.write("prompts/read.prompty", echoing("${file:data.txt}"));
+    fs::create_symlink(scratch.dir / "prompts/steal.prompty",
+                       scratch.dir / "secrets/steal.prompty");
+    fs::create_symlink(scratch.dir / "prompts/read.prompty", scratch.dir / "secrets/read.prompty");
 
-    const std::string link = (dir.path / "secrets/steal.prompty").string();
+    const std::string link = (scratch.dir / "secrets/steal.prompty").string();
     auto steal = run_cli("run", link, "--no-pipeline");
     CHECK(steal.exit_code == 1);
     CHECK(steal.out.empty());
     CHECK(steal.err == "cmfpipe: ValueError: " + link +
                            ":6:14: Referenced file not found: secret.txt (" +
-                           (dir.path / "prompts/secret.txt").string() + ")\n");
+                           (scratch.dir / "prompts/secret.txt").string() + ")\n");
 
-    auto read = run_cli("run", (dir.path / "secrets/read.prompty").string(), "--no-pipeline");
+    auto read = run_cli("run", (scratch.dir / "secrets/read.prompty").string(), "--no-pipeline");
     INFO(read.err);
     CHECK(read.exit_code == 0);
     CHECK(user_text(read.out) == "[public data]");
 }
 
 TEST_CASE("run: a symlinked .prompty reaches outside its real folder only below an --allow-root") {
-    Scratch dir("allow-root");
-    const std::string secret = dir.write("secrets/secret.txt", "top secret");
-    dir.write("prompts/abs.prompty", echoing("${file:" + secret + "}"));
-    fs::create_symlink(dir.path / "prompts/abs.prompty", dir.path / "secrets/abs.prompty");
+    Scratch scratch;
+    const std::string secret = scratch.write("secrets/secret.txt", "top secret");
+    scratch.write("prompts/abs.prompty", echoing("${file:" + secret + "}"));
+    fs::create_symlink(scratch.dir / "prompts/abs.prompty", scratch.dir / "secrets/abs.prompty");
     // A referenced file that is itself a link out of the prompt's folder is refused too.
-    fs::create_symlink(secret, dir.path / "prompts/leak.txt");
-    dir.write("prompts/leak.prompty", echoing("${file:leak.txt}"));
+    fs::create_symlink(secret, scratch.dir / "prompts/leak.txt");
+    scratch.write("prompts/leak.prompty", echoing("${file:leak.txt}"));
 
-    const std::string link = (dir.path / "secrets/abs.prompty").string();
+    const std::string link = (scratch.dir / "secrets/abs.prompty").string();
     auto refused = run_cli("run", link, "--no-pipeline");
     CHECK(refused.exit_code == 1);
     CHECK(refused.err == "cmfpipe: ValueError: " + link + ":6:14: '" + secret +
                              "' resolves outside allowed roots (the prompt's directory " +
-                             (dir.path / "prompts").string() + ")\n");
+                             (scratch.dir / "prompts").string() + ")\n");
 
     auto granted =
-        run_cli("run", link, "--no-pipeline", "--allow-root", (dir.path / "secrets").string());
+        run_cli("run", link, "--no-pipeline", "--allow-root", (scratch.dir / "secrets").string());
     INFO(granted.err);
     CHECK(granted.exit_code == 0);
     CHECK(user_text(granted.out) == "[top secret]");
 
-    const std::string leak = (dir.path / "prompts/leak.prompty").string();
+    const std::string leak = (scratch.dir / "prompts/leak.prompty").string();
     auto linked = run_cli("run", leak, "--no-pipeline");
     CHECK(linked.exit_code == 1);
     CHECK(linked.err == "cmfpipe: ValueError: " + leak +
                             ":6:14: 'leak.txt' resolves outside allowed roots (the prompt's "
                             "directory " +
-                            (dir.path / "prompts").string() + ")\n");
+                            (scratch.dir / "prompts").string() + ")\n");
 }
 
 TEST_CASE("run: ${env:NAME} is refused unless --allow-env NAME, naming the variable and place") {
-    Scratch dir("env");
-    const std::string prompt = dir.write("env.prompty", echoing("${env:CMFPIPE_TEST_SECRET}"));
+    Scratch scratch;
+    const std::string prompt = scratch.write("env.prompty", echoing("${env:CMFPIPE_TEST_SECRET}"));
     const std::string refusal =
         "cmfpipe: ValueError: " + prompt +
         ":6:14: Environment variable 'CMFPIPE_TEST_SECRET' is not allowed: a .prompty reads only "
@@ -142,7 +126,7 @@ TEST_CASE("run: ${env:NAME} is refused unless --allow-env NAME, naming the varia
 
     // A default does not make a variable readable: the name is still refused.
     const std::string fallback =
-        dir.write("fallback.prompty", echoing("${env:CMFPIPE_TEST_SECRET:none}"));
+        scratch.write("fallback.prompty", echoing("${env:CMFPIPE_TEST_SECRET:none}"));
     auto with_default = run_with_env("CMFPIPE_TEST_SECRET=hunter2-42", {fallback, "--no-pipeline"});
     CHECK(with_default.exit_code == 1);
     CHECK(with_default.err ==
@@ -152,9 +136,9 @@ TEST_CASE("run: ${env:NAME} is refused unless --allow-env NAME, naming the varia
 }
 
 TEST_CASE("run --trace redacts an allowed ${env:} value by value, wherever it appears") {
-    Scratch dir("env-trace");
-    const std::string prompt = dir.write("env.prompty", echoing("${env:CMFPIPE_TEST_SECRET}"));
-    const std::string trace = (dir.path / "trace.jsonl").string();
+    Scratch scratch;
+    const std::string prompt = scratch.write("env.prompty", echoing("${env:CMFPIPE_TEST_SECRET}"));
+    const std::string trace = (scratch.dir / "trace.jsonl").string();
     auto r = run_with_env(
         "CMFPIPE_TEST_SECRET=hunter2-42",
         {prompt, "--no-pipeline", "--allow-env", "CMFPIPE_TEST_SECRET", "--trace", trace});
@@ -172,8 +156,9 @@ TEST_CASE("run --trace redacts an allowed ${env:} value by value, wherever it ap
 }
 
 TEST_CASE("run: a required input given as null is a ValueError naming the input") {
-    Scratch dir("null");
-    const std::string inputs = dir.write("in.json", R"({"firstName": "Ada", "question": null})");
+    Scratch scratch;
+    const std::string inputs =
+        scratch.write("in.json", R"({"firstName": "Ada", "question": null})");
     auto r = run_cli("run", examples + "chat.prompty", "--inputs", inputs, "--no-pipeline");
     CHECK(r.exit_code == 1);
     CHECK(r.out.empty());
@@ -182,15 +167,15 @@ TEST_CASE("run: a required input given as null is a ValueError naming the input"
 }
 
 TEST_CASE("run: an empty .prompty, or one with nothing after its frontmatter, names the file") {
-    Scratch dir("empty");
-    const std::string empty = dir.write("empty.prompty", "  \n\n");
+    Scratch scratch;
+    const std::string empty = scratch.write("empty.prompty", "  \n\n");
     auto r = run_cli("run", empty, "--no-pipeline");
     CHECK(r.exit_code == 1);
     CHECK(r.out.empty());
     CHECK(r.err ==
           "cmfpipe: ValueError: " + empty + ": Empty .prompty: no frontmatter and no template\n");
 
-    const std::string bodiless = dir.write("bodiless.prompty", "---\nname: x\n---\n\n");
+    const std::string bodiless = scratch.write("bodiless.prompty", "---\nname: x\n---\n\n");
     auto b = run_cli("run", bodiless, "--no-pipeline");
     CHECK(b.exit_code == 1);
     CHECK(b.out.empty());
@@ -201,8 +186,8 @@ TEST_CASE("run: an empty .prompty, or one with nothing after its frontmatter, na
 TEST_CASE(
     "run --to openai or anthropic without a model id names what is missing, chatml and "
     "harmony need none") {
-    Scratch dir("model");
-    const std::string prompt = dir.write("p.prompty", "---\nname: x\n---\nuser:\nhi\n");
+    Scratch scratch;
+    const std::string prompt = scratch.write("p.prompty", "---\nname: x\n---\nuser:\nhi\n");
     for (const std::string provider : {"openai", "anthropic"}) {
         auto r = run_cli("run", prompt, "--no-pipeline", "--to", provider);
         INFO(provider);
@@ -213,7 +198,7 @@ TEST_CASE(
                            "frontmatter\n");
     }
     // Options without an id: the request would go out with "model": "", so it is no model either.
-    const std::string options_only = dir.write(
+    const std::string options_only = scratch.write(
         "o.prompty", "---\nname: x\nmodel:\n  options:\n    temperature: 1\n---\nuser:\nhi\n");
     auto no_id = run_cli("run", options_only, "--no-pipeline", "--to", "openai");
     CHECK(no_id.exit_code == 1);
@@ -228,7 +213,7 @@ TEST_CASE(
     }
     // With a model id the body names it.
     const std::string with_model =
-        dir.write("m.prompty", "---\nname: x\nmodel: gpt-4o-mini\n---\nuser:\nhi\n");
+        scratch.write("m.prompty", "---\nname: x\nmodel: gpt-4o-mini\n---\nuser:\nhi\n");
     auto ok = run_cli("run", with_model, "--no-pipeline", "--to", "openai");
     INFO(ok.err);
     CHECK(ok.exit_code == 0);

@@ -10,17 +10,19 @@
 #include "cmfpipe/json_parse.hpp"
 
 #include "support/process.hpp"
+#include "support/scratch.hpp"
 
 namespace fs = std::filesystem;
 using cmfpipe::testing::run_shell;
+using cmfpipe::testing::Scratch;
 using cmfpipe::testing::shell_quote;
 
 namespace {
 
 // cmake --install of this build into work/prefix, then the example `name` configured against it
 // in a clean environment (nothing of the source or build tree visible) and built in work/build.
+// `work` is a fresh Scratch directory.
 void install_and_build_example(const fs::path& work, const std::string& name) {
-    fs::remove_all(work);
     const fs::path prefix = work / "prefix", build = work / "build";
     auto install = run_shell("cmake --install " + shell_quote(CMFPIPE_BINARY_DIR) + " --prefix " +
                              shell_quote(prefix.string()));
@@ -43,7 +45,8 @@ void install_and_build_example(const fs::path& work, const std::string& name) {
 
 TEST_CASE(
     "out-of-tree custom renderer: install, find_package, build, load via CMFPIPE_PLUGIN_PATH") {
-    const fs::path work = fs::temp_directory_path() / ("cmfpipe-oot-" + std::to_string(::getpid()));
+    const Scratch scratch;
+    const fs::path& work = scratch.dir;
     const fs::path prefix = work / "prefix", build = work / "build";
     const std::string source = std::string(CMFPIPE_SOURCE_DIR) + "/examples/custom-renderer";
     install_and_build_example(work, "custom-renderer");
@@ -66,7 +69,6 @@ TEST_CASE(
     CHECK(render.out == "Hello Ada, you have 3 new messages in your inbox.\nPrice: $5.\n");
 
     // A missing input is an error with its location, not an empty substitution.
-    fs::create_directories(work);
     { std::ofstream(work / "bad.txt") << "line one\n  ${nobody}\n"; }
     auto bad = run_shell(env + cli + " render --format dollar --template " +
                          shell_quote((work / "bad.txt").string()));
@@ -128,13 +130,12 @@ TEST_CASE(
                   shell_quote(source + "/greeting.txt"));
     CHECK(unknown.exit_code == 1);
     CHECK_THAT(unknown.err, Catch::Contains("no renderer registered for kind 'dollar'"));
-    fs::remove_all(work);
 }
 
 TEST_CASE(
     "out-of-tree embedding host: find_package - its own io_context - concurrent async requests") {
-    const fs::path work =
-        fs::temp_directory_path() / ("cmfpipe-embed-" + std::to_string(::getpid()));
+    const Scratch scratch;
+    const fs::path& work = scratch.dir;
     const fs::path build = work / "build";
     install_and_build_example(work, "embedding-host");
 
@@ -155,5 +156,4 @@ TEST_CASE(
         CHECK(body["messages"][1]["content"] == "question " + std::to_string(count));
     }
     CHECK(count == 40);
-    fs::remove_all(work);
 }

@@ -1,32 +1,23 @@
 // `cmfpipe parse-output --from KIND [FILE|-]` run as a real process.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-#include <fstream>
-
 #include "cmfpipe/json.hpp"
 #include "support/process.hpp"
+#include "support/scratch.hpp"
 
 using cmfpipe::Json;
 using cmfpipe::testing::run_cli;
 using cmfpipe::testing::run_shell;
+using cmfpipe::testing::Scratch;
 using cmfpipe::testing::shell_quote;
-
-namespace {
-
-std::string write_temp(const std::string& name, const std::string& text) {
-    auto path = std::filesystem::temp_directory_path() / ("cmfpipe-parse-output-" + name);
-    std::ofstream(path, std::ios::binary) << text;
-    return path.string();
-}
-
-}  // namespace
 
 TEST_CASE("parse-output --from harmony prints the CMF messages of a completion",
           "[cli][parse-output]") {
-    auto file = write_temp("ok.txt",
-                           "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>"
-                           "final<|message|>Hi!<|return|>");
+    Scratch scratch;
+    auto file =
+        scratch.write("ok.txt",
+                      "<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>"
+                      "final<|message|>Hi!<|return|>");
     auto r = run_cli("parse-output", "--from", "harmony", file);
     REQUIRE(r.exit_code == 0);
     Json out = Json::parse(r.out);
@@ -62,7 +53,8 @@ TEST_CASE("parse-output errors: unknown kind, malformed completion with file:lin
     CHECK(unknown.err.rfind("cmfpipe: InvokerError: ", 0) == 0);
     CHECK(unknown.err.find("no_such_kind") != std::string::npos);
 
-    auto file = write_temp("bad.txt", "<|channel|>final<|message|>ok<|end|>\nstray");
+    Scratch scratch;
+    auto file = scratch.write("bad.txt", "<|channel|>final<|message|>ok<|end|>\nstray");
     auto bad = run_cli("parse-output", "--from", "harmony", file);
     CHECK(bad.exit_code == 1);
     CHECK(bad.err == "cmfpipe: ValueError: " + file +

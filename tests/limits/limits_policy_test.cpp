@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "cmfpipe/core/pipeline/config.hpp"
@@ -12,13 +11,14 @@
 #include "cmfpipe/input_files.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/limits.hpp"
-#include "cmfpipe/request.hpp"
 #include "cmfpipe/utf8.hpp"
 #include "support/nested_json.hpp"
+#include "support/scratch.hpp"
 #include "support/thrown.hpp"
 
 using namespace cmfpipe;
 using cmfpipe::testing::nested_arrays;
+using cmfpipe::testing::Scratch;
 using cmfpipe::testing::thrown_message;
 
 namespace {
@@ -159,12 +159,10 @@ TEST_CASE("limits: check_input_size allows max_input_bytes and refuses one byte 
 
 // read_input reads a named file with open/read: the bound, and the two ways a path is not a file.
 TEST_CASE("limits: read_input reads a file of max_input_bytes and refuses one byte more") {
-    const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / ("cmfpipe_read_input_" + random_hex(6));
-    std::filesystem::create_directories(dir);
+    const Scratch scratch;
+    const std::filesystem::path& dir = scratch.dir;
     auto write = [&](const std::string& name, const std::string& text) {
-        std::ofstream(dir / name, std::ios::binary) << text;
-        return dir / name;
+        return std::filesystem::path(scratch.write(name, text));
     };
     InputLimits limits;
     limits.max_input_bytes = 100'000;  // more than one read of 64 KiB
@@ -179,7 +177,6 @@ TEST_CASE("limits: read_input reads a file of max_input_bytes and refuses one by
           dir.string() + ": is a directory, not a file");
     CHECK(thrown_message<ValueError>([&] { read_input(dir / "missing"); }) ==
           (dir / "missing").string() + ": cannot open: No such file or directory");
-    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("limits: overrides are read strictly, unknown keys and bad ranges refused") {

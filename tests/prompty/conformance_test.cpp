@@ -20,6 +20,7 @@
 #include "cmfpipe/errors.hpp"
 #include "support/corpus.hpp"
 #include "support/registry.hpp"
+#include "support/scratch.hpp"
 
 using namespace cmfpipe;
 using namespace cmfpipe::prompty;
@@ -83,17 +84,6 @@ std::string error_mismatch(const Json& expected, const Error& e) {
     return "";
 }
 
-struct ScratchDir {
-    fs::path root;
-    explicit ScratchDir(const std::string& name) {
-        root = fs::temp_directory_path() /
-               ("cmfpipe-vectors-" + std::to_string(::getpid()) + "-" + name);
-        fs::remove_all(root);
-        fs::create_directories(root);
-    }
-    ~ScratchDir() { fs::remove_all(root); }
-};
-
 // The vectors say how ${env:} resolves, not which variables a host allows: as the host, the
 // harness allows every name the vector's text (or its fixture) references.
 std::vector<std::string> env_names_in(const std::string& text) {
@@ -128,7 +118,7 @@ class Runner {
         try {
             std::string outcome;
             if (operation == "load")
-                outcome = load(vector.at("name").get<std::string>(), input, expected);
+                outcome = load(input, expected);
             else if (operation == "render")
                 outcome = render_vector(input, expected);
             else if (operation == "renderSegments")
@@ -151,7 +141,7 @@ class Runner {
                    : "";
     }
 
-    std::string load(const std::string& name, const Json& input, const Json& expected) {
+    std::string load(const Json& input, const Json& expected) {
         LoadOptions options;
         options.environment = env_of(input.value("env", Json::object()));
         options.allowed_env = env_names_in(input.dump());
@@ -164,8 +154,8 @@ class Runner {
             }
             agent = prompty::load(fixture, options);
         } else {
-            ScratchDir scratch(name);
-            fs::path dir = scratch.root / input.value("agent_subdir", std::string("."));
+            const cmfpipe::testing::Scratch scratch;
+            fs::path dir = scratch.dir / input.value("agent_subdir", std::string("."));
             fs::create_directories(dir);
             const Json files = input.value("files", Json::object());
             for (const auto& [file, content] : files.items()) {

@@ -2,38 +2,21 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "cmfpipe/core/prompty/frontmatter.hpp"
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/core/prompty/validation.hpp"
 #include "cmfpipe/errors.hpp"
+#include "support/scratch.hpp"
 #include "support/thrown.hpp"
 
 using namespace cmfpipe;
 using namespace cmfpipe::prompty;
 namespace fs = std::filesystem;
+using cmfpipe::testing::Scratch;
 
 namespace {
-
-// A scratch directory removed at the end of the test.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("cmfpipe-prompty-" + std::to_string(::getpid()) + "-" +
-                                            std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    fs::path write(const std::string& name, const std::string& text) const {
-        fs::path file = path / name;
-        fs::create_directories(file.parent_path());
-        std::ofstream(file, std::ios::binary) << text;
-        return file;
-    }
-};
 
 EnvironmentLookup env_of(std::map<std::string, std::string> vars) {
     return [vars](std::string_view name) -> std::optional<std::string> {
@@ -228,46 +211,50 @@ TEST_CASE("load: errors say what and where") {
           "string");
     CHECK(error_of([] { load_text("---\nname: [a]\n---\nb", "n.prompty", "."); }) ==
           "ValueError: n.prompty:2:7: $.name: expected a string, got array");
-    CHECK(error_of([] { load("/nonexistent/x.prompty"); }) ==
-          "ValueError: /nonexistent/x.prompty: File not found: /nonexistent/x.prompty");
+    const Scratch scratch;  // a file that does not exist, in a folder that does
+    const std::string missing = scratch.path("x.prompty").string();
+    CHECK(error_of([&] { load(missing); }) ==
+          "ValueError: " + missing + ": File not found: " + missing);
 }
 
 TEST_CASE("references: ${file:} parses by extension, stays inside the prompt's tree") {
-    TempDir dir;
-    dir.write("app/sub/conn.json", R"({"kind": "key", "apiKey": "${env:K}"})");
-    dir.write("app/sub/opts.yaml", "temperature: 0.5\n");
-    dir.write("app/notes.txt", "plain ${env:K}\n");
-    dir.write("secret.json", R"({"leak": true})");
-    fs::create_directories(dir.path / "app");
-    fs::create_symlink(dir.path / "secret.json", dir.path / "app" / "link.json");
-    auto prompt = dir.write("app/p.prompty",
-                            "---\nmodel:\n  id: m\n  connection: ${file:sub/conn.json}\n  options: "
-                            "${file:sub/opts.yaml}\n"
-                            "description: ${file:notes.txt}\n---\nb");
+    const Scratch scratch;
+    scratch.write("app/sub/conn.json", R"({"kind": "key", "apiKey": "${env:K}"})");
+    scratch.write("app/sub/opts.yaml", "temperature: 0.5\n");
+    scratch.write("app/notes.txt", "plain ${env:K}\n");
+    scratch.write("secret.json", R"({"leak": true})");
+    fs::create_directories(scratch.dir / "app");
+    fs::create_symlink(scratch.dir / "secret.json", scratch.dir / "app" / "link.json");
+    auto prompt =
+        scratch.write("app/p.prompty",
+                      "---\nmodel:\n  id: m\n  connection: ${file:sub/conn.json}\n  options: "
+                      "${file:sub/opts.yaml}\n"
+                      "description: ${file:notes.txt}\n---\nb");
     Agent a = load(prompt, with_env({{"K", "k1"}}));
     CHECK(a.model->connection.dump() == R"({"kind":"key","apiKey":"k1"})");
     CHECK(a.model->options.dump() == R"({"temperature":0.5})");
     CHECK(*a.description == "plain ${env:K}\n");
 
     auto escape = [&](const std::string& ref) {
-        return error_of(
-            [&] { load(dir.write("app/e.prompty", "---\nname: ${file:" + ref + "}\n---\nb")); });
+        return error_of([&] {
+            load(scratch.write("app/e.prompty", "---\nname: ${file:" + ref + "}\n---\nb"));
+        });
     };
     CHECK(escape("../secret.json")
               .find("e.prompty:2:7: '../secret.json' resolves outside allowed roots") !=
           std::string::npos);
     CHECK(escape("link.json").find("'link.json' resolves outside allowed roots") !=
           std::string::npos);
-    CHECK(escape((dir.path / "secret.json").string()).find("resolves outside allowed roots") !=
+    CHECK(escape((scratch.dir / "secret.json").string()).find("resolves outside allowed roots") !=
           std::string::npos);
     CHECK(escape("missing.json").find("e.prompty:2:7: Referenced file not found: missing.json") !=
           std::string::npos);
 
     // A host may grant a root; the frontmatter cannot.
     LoadOptions granted;
-    granted.allowed_roots = {dir.path};
-    Agent b =
-        load(dir.write("app/g.prompty", "---\nmetadata: ${file:../secret.json}\n---\nb"), granted);
+    granted.allowed_roots = {scratch.dir};
+    Agent b = load(scratch.write("app/g.prompty", "---\nmetadata: ${file:../secret.json}\n---\nb"),
+                   granted);
     CHECK(b.metadata.dump() == R"({"leak":true})");
 }
 
@@ -333,19 +320,20 @@ TEST_CASE("load: the values ${env:} read are kept on the agent for trace redacti
 }
 
 TEST_CASE("load: ${file:} of a symlinked .prompty resolves against the real file's folder") {
-    TempDir dir;
-    dir.write("secrets/secret.txt", "top secret");
-    dir.write("prompts/data.txt", "public data");
-    dir.write("prompts/steal.prompty", "---\ndescription: ${file:secret.txt}\n---\nb");
-    dir.write("prompts/read.prompty", "---\ndescription: ${file:data.txt}\n---\nb");
-    fs::create_symlink(dir.path / "prompts/steal.prompty", dir.path / "secrets/steal.prompty");
-    fs::create_symlink(dir.path / "prompts/read.prompty", dir.path / "secrets/read.prompty");
-    const fs::path real = fs::canonical(dir.path / "prompts");
-    CHECK(error_of([&] { load(dir.path / "secrets/steal.prompty"); }) ==
-          "ValueError: " + (dir.path / "secrets/steal.prompty").string() +
+    const Scratch scratch;
+    scratch.write("secrets/secret.txt", "top secret");
+    scratch.write("prompts/data.txt", "public data");
+    scratch.write("prompts/steal.prompty", "---\ndescription: ${file:secret.txt}\n---\nb");
+    scratch.write("prompts/read.prompty", "---\ndescription: ${file:data.txt}\n---\nb");
+    fs::create_symlink(scratch.dir / "prompts/steal.prompty",
+                       scratch.dir / "secrets/steal.prompty");
+    fs::create_symlink(scratch.dir / "prompts/read.prompty", scratch.dir / "secrets/read.prompty");
+    const fs::path real = fs::canonical(scratch.dir / "prompts");
+    CHECK(error_of([&] { load(scratch.dir / "secrets/steal.prompty"); }) ==
+          "ValueError: " + (scratch.dir / "secrets/steal.prompty").string() +
               ":2:14: Referenced file not found: secret.txt (" + (real / "secret.txt").string() +
               ")");
-    CHECK(*load(dir.path / "secrets/read.prompty").description == "public data");
+    CHECK(*load(scratch.dir / "secrets/read.prompty").description == "public data");
 }
 
 TEST_CASE("validate_inputs: a required input given as null is a ValueError naming it") {
@@ -361,8 +349,8 @@ TEST_CASE("validate_inputs: a required input given as null is a ValueError namin
 }
 
 TEST_CASE("load: an empty .prompty, or one with nothing after its frontmatter, names the file") {
-    TempDir dir;
-    const fs::path empty = dir.write("empty.prompty", "");
+    const Scratch scratch;
+    const fs::path empty = scratch.write("empty.prompty", "");
     CHECK(error_of([&] { load(empty); }) ==
           "ValueError: " + empty.string() + ": Empty .prompty: no frontmatter and no template");
     CHECK(error_of([] { load_text(" \n\t\n", "blank.prompty", "."); }) ==

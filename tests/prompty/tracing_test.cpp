@@ -1,16 +1,15 @@
 // Tracer fan-out, redaction, the JSON-lines record, usage hoisting, failing backends.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cmfpipe/core/prompty/loader.hpp"
 #include "cmfpipe/core/tracing.hpp"
+#include "support/scratch.hpp"
 
 using namespace cmfpipe;
 using namespace cmfpipe::tracing;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -55,10 +54,6 @@ class Throwing : public Backend {
         return s;
     }
 };
-
-fs::path temp_file(const std::string& name) {
-    return fs::temp_directory_path() / ("cmfpipe-trace-" + std::to_string(::getpid()) + "-" + name);
-}
 
 }  // namespace
 
@@ -131,8 +126,8 @@ TEST_CASE("tracer: a failing backend is cut off, the others and the operation go
 }
 
 TEST_CASE("json-lines backend: one .tracy record per root span, usage hoisted") {
-    auto file = temp_file("lines.jsonl");
-    fs::remove(file);
+    const cmfpipe::testing::Scratch scratch;
+    auto file = scratch.path("lines.jsonl");
     Tracer tracer;
     tracer.add("file", std::make_shared<JsonLinesBackend>(file));
     {
@@ -153,7 +148,6 @@ TEST_CASE("json-lines backend: one .tracy record per root span, usage hoisted") 
     std::string line;
     std::vector<Json> records;
     while (std::getline(in, line)) records.push_back(Json::parse(line));
-    fs::remove(file);
     REQUIRE(records.size() == 1);
     const Json& r = records[0];
     CHECK(r["runtime"] == "cpp");

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch.hpp"
+
 namespace cmfpipe::testing {
 
 struct ProcessResult {
@@ -34,10 +36,8 @@ inline std::string shell_quote(const std::string& word) {
 
 // `command` is a shell command line; use shell_quote for paths and arguments.
 inline ProcessResult run_shell(const std::string& command) {
-    auto dir = std::filesystem::temp_directory_path() /
-               ("cmfpipe-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-    std::filesystem::create_directories(dir);
-    auto out = dir / "out", err = dir / "err";
+    const Scratch scratch;  // the captured output, removed however this returns
+    const auto out = scratch.path("out"), err = scratch.path("err");
     std::string line =
         "(" + command + ") >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
     int status = std::system(line.c_str());
@@ -45,7 +45,6 @@ inline ProcessResult run_shell(const std::string& command) {
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     result.out = slurp(out);
     result.err = slurp(err);
-    std::filesystem::remove_all(dir);
     return result;
 }
 
@@ -72,10 +71,8 @@ struct MeasuredResult : ProcessResult {
 inline MeasuredResult run_cli_measured(const std::vector<std::string>& args,
                                        const std::filesystem::path& stdin_file = {},
                                        double deadline_seconds = 20) {
-    auto dir = std::filesystem::temp_directory_path() /
-               ("cmfpipe-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-    std::filesystem::create_directories(dir);
-    auto out = dir / "out", err = dir / "err";
+    const Scratch scratch;  // the captured output, removed however this returns
+    const auto out = scratch.path("out"), err = scratch.path("err");
     std::string command = "exec " + shell_quote(CMFPIPE_CLI);
     for (const auto& a : args) command += " " + shell_quote(a);
     command += " <" + shell_quote(stdin_file.empty() ? "/dev/null" : stdin_file.string());
@@ -108,7 +105,6 @@ inline MeasuredResult run_cli_measured(const std::vector<std::string>& args,
     result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     result.out = slurp(out);
     result.err = slurp(err);
-    std::filesystem::remove_all(dir);
     return result;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // A server started as a real child process on 127.0.0.1 with a port of its own choosing: the test
 // learns the port from the line it prints (`cmfpipe serve --listen 127.0.0.1:0`, or the mock
-// upstream of tests/serve). The destructor kills a server that is still running, so a failing
-// test never leaves one behind.
+// upstream of tests/serve). The destructor kills a server that is still running and removes its
+// captured output, so a failing test never leaves either behind; so does a constructor that
+// throws.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "support/process.hpp"
+#include "support/scratch.hpp"
 
 namespace cmfpipe::testing {
 
@@ -25,44 +27,23 @@ class ListeningProcess {
     // `words` run as one command (each quoted); `listening` finds the port (its first group) in
     // what the process printed, on stdout and stderr.
     ListeningProcess(const std::vector<std::string>& words, const std::string& listening_pattern) {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("cmfpipe-serve-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-        std::filesystem::create_directories(dir_);
         std::string command = "exec";
         for (const auto& w : words) command += " " + shell_quote(w);
-        command += " </dev/null >" + shell_quote((dir_ / "out").string()) + " 2>" +
-                   shell_quote((dir_ / "err").string());
+        command += " </dev/null >" + shell_quote(scratch_.path("out").string()) + " 2>" +
+                   shell_quote(scratch_.path("err").string());
         pid_ = ::fork();
         if (pid_ == 0) {
             ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
             ::_exit(127);
         }
-        const std::regex listening(listening_pattern);
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-        while (std::chrono::steady_clock::now() < deadline) {
-            std::smatch match;
-            const std::string printed = slurp(dir_ / "out") + stderr_text();
-            if (std::regex_search(printed, match, listening)) {
-                port_ = static_cast<unsigned short>(std::stoi(match[1]));
-                return;
-            }
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = -1;
-                exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-                return;  // it did not start: exit_code() and stderr_text() say why
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        try {
+            wait_listening(words[0], std::regex(listening_pattern));
+        } catch (...) {
+            kill_if_running();  // no destructor runs after a throwing constructor
+            throw;
         }
-        throw std::runtime_error(words[0] + " did not start within 30 s: " + stderr_text());
     }
-    ~ListeningProcess() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-        std::filesystem::remove_all(dir_);
-    }
+    ~ListeningProcess() { kill_if_running(); }
     ListeningProcess(const ListeningProcess&) = delete;
     ListeningProcess& operator=(const ListeningProcess&) = delete;
 
@@ -71,7 +52,7 @@ class ListeningProcess {
     pid_t pid() const { return pid_; }
     // The exit code once it has exited (-1 before, or when a signal ended it).
     int exit_code() const { return exit_code_; }
-    std::string stderr_text() const { return slurp(dir_ / "err"); }
+    std::string stderr_text() const { return slurp(scratch_.path("err")); }
 
     void signal(int number) const { ::kill(pid_, number); }
 
@@ -101,7 +82,36 @@ class ListeningProcess {
     }
 
   private:
-    std::filesystem::path dir_;
+    // Until the port shows in what it printed, or it exits (exit_code() and stderr_text() say
+    // why it did not start).
+    void wait_listening(const std::string& command, const std::regex& listening) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (std::chrono::steady_clock::now() < deadline) {
+            std::smatch match;
+            const std::string printed = slurp(scratch_.path("out")) + stderr_text();
+            if (std::regex_search(printed, match, listening)) {
+                port_ = static_cast<unsigned short>(std::stoi(match[1]));
+                return;
+            }
+            int status = 0;
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = -1;
+                exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        throw std::runtime_error(command + " did not start within 30 s: " + stderr_text());
+    }
+    void kill_if_running() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+            pid_ = -1;
+        }
+    }
+
+    Scratch scratch_;  // its stdout and stderr; removed after the destructor has killed it
     pid_t pid_ = -1;
     unsigned short port_ = 0;
     int exit_code_ = -1;
