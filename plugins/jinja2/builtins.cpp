@@ -61,6 +61,7 @@ Value range_fn(Evaluator& ev, Args& a) {
 
 Value namespace_fn(Evaluator&, Args& a) {
     auto ns = make_ref<Namespace>();
+    ns->attrs.reserve(a.keyword.size() + 2);  // the attributes given, and a set or two later
     for (const auto& p : a.positional) {
         if (!p.is_dict())
             throw Failure("TypeError", "namespace() positional argument must be a mapping");

@@ -2,6 +2,7 @@
 // Python string operations on UTF-8 text (strip, split, title, padding...), shared by the str
 // methods and the filters.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,35 @@ std::string capitalize(std::string_view s);
 // Pads to `width` code points with `fill`; align is '<', '>', '^' (str.center's rule) or 'c'
 // (format()'s centering).
 std::string pad(std::string_view s, std::int64_t width, std::string_view fill, char align);
+// a == b for strings: dict keys, role names and attribute names are short, and for a few bytes
+// memcmp's call and dispatch cost more than the compare. Longer strings go to memcmp.
+inline bool same_text(std::string_view a, std::string_view b) {
+    std::size_t n = a.size();
+    if (n != b.size()) return false;
+    const char* x = a.data();
+    const char* y = b.data();
+    if (n > 16) return std::memcmp(x, y, n) == 0;
+    if (n >= 8) {  // two 8-byte words, overlapping when n < 16
+        std::uint64_t x0, y0, x1, y1;
+        std::memcpy(&x0, x, 8);
+        std::memcpy(&y0, y, 8);
+        std::memcpy(&x1, x + n - 8, 8);
+        std::memcpy(&y1, y + n - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n >= 4) {
+        std::uint32_t x0, y0, x1, y1;
+        std::memcpy(&x0, x, 4);
+        std::memcpy(&y0, y, 4);
+        std::memcpy(&x1, x + n - 4, 4);
+        std::memcpy(&y1, y + n - 4, 4);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (x[i] != y[i]) return false;
+    return true;
+}
+
 // markupsafe's escape: & < > " ' as &amp; &lt; &gt; &#34; &#39;, appended to out.
 void append_html_escaped(std::string& out, std::string_view in);
 

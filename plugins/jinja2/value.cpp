@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "failure.hpp"
+#include "text.hpp"
 
 namespace cmfpipe::jinja2 {
 
@@ -124,15 +125,9 @@ const Value* Dict::find(const Value& key) const {
     return nullptr;
 }
 
-// Keys of one dict mostly differ in length or first byte ("role", "name", "type"): those are
-// told apart without calling memcmp.
-static bool same_key(const std::string& k, std::string_view key) {
-    return k.size() == key.size() && (key.empty() || (k[0] == key[0] && k == key));
-}
-
 const Value* Dict::find(std::string_view key) const {
     for (const auto& [k, v] : items)
-        if (k.is_string() && same_key(k.str(), key)) return &v;
+        if (k.is_string() && same_text(k.str(), key)) return &v;
     return nullptr;
 }
 
@@ -158,13 +153,13 @@ bool Dict::erase(const Value& key) {
 
 const Value* Namespace::find(std::string_view name) const {
     for (const auto& [k, v] : attrs)
-        if (same_key(k, name)) return &v;
+        if (same_text(k, name)) return &v;
     return nullptr;
 }
 
 void Namespace::set(std::string_view name, Value value) {
     for (auto& [k, v] : attrs) {
-        if (k == name) {
+        if (same_text(k, name)) {
             v = std::move(value);
             return;
         }
@@ -174,7 +169,7 @@ void Namespace::set(std::string_view name, Value value) {
 
 const Value* Args::kw(std::string_view name) const {
     for (const auto& [k, v] : keyword)
-        if (k == name) return &v;
+        if (same_text(k, name)) return &v;
     return nullptr;
 }
 
@@ -226,7 +221,7 @@ bool equals_impl(const Value& a, const Value& b) {
         case Kind::None:
             return true;
         case Kind::String:
-            return a.identity() == b.identity() || a.str() == b.str();
+            return a.identity() == b.identity() || same_text(a.str(), b.str());
         case Kind::List: {
             const auto& x = a.list();
             const auto& y = b.list();

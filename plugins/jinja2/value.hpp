@@ -277,7 +277,7 @@ struct Dict final : Shared {
 
 // Jinja's namespace(): the one object templates may assign attributes to.
 struct Namespace final : Shared {
-    std::vector<std::pair<std::string, Value>> attrs;
+    std::vector<std::pair<std::string, Value>, PoolAllocator<std::pair<std::string, Value>>> attrs;
     ~Namespace();
     const Value* find(std::string_view name) const;
     void set(std::string_view name, Value value);
