@@ -7,26 +7,15 @@
 namespace cmfpipe::jinja2 {
 
 // ----- JSON input -----
-// Inputs are converted level by level, when a render first looks into a container (see
-// List::pending). Their depth is checked up front, so a refusal does not depend on what the
-// template touches.
 
-// j, a container at `depth`, holds nothing nested deeper than kMaxValueDepth. Walks the arrays
-// and maps underneath the JSON's iterators: this runs over every input container on every render.
-static void check_input_depth(const Json& j, int depth) {
-    if (j.empty()) return;
-    check_depth(depth + 1, kMaxValueDepth, "input nested", " levels");  // its elements' depth
-    if (j.is_array()) {
-        for (const auto& e : j.get_ref<const Json::array_t&>())
-            if (e.is_structured()) check_input_depth(e, depth + 1);
-    } else {
-        for (const auto& kv : j.get_ref<const Json::object_t&>())
-            if (kv.second.is_structured()) check_input_depth(kv.second, depth + 1);
-    }
+static Value from_json_at(const Json& j, int depth);
+
+Value from_json(const Json& j) {
+    return from_json_at(j, 0);
 }
 
-// j as a value; a container comes back unconverted.
-static Value input_value(const Json& j) {
+static Value from_json_at(const Json& j, int depth) {
+    check_depth(depth, kMaxValueDepth, "input nested", " levels");
     switch (j.type()) {
         case Json::value_t::null:
             return Value::none();
@@ -46,35 +35,20 @@ static Value input_value(const Json& j) {
             return Value::borrowed_string(j.get_ref<const std::string&>());
         case Json::value_t::array: {
             auto l = make_ref<List>();
-            l->pending = &j;
+            l->items.reserve(j.size());
+            for (const auto& e : j) l->items.push_back(from_json_at(e, depth + 1));
             return Value::list(std::move(l));
         }
         case Json::value_t::object: {
             auto d = make_ref<Dict>();
-            d->pending = &j;
+            d->items.reserve(j.size());
+            for (const auto& [k, v] : j.get_ref<const Json::object_t&>())
+                d->items.emplace_back(Value::borrowed_string(k), from_json_at(v, depth + 1));
             return Value::dict(std::move(d));
         }
         default:
             return Value::none();
     }
-}
-
-Value from_json(const Json& j) {
-    if (j.is_structured()) check_input_depth(j, 0);
-    return input_value(j);
-}
-
-void List::convert_pending() {
-    const Json& j = *std::exchange(pending, nullptr);
-    items.reserve(j.size());
-    for (const auto& e : j) items.push_back(input_value(e));
-}
-
-void Dict::convert_pending() {
-    const Json& j = *std::exchange(pending, nullptr);
-    items.reserve(j.size());
-    for (const auto& [k, v] : j.get_ref<const Json::object_t&>())
-        items.emplace_back(Value::borrowed_string(k), input_value(v));
 }
 
 // ----- errors -----

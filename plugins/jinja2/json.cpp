@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cmfpipe/json.hpp"
 #include "failure.hpp"
 
 namespace cmfpipe::jinja2 {
@@ -18,7 +17,6 @@ class Encoder {
     Encoder(const JsonStyle& s, std::string& out) : s_(s), out_(out) {}
 
     void value(const Value& v, int level) {
-        if (const Json* j = v.unconverted_input()) return input(*j, level);
         if (out_.size() > s_.max_bytes)
             throw Failure::limit_exceeded("tojson output exceeds the string limit");
         switch (v.kind()) {
@@ -83,92 +81,6 @@ class Encoder {
     }
 
   private:
-    // An input the render has not converted, written straight from its JSON: what value() would
-    // write for the converted value, without converting it.
-    void input(const Json& j, int level) {
-        if (out_.size() > s_.max_bytes)
-            throw Failure::limit_exceeded("tojson output exceeds the string limit");
-        switch (j.type()) {
-            case Json::value_t::null:
-                out_ += "null";
-                return;
-            case Json::value_t::boolean:
-                out_ += j.get<bool>() ? "true" : "false";
-                return;
-            case Json::value_t::number_integer:
-                integer(j.get<std::int64_t>());
-                return;
-            case Json::value_t::number_unsigned: {
-                auto u = j.get<std::uint64_t>();
-                if (u > static_cast<std::uint64_t>(INT64_MAX))
-                    number(static_cast<double>(u));
-                else
-                    integer(static_cast<std::int64_t>(u));
-                return;
-            }
-            case Json::value_t::number_float:
-                number(j.get<double>());
-                return;
-            case Json::value_t::string:
-                string(j.get_ref<const std::string&>());
-                return;
-            case Json::value_t::array: {
-                if (j.empty()) {
-                    out_ += "[]";
-                    return;
-                }
-                check_depth(level, kMaxValueDepth, "value nested", " levels");
-                out_ += '[';
-                std::size_t i = 0;
-                for (const auto& e : j) {
-                    if (i) out_ += s_.item_separator;
-                    newline(level + 1, i == 0);
-                    input(e, level + 1);
-                    ++i;
-                }
-                newline(level, false, true);
-                out_ += ']';
-                return;
-            }
-            case Json::value_t::object: {
-                const auto& members = j.get_ref<const Json::object_t&>();
-                if (members.empty()) {
-                    out_ += "{}";
-                    return;
-                }
-                check_depth(level, kMaxValueDepth, "value nested", " levels");
-                out_ += '{';
-                auto member = [&](const std::string& k, const Json& v, bool first) {
-                    if (!first) out_ += s_.item_separator;
-                    newline(level + 1, first);
-                    string(k);
-                    out_ += s_.key_separator;
-                    input(v, level + 1);
-                };
-                if (s_.sort_keys) {
-                    std::vector<const std::pair<const std::string, Json>*> order;
-                    order.reserve(members.size());
-                    for (const auto& kv : members) order.push_back(&kv);
-                    std::stable_sort(order.begin(), order.end(),
-                                     [](auto* a, auto* b) { return a->first < b->first; });
-                    for (std::size_t i = 0; i < order.size(); ++i)
-                        member(order[i]->first, order[i]->second, i == 0);
-                } else {
-                    bool first = true;
-                    for (const auto& [k, v] : members) {
-                        member(k, v, first);
-                        first = false;
-                    }
-                }
-                newline(level, false, true);
-                out_ += '}';
-                return;
-            }
-            default:
-                out_ += "null";  // binary and discarded values: what input conversion makes None
-        }
-    }
-
     void member(const std::pair<Value, Value>& kv, int level, bool first) {
         if (!first) out_ += s_.item_separator;
         newline(level + 1, first);

@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "cmfpipe/json_fwd.hpp"
 #include "ref.hpp"
 
 namespace cmfpipe::jinja2 {
@@ -184,11 +183,8 @@ class Value {
     // The same for a Markup string: `Markup + str` extends it with the escaped str.
     std::string* sole_markup();
     // Containers are shared by reference, as in Python; only the prompty profile mutates them.
-    // An input container is converted from its JSON here, on first use.
     List& list() const;
     Dict& dict() const;
-    // The JSON of an input container not converted yet (for tojson), else null.
-    const Json* unconverted_input() const;
     Callable& callable() const;
     Namespace& ns() const;
     LoopState& loop() const;
@@ -251,12 +247,7 @@ struct List final : Shared {
     enum class Flavor : std::uint8_t { List, Tuple, Generator };
     Values items;
     Flavor flavor = Flavor::List;
-    // An input array not yet converted: Value::list() makes the items from it on first use, so
-    // what a render never looks into (or only serialises: tojson reads it directly) is never
-    // converted. Its JSON outlives the render.
-    const Json* pending = nullptr;
     ~List();  // iterative: a million-deep nest must not overflow the stack when freed
-    void convert_pending();
 };
 
 // Recursive algorithms over values (repr, equality, ordering, tojson, input conversion) stop
@@ -266,9 +257,7 @@ constexpr int kMaxValueDepth = 512;
 // A Python dict: insertion-ordered, keys compared with Python equality (1 == 1.0 == True).
 struct Dict final : Shared {
     DictItems items;
-    const Json* pending = nullptr;  // an input object not yet converted, as List::pending
     ~Dict();
-    void convert_pending();
     const Value* find(const Value& key) const;
     const Value* find(std::string_view key) const;
     void set(Value key, Value value);
@@ -327,19 +316,10 @@ inline std::string* Value::sole_markup() {
     return &static_cast<Text*>(u_.obj)->text;
 }
 inline List& Value::list() const {
-    auto& l = *static_cast<List*>(u_.obj);
-    if (l.pending) l.convert_pending();
-    return l;
+    return *static_cast<List*>(u_.obj);
 }
 inline Dict& Value::dict() const {
-    auto& d = *static_cast<Dict*>(u_.obj);
-    if (d.pending) d.convert_pending();
-    return d;
-}
-inline const Json* Value::unconverted_input() const {
-    if (kind_ == Kind::List) return static_cast<const List*>(u_.obj)->pending;
-    if (kind_ == Kind::Dict) return static_cast<const Dict*>(u_.obj)->pending;
-    return nullptr;
+    return *static_cast<Dict*>(u_.obj);
 }
 inline Callable& Value::callable() const {
     return *static_cast<Callable*>(u_.obj);

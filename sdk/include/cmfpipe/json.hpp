@@ -3,4 +3,6 @@
 // (dict iteration in Jinja, key order in a provider request) must keep insertion order.
 #include <nlohmann/json.hpp>
 
-#include "cmfpipe/json_fwd.hpp"
+namespace cmfpipe {
+using Json = nlohmann::ordered_json;
+}  // namespace cmfpipe
