@@ -106,12 +106,14 @@ std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const 
     fill_module(root_, tpl, true);
     module_ = &root_;
     std::string out;
-    out.reserve(4096);
+    std::size_t expected = tpl->last_output_size.load(std::memory_order_relaxed);
+    out.reserve(expected ? expected + expected / 8 : 1024);
     out_ = &out;
     if (tpl->has_extends)
         render_extended(tpl, out);
     else
         exec_body(tpl->body);
+    tpl->last_output_size.store(out.size(), std::memory_order_relaxed);
     return out;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // A compiled template: the AST plus what rendering needs to know about it (symbol table,
-// blocks for inheritance, profile). Immutable once built; shared across threads.
+// blocks for inheritance, profile). Immutable once built, but for a hint of its output's size;
+// shared across threads.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,6 +23,9 @@ struct Template {
     SymbolTable symbols;  // name <-> slot
     std::map<std::string, const BlockStmt*> blocks;
     bool has_extends = false;
+    // The size of its last output: the next render reserves that much at once, so a small
+    // output takes a small block and a large one is not regrown step by step.
+    mutable std::atomic<std::size_t> last_output_size{0};
 
     int slot_of(std::string_view name) const { return symbols.slot_of(name); }
 };
