@@ -28,32 +28,28 @@ std::string capitalize(std::string_view s);
 // Pads to `width` code points with `fill`; align is '<', '>', '^' (str.center's rule) or 'c'
 // (format()'s centering).
 std::string pad(std::string_view s, std::int64_t width, std::string_view fill, char align);
+// The first and the last sizeof(Word) bytes of x and y (n of them, n >= sizeof(Word)) are equal:
+// for n up to twice the word, every byte (the two words overlap when n is shorter).
+template <class Word>
+inline bool same_ends(const char* x, const char* y, std::size_t n) {
+    Word x0, y0, x1, y1;
+    std::memcpy(&x0, x, sizeof(Word));
+    std::memcpy(&y0, y, sizeof(Word));
+    std::memcpy(&x1, x + n - sizeof(Word), sizeof(Word));
+    std::memcpy(&y1, y + n - sizeof(Word), sizeof(Word));
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
 // a == b for strings: dict keys, role names and attribute names are short, and for a few bytes
 // memcmp's call and dispatch cost more than the compare. Longer strings go to memcmp.
 inline bool same_text(std::string_view a, std::string_view b) {
     std::size_t n = a.size();
     if (n != b.size()) return false;
-    const char* x = a.data();
-    const char* y = b.data();
-    if (n > 16) return std::memcmp(x, y, n) == 0;
-    if (n >= 8) {  // two 8-byte words, overlapping when n < 16
-        std::uint64_t x0, y0, x1, y1;
-        std::memcpy(&x0, x, 8);
-        std::memcpy(&y0, y, 8);
-        std::memcpy(&x1, x + n - 8, 8);
-        std::memcpy(&y1, y + n - 8, 8);
-        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-    }
-    if (n >= 4) {
-        std::uint32_t x0, y0, x1, y1;
-        std::memcpy(&x0, x, 4);
-        std::memcpy(&y0, y, 4);
-        std::memcpy(&x1, x + n - 4, 4);
-        std::memcpy(&y1, y + n - 4, 4);
-        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-    }
+    if (n > 16) return std::memcmp(a.data(), b.data(), n) == 0;
+    if (n >= 8) return same_ends<std::uint64_t>(a.data(), b.data(), n);
+    if (n >= 4) return same_ends<std::uint32_t>(a.data(), b.data(), n);
     for (std::size_t i = 0; i < n; ++i)
-        if (x[i] != y[i]) return false;
+        if (a[i] != b[i]) return false;
     return true;
 }
 
