@@ -4,6 +4,8 @@
 // and with bodies get their own frame; if bodies do not.
 #include "evaluator.hpp"
 
+#include <algorithm>
+
 namespace cmfpipe::jinja2 {
 
 // ----- JSON input -----
@@ -78,6 +80,9 @@ void Evaluator::fail_output() {
 
 // ----- rendering -----
 
+// The most a render reserves for its output from the last one's size; beyond it the string grows.
+constexpr std::size_t kOutputReserveCap = std::size_t{1} << 20;
+
 void Evaluator::fill_module(Module& mod, std::shared_ptr<const Template> tpl, bool with_context) {
     mod.vars.resize(tpl->symbols.size());
     mod.bound.resize(tpl->symbols.size());
@@ -107,13 +112,15 @@ std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const 
     module_ = &root_;
     std::string out;
     std::size_t expected = tpl->last_output_size.load(std::memory_order_relaxed);
-    out.reserve(expected ? expected + expected / 8 : 1024);
+    out.reserve(expected ? std::min(expected + expected / 8, kOutputReserveCap) : 1024);
     out_ = &out;
     if (tpl->has_extends)
         render_extended(tpl, out);
     else
         exec_body(tpl->body);
     tpl->last_output_size.store(out.size(), std::memory_order_relaxed);
+    // A render much shorter than the last one does not hand its caller the last one's capacity.
+    if (out.capacity() > 2 * out.size() + 4096) out.shrink_to_fit();
     return out;
 }
 
