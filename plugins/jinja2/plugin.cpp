@@ -101,9 +101,10 @@ class JinjaRenderer final : public Renderer {
         const Json& opts = options.is_object() ? options : empty_;
         Profile profile = default_profile_;
         if (auto it = opts.find("profile"); it != opts.end()) profile = parse_profile(*it);
-        std::string name = "<template>";
+        CompileOptions copt;  // its name is the template's name for every error below
         if (auto it = opts.find("template_name"); it != opts.end() && it->is_string())
-            name = it->get<std::string>();
+            copt.name = it->get_ref<const std::string&>();
+        const std::string& name = copt.name;
 
         RenderSettings settings;
         settings.limits = default_limits_;
@@ -121,9 +122,7 @@ class JinjaRenderer final : public Renderer {
         if (!inputs.is_object() && !inputs.is_null())
             throw ValueError("jinja2 inputs must be a JSON object", {name});
 
-        CompileOptions copt;
         copt.profile = profile;
-        copt.name = name;
         copt.max_nesting_depth = settings.limits.max_nesting_depth;
 
         const Json* templates = nullptr;
@@ -141,17 +140,19 @@ class JinjaRenderer final : public Renderer {
                                     {n});
         };
         check_size(text, name);
-        settings.loader =
-            [&, templates](const std::string& wanted) -> std::shared_ptr<const Template> {
-            if (!templates) return nullptr;
-            auto it = templates->find(wanted);
-            if (it == templates->end() || !it->is_string()) return nullptr;
-            const auto& src = it->get_ref<const std::string&>();
-            check_size(src, wanted);
-            CompileOptions sub = copt;
-            sub.name = wanted;
-            return cache_->get(src, sub);  // a syntax error here propagates as a Failure
-        };
+        // Without a templates map there is nothing to load: no loader (a std::function this big
+        // would cost an allocation on every render).
+        if (templates)
+            settings.loader =
+                [&, templates](const std::string& wanted) -> std::shared_ptr<const Template> {
+                auto it = templates->find(wanted);
+                if (it == templates->end() || !it->is_string()) return nullptr;
+                const auto& src = it->get_ref<const std::string&>();
+                check_size(src, wanted);
+                CompileOptions sub = copt;
+                sub.name = wanted;
+                return cache_->get(src, sub);  // a syntax error here propagates as a Failure
+            };
 
         std::shared_ptr<const Template> tpl;
         try {
