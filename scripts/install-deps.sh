@@ -2,15 +2,16 @@
 # Installs the Debian packages cmfpipe builds with, only those that are missing.
 # Safe to run again; needs root (or sudo) only when something is missing.
 # Without arguments: what scripts/example.sh and scripts/test.sh build with (python3 for the
-# tests' analysis-table check, openssl for the certificate of the serve TLS test), nothing more,
-# no recommended packages.
+# tests' analysis-table check, python3-jinja2 for the tests that render through the Python Jinja2
+# oracle, openssl for the certificate of the serve TLS test), nothing more, no recommended
+# packages.
 # --format adds clang-format 14 (scripts/format.sh; it pulls LLVM in: 7 packages, 39 MB more than
 # the 106 MB of .deb files the rest downloads on a fresh bookworm).
 # --fuzz adds what the sanitizer and fuzz build needs (clang 14 and libFuzzer; scripts/fuzz.sh)
 # and clang-format (CI runs the format check after it).
 set -euo pipefail
 
-packages=(g++ cmake ninja-build ccache python3 openssl libboost-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
+packages=(g++ cmake ninja-build ccache python3 python3-jinja2 openssl libboost-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
 case "${1:-}" in
   --format) packages+=(clang-format) ;;
   --fuzz) packages+=(clang libfuzzer-14-dev clang-format) ;;
