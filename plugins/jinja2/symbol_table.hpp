@@ -14,10 +14,11 @@ class SymbolTable {
   public:
     // The slot of `name`, adding it if new.
     int add(std::string_view name) {
-        if (int s = slot_of(name); s >= 0) return s;
+        std::uint32_t h = hash(name);
+        if (int s = find(name, h); s >= 0) return s;
         int slot = static_cast<int>(names_.size());
         names_.emplace_back(name);
-        hashes_.push_back(hash(name));
+        hashes_.push_back(h);
         if (names_.size() * 2 > index_.size())
             rebuild(index_.empty() ? 16 : index_.size() * 2);
         else
@@ -25,9 +26,13 @@ class SymbolTable {
         return slot;
     }
     // The slot of `name`, or -1.
-    int slot_of(std::string_view name) const {
+    int slot_of(std::string_view name) const { return find(name, hash(name)); }
+    const std::string& operator[](std::size_t slot) const { return names_[slot]; }
+    std::size_t size() const { return names_.size(); }
+
+  private:
+    int find(std::string_view name, std::uint32_t h) const {
         if (index_.empty()) return -1;
-        std::uint32_t h = hash(name);
         std::size_t mask = index_.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             int s = index_[i];
@@ -37,10 +42,6 @@ class SymbolTable {
                 return s;
         }
     }
-    const std::string& operator[](std::size_t slot) const { return names_[slot]; }
-    std::size_t size() const { return names_.size(); }
-
-  private:
     // Eight bytes at a time: names are identifiers, and input keys like add_generation_prompt
     // are looked up on every render.
     static std::uint32_t hash(std::string_view s) {
