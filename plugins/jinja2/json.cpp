@@ -2,6 +2,7 @@
 #include "json.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -12,19 +13,24 @@
 namespace cmfpipe::jinja2 {
 namespace {
 
+// Writes into out_ through a raw cursor: out_ is grown by doubling and len_ counts what is
+// written, so the usual case (a quote, a plain string, a quote) is one bounds check and one
+// memcpy instead of a capacity check per character. finish() cuts out_ to len_.
 class Encoder {
   public:
-    Encoder(const JsonStyle& s, std::string& out) : s_(s), out_(out) {}
+    Encoder(const JsonStyle& s, std::string& out) : s_(s), out_(out), len_(out.size()) {}
+
+    void finish() { out_.resize(len_); }
 
     void value(const Value& v, int level) {
-        if (out_.size() > s_.max_bytes)
+        if (len_ > s_.max_bytes)
             throw Failure::limit_exceeded("tojson output exceeds the string limit");
         switch (v.kind()) {
             case Kind::None:
-                out_ += "null";
+                put("null");
                 return;
             case Kind::Bool:
-                out_ += v.as_bool() ? "true" : "false";
+                put(v.as_bool() ? std::string_view("true") : std::string_view("false"));
                 return;
             case Kind::Int:
                 integer(v.as_int());
@@ -39,28 +45,28 @@ class Encoder {
                 if (v.list().flavor == List::Flavor::Generator) unsupported(v);
                 const auto& items = v.list().items;
                 if (items.empty()) {
-                    out_ += "[]";
+                    put("[]");
                     return;
                 }
                 check_depth(level, kMaxValueDepth, "value nested", " levels");
-                out_ += '[';
+                put('[');
                 for (std::size_t i = 0; i < items.size(); ++i) {
-                    if (i) out_ += s_.item_separator;
+                    if (i) put(s_.item_separator);
                     newline(level + 1, i == 0);
                     value(items[i], level + 1);
                 }
                 newline(level, false, true);
-                out_ += ']';
+                put(']');
                 return;
             }
             case Kind::Dict: {
                 const auto& items = v.dict().items;
                 if (items.empty()) {
-                    out_ += "{}";
+                    put("{}");
                     return;
                 }
                 check_depth(level, kMaxValueDepth, "value nested", " levels");
-                out_ += '{';
+                put('{');
                 if (s_.sort_keys) {
                     std::vector<const std::pair<Value, Value>*> order;
                     order.reserve(items.size());
@@ -72,7 +78,7 @@ class Encoder {
                     for (std::size_t i = 0; i < items.size(); ++i) member(items[i], level, i == 0);
                 }
                 newline(level, false, true);
-                out_ += '}';
+                put('}');
                 return;
             }
             default:
@@ -82,10 +88,10 @@ class Encoder {
 
   private:
     void member(const std::pair<Value, Value>& kv, int level, bool first) {
-        if (!first) out_ += s_.item_separator;
+        if (!first) put(s_.item_separator);
         newline(level + 1, first);
         key(kv.first);
-        out_ += s_.key_separator;
+        put(s_.key_separator);
         value(kv.second, level + 1);
     }
 
@@ -93,7 +99,7 @@ class Encoder {
         char buf[24];
         auto [end, ec] = std::to_chars(buf, buf + sizeof buf, i);
         (void)ec;  // 24 bytes hold any int64
-        out_.append(buf, end);
+        put(std::string_view(buf, static_cast<std::size_t>(end - buf)));
     }
 
     [[noreturn]] static void unsupported(const Value& v) {
@@ -105,17 +111,20 @@ class Encoder {
         (void)first;
         (void)closing;
         if (!s_.has_indent) return;
-        out_ += '\n';
-        for (int i = 0; i < level; ++i) out_ += s_.indent;
+        put('\n');
+        for (int i = 0; i < level; ++i) put(s_.indent);
     }
 
     void number(double f) {
-        if (std::isnan(f))
-            out_ += "NaN";
-        else if (std::isinf(f))
-            out_ += f < 0 ? "-Infinity" : "Infinity";
-        else
-            append_float(out_, f);
+        if (std::isnan(f)) {
+            put("NaN");
+        } else if (std::isinf(f)) {
+            put(f < 0 ? std::string_view("-Infinity") : std::string_view("Infinity"));
+        } else {
+            std::string repr;
+            append_float(repr, f);
+            put(repr);
+        }
     }
 
     void key(const Value& k) {
@@ -124,20 +133,20 @@ class Encoder {
                 string(k.str());
                 return;
             case Kind::Bool:
-                out_ += k.as_bool() ? "\"true\"" : "\"false\"";
+                put(k.as_bool() ? std::string_view("\"true\"") : std::string_view("\"false\""));
                 return;
             case Kind::None:
-                out_ += "\"null\"";
+                put("\"null\"");
                 return;
             case Kind::Int:
-                out_ += '"';
+                put('"');
                 integer(k.as_int());
-                out_ += '"';
+                put('"');
                 return;
             case Kind::Float: {
-                out_ += '"';
+                put('"');
                 number(k.as_float());
-                out_ += '"';
+                put('"');
                 return;
             }
             default:
@@ -148,113 +157,154 @@ class Encoder {
 
     void u_escape(unsigned cp) {
         static const char* hex = "0123456789abcdef";
-        out_ += "\\u";
-        for (int shift = 12; shift >= 0; shift -= 4) out_ += hex[(cp >> shift) & 15];
+        char* p = room(6);
+        p[0] = '\\';
+        p[1] = 'u';
+        for (int k = 0; k < 4; ++k) p[2 + k] = hex[(cp >> (12 - 4 * k)) & 15];
+        len_ += 6;
     }
 
-    static bool plain(unsigned char c, bool ascii_only) {
-        return c >= 0x20 && c != '"' && c != '\\' && (!ascii_only || c < 0x7F);
-    }
-
-    // The end of the run of plain bytes from i: eight bytes at a time while none of them is a
-    // control character, a quote, a backslash or (with ensure_ascii) beyond ASCII.
-    static std::size_t plain_run(const std::string& s, std::size_t i, bool ascii_only) {
+    // The bytes of w (eight, little-endian) that must be escaped, as high bits: control
+    // characters, a quote, a backslash and (with ensure_ascii) DEL and beyond ASCII. Bytes above
+    // the first flagged one may be flagged falsely; the first one is exact.
+    static std::uint64_t escapes_in(std::uint64_t w, bool ascii_only) {
         constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-        auto has_byte_below = [&](std::uint64_t w, unsigned n) {
-            return (w - ones * n) & ~w & highs;
-        };
-        auto has_byte = [&](std::uint64_t w, unsigned char c) {
+        auto has_byte = [&](std::uint64_t c) {
             std::uint64_t x = w ^ (ones * c);
             return (x - ones) & ~x & highs;
         };
-        while (i + 8 <= s.size()) {
-            std::uint64_t w;
-            std::memcpy(&w, s.data() + i, 8);
-            if (has_byte_below(w, 0x20) || has_byte(w, '"') || has_byte(w, '\\') ||
-                (ascii_only && ((w & highs) || has_byte(w, 0x7F))))
-                break;
-            i += 8;
+        std::uint64_t m = ((w - ones * 0x20) & ~w & highs) | has_byte('"') | has_byte('\\');
+        if (ascii_only) m |= (w & highs) | has_byte(0x7F);
+        return m;
+    }
+
+    // The end of the run of plain bytes from i, eight bytes at a time; a tail shorter than eight
+    // is padded with spaces.
+    static std::size_t plain_run(const std::string& s, std::size_t i, bool ascii_only) {
+        static_assert(std::endian::native == std::endian::little);
+        const char* d = s.data();
+        const std::size_t n = s.size();
+        std::uint64_t w;
+        for (; i + 8 <= n; i += 8) {
+            std::memcpy(&w, d + i, 8);
+            if (std::uint64_t m = escapes_in(w, ascii_only))
+                return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
         }
-        while (i < s.size() && plain(static_cast<unsigned char>(s[i]), ascii_only)) ++i;
-        return i;
+        if (i == n) return n;
+        w = 0x2020202020202020ULL;
+        std::memcpy(&w, d + i, n - i);
+        if (std::uint64_t m = escapes_in(w, ascii_only))
+            return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
+        return n;
     }
 
     void string(const std::string& s) {
-        out_.reserve(out_.size() + s.size() + 2);
-        out_ += '"';
-        std::size_t i = 0;
+        std::size_t i = plain_run(s, 0, s_.ensure_ascii);
+        if (i == s.size()) {  // nothing to escape: the common case
+            char* p = room(s.size() + 2);
+            p[0] = '"';
+            std::memcpy(p + 1, s.data(), s.size());
+            p[s.size() + 1] = '"';
+            len_ += s.size() + 2;
+            return;
+        }
+        put('"');
+        put(std::string_view(s.data(), i));
         while (i < s.size()) {
-            // copy the longest run that needs no escaping in one append
-            std::size_t run = plain_run(s, i, s_.ensure_ascii);
-            if (run > i) {
-                out_.append(s, i, run - i);
-                i = run;
-                if (i >= s.size()) break;
-            }
             auto c = static_cast<unsigned char>(s[i]);
             switch (c) {
                 case '"':
-                    out_ += "\\\"";
+                    put("\\\"");
                     ++i;
-                    continue;
+                    break;
                 case '\\':
-                    out_ += "\\\\";
+                    put("\\\\");
                     ++i;
-                    continue;
+                    break;
                 case '\n':
-                    out_ += "\\n";
+                    put("\\n");
                     ++i;
-                    continue;
+                    break;
                 case '\r':
-                    out_ += "\\r";
+                    put("\\r");
                     ++i;
-                    continue;
+                    break;
                 case '\t':
-                    out_ += "\\t";
+                    put("\\t");
                     ++i;
-                    continue;
+                    break;
                 case '\b':
-                    out_ += "\\b";
+                    put("\\b");
                     ++i;
-                    continue;
+                    break;
                 case '\f':
-                    out_ += "\\f";
+                    put("\\f");
                     ++i;
-                    continue;
+                    break;
                 default:
+                    i = escape_other(s, i);
                     break;
             }
-            if (c < 0x80) {  // control characters, and DEL under ensure_ascii
-                u_escape(c);
-                ++i;
-                continue;
-            }
-            // non-ASCII with ensure_ascii: \uXXXX (surrogate pairs above the BMP)
-            std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-            unsigned cp = c & (0x3F >> (len - 1));
-            for (std::size_t k = 1; k < len && i + k < s.size(); ++k)
-                cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-            i += len;
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                u_escape(0xD800 + (cp >> 10));
-                u_escape(0xDC00 + (cp & 0x3FF));
-            } else {
-                u_escape(cp);
-            }
+            // then the longest run that needs no escaping, in one copy
+            std::size_t run = plain_run(s, i, s_.ensure_ascii);
+            put(std::string_view(s.data() + i, run - i));
+            i = run;
         }
-        out_ += '"';
+        put('"');
+    }
+
+    // Escapes the byte at i, a control character or (under ensure_ascii) DEL or the start of a
+    // non-ASCII character, and returns where the next one starts.
+    std::size_t escape_other(const std::string& s, std::size_t i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {  // control characters, and DEL under ensure_ascii
+            u_escape(c);
+            return i + 1;
+        }
+        // non-ASCII with ensure_ascii: \uXXXX (surrogate pairs above the BMP)
+        std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        unsigned cp = c & (0x3F >> (len - 1));
+        for (std::size_t k = 1; k < len && i + k < s.size(); ++k)
+            cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            u_escape(0xD800 + (cp >> 10));
+            u_escape(0xDC00 + (cp & 0x3FF));
+        } else {
+            u_escape(cp);
+        }
+        return i + len;
+    }
+
+    // Room for n more bytes at the cursor.
+    char* room(std::size_t n) {
+        if (out_.size() - len_ < n) grow(n);
+        return out_.data() + len_;
+    }
+    [[gnu::noinline]] void grow(std::size_t n) {
+        out_.resize(std::max(len_ + n, 2 * out_.size() + 64));
+    }
+    void put(char c) {
+        *room(1) = c;
+        ++len_;
+    }
+    void put(std::string_view text) {
+        std::memcpy(room(text.size()), text.data(), text.size());
+        len_ += text.size();
     }
 
     const JsonStyle& s_;
     std::string& out_;
+    std::size_t len_;
 };
 
 }  // namespace
 
 std::string dumps(const Value& v, const JsonStyle& style) {
     std::string out;
-    Encoder(style, out).value(v, 0);
+    Encoder encoder(style, out);
+    encoder.value(v, 0);
+    encoder.finish();
     return out;
 }
 
