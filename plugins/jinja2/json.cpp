@@ -2,13 +2,13 @@
 #include "json.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "failure.hpp"
+#include "text.hpp"
 
 namespace cmfpipe::jinja2 {
 namespace {
@@ -164,38 +164,22 @@ class Encoder {
         len_ += 6;
     }
 
-    // The bytes of w (eight, little-endian) that must be escaped, as high bits: control
-    // characters, a quote, a backslash and (with ensure_ascii) DEL and beyond ASCII. Bytes above
-    // the first flagged one may be flagged falsely; the first one is exact.
-    static std::uint64_t escapes_in(std::uint64_t w, bool ascii_only) {
-        constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-        auto has_byte = [&](std::uint64_t c) {
-            std::uint64_t x = w ^ (ones * c);
-            return (x - ones) & ~x & highs;
-        };
-        std::uint64_t m = ((w - ones * 0x20) & ~w & highs) | has_byte('"') | has_byte('\\');
-        if (ascii_only) m |= (w & highs) | has_byte(0x7F);
-        return m;
-    }
-
-    // The end of the run of plain bytes from i, eight bytes at a time; a tail shorter than eight
-    // is padded with spaces.
+    // The end of the run from i that needs no escaping: no control character, quote or
+    // backslash, and with ensure_ascii nothing beyond ASCII.
     static std::size_t plain_run(const std::string& s, std::size_t i, bool ascii_only) {
-        static_assert(std::endian::native == std::endian::little);
-        const char* d = s.data();
-        const std::size_t n = s.size();
-        std::uint64_t w;
-        for (; i + 8 <= n; i += 8) {
-            std::memcpy(&w, d + i, 8);
-            if (std::uint64_t m = escapes_in(w, ascii_only))
-                return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
-        }
-        if (i == n) return n;
-        w = 0x2020202020202020ULL;
-        std::memcpy(&w, d + i, n - i);
-        if (std::uint64_t m = escapes_in(w, ascii_only))
-            return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
-        return n;
+        using namespace word_scan;
+        if (ascii_only)
+            return find_first(
+                s, i,
+                [](std::uint64_t w) {
+                    return below(w, 0x20) | equal_to(w, '"') | equal_to(w, '\\') | (w & kHighs) |
+                           equal_to(w, 0x7F);
+                },
+                ' ');
+        return find_first(
+            s, i,
+            [](std::uint64_t w) { return below(w, 0x20) | equal_to(w, '"') | equal_to(w, '\\'); },
+            ' ');
     }
 
     void string(const std::string& s) {

@@ -1,6 +1,8 @@
 // Python string semantics on UTF-8. Case mapping covers ASCII; other characters pass unchanged.
 #include "text.hpp"
 
+#include <array>
+
 #include <algorithm>
 
 #include "failure.hpp"
@@ -249,34 +251,49 @@ std::string pad(std::string_view s, std::int64_t width, std::string_view fill, c
 }
 
 void append_html_escaped(std::string& out, std::string_view in) {
-    auto needs_escape = [](char c) {
-        return c == '&' || c == '<' || c == '>' || c == '"' || c == '\'';
+    auto needs_escape = [](std::uint64_t w) {
+        using namespace word_scan;
+        return equal_to(w, '&') | equal_to(w, '<') | equal_to(w, '>') | equal_to(w, '"') |
+               equal_to(w, '\'');
     };
-    std::size_t i = 0;
-    while (i < in.size()) {
-        // copy the run that needs no escaping in one append
-        std::size_t run = i;
-        while (run < in.size() && !needs_escape(in[run])) ++run;
-        out.append(in, i, run - i);
-        if (run == in.size()) break;
-        switch (in[run]) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&#34;";
-                break;
-            default:  // '\''
-                out += "&#39;";
-        }
-        i = run + 1;
+    // Plain text, the usual case, is found a word at a time and copied in one append.
+    std::size_t first = word_scan::find_first(in, 0, needs_escape, ' ');
+    if (first == in.size()) {
+        out.append(in);
+        return;
     }
+    // Text with escapes (JSON is full of quotes) is written in one pass through a cursor, into
+    // room for the worst case (every byte an entity), and cut to size after.
+    struct Entity {
+        char text[8];  // stored whole: one 8-byte copy, then the cursor moves by size
+        std::uint8_t size;
+    };
+    static constexpr Entity kEntities[] = {
+        {"&amp;", 5}, {"&lt;", 4}, {"&gt;", 4}, {"&#34;", 5}, {"&#39;", 5}};
+    static constexpr auto kEntityOf = [] {
+        std::array<std::uint8_t, 256> t{};  // 1 + index in kEntities; 0 = copied as is
+        t['&'] = 1;
+        t['<'] = 2;
+        t['>'] = 3;
+        t['"'] = 4;
+        t['\''] = 5;
+        return t;
+    }();
+    const std::size_t at = out.size();
+    out.resize(at + first + 5 * (in.size() - first) + 3);  // + 3: the last entity's whole copy
+    char* const begin = out.data() + at;
+    std::memcpy(begin, in.data(), first);
+    char* p = begin + first;
+    for (std::size_t i = first; i < in.size(); ++i) {
+        std::uint8_t e = kEntityOf[static_cast<unsigned char>(in[i])];
+        if (!e) {
+            *p++ = in[i];
+        } else {
+            std::memcpy(p, kEntities[e - 1].text, 8);
+            p += kEntities[e - 1].size;
+        }
+    }
+    out.resize(at + static_cast<std::size_t>(p - begin));
 }
 
 }  // namespace cmfpipe::jinja2

@@ -1,6 +1,7 @@
 #pragma once
 // Python string operations on UTF-8 text (strip, split, title, padding...), shared by the str
 // methods and the filters.
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -52,6 +53,38 @@ inline bool same_text(std::string_view a, std::string_view b) {
         if (a[i] != b[i]) return false;
     return true;
 }
+
+// Byte tests eight bytes at a time (a little-endian word): the result flags each matching byte
+// by its high bit. Bytes above the first match may be flagged falsely (a borrow); the first
+// flagged byte is always exact, which is all a scan for the first match needs.
+namespace word_scan {
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+inline std::uint64_t equal_to(std::uint64_t w, unsigned char c) {
+    std::uint64_t x = w ^ (kOnes * c);
+    return (x - kOnes) & ~x & kHighs;
+}
+inline std::uint64_t below(std::uint64_t w, unsigned char n) {  // n <= 0x80
+    return (w - kOnes * n) & ~w & kHighs;
+}
+// The index of the first byte of s at or after i that `flags` marks, or s.size(). `flags` maps a
+// word to its flag bits; the tail shorter than a word is padded with `pad`, a byte it never marks.
+template <class Flags>
+inline std::size_t find_first(std::string_view s, std::size_t i, Flags flags, char pad) {
+    static_assert(std::endian::native == std::endian::little);
+    std::uint64_t w;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::memcpy(&w, s.data() + i, 8);
+        if (std::uint64_t m = flags(w))
+            return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
+    }
+    if (i == s.size()) return i;
+    w = kOnes * static_cast<unsigned char>(pad);
+    std::memcpy(&w, s.data() + i, s.size() - i);
+    if (std::uint64_t m = flags(w)) return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
+    return s.size();
+}
+}  // namespace word_scan
 
 // markupsafe's escape: & < > " ' as &amp; &lt; &gt; &#34; &#39;, appended to out.
 void append_html_escaped(std::string& out, std::string_view in);
