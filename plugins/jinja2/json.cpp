@@ -187,7 +187,7 @@ class Encoder {
         if (i == s.size()) {  // nothing to escape: the common case
             char* p = room(s.size() + 2);
             p[0] = '"';
-            std::memcpy(p + 1, s.data(), s.size());
+            copy_bytes(p + 1, s.data(), s.size());
             p[s.size() + 1] = '"';
             len_ += s.size() + 2;
             return;
@@ -273,7 +273,7 @@ class Encoder {
         ++len_;
     }
     void put(std::string_view text) {
-        std::memcpy(room(text.size()), text.data(), text.size());
+        copy_bytes(room(text.size()), text.data(), text.size());
         len_ += text.size();
     }
 

@@ -41,6 +41,28 @@ inline bool same_ends(const char* x, const char* y, std::size_t n) {
     return ((x0 ^ y0) | (x1 ^ y1)) == 0;
 }
 
+// memcpy for the short strings of keys and names, without the library call: two overlapping
+// words for up to sixteen bytes.
+inline void copy_bytes(char* dst, const char* src, std::size_t n) {
+    if (n >= 8 && n <= 16) {
+        std::uint64_t head, tail;
+        std::memcpy(&head, src, 8);
+        std::memcpy(&tail, src + n - 8, 8);
+        std::memcpy(dst, &head, 8);
+        std::memcpy(dst + n - 8, &tail, 8);
+    } else if (n >= 4 && n < 8) {
+        std::uint32_t head, tail;
+        std::memcpy(&head, src, 4);
+        std::memcpy(&tail, src + n - 4, 4);
+        std::memcpy(dst, &head, 4);
+        std::memcpy(dst + n - 4, &tail, 4);
+    } else if (n < 4) {
+        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+    } else {
+        std::memcpy(dst, src, n);
+    }
+}
+
 // a == b for strings: dict keys, role names and attribute names are short, and for a few bytes
 // memcmp's call and dispatch cost more than the compare. Longer strings go to memcmp.
 inline bool same_text(std::string_view a, std::string_view b) {
@@ -72,6 +94,7 @@ inline std::uint64_t below(std::uint64_t w, unsigned char n) {  // n <= 0x80
 template <class Flags>
 inline std::size_t find_first(std::string_view s, std::size_t i, Flags flags, char pad) {
     static_assert(std::endian::native == std::endian::little);
+    const std::size_t start = i;
     std::uint64_t w;
     for (; i + 8 <= s.size(); i += 8) {
         std::memcpy(&w, s.data() + i, 8);
@@ -79,8 +102,18 @@ inline std::size_t find_first(std::string_view s, std::size_t i, Flags flags, ch
             return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
     }
     if (i == s.size()) return i;
-    w = kOnes * static_cast<unsigned char>(pad);
-    std::memcpy(&w, s.data() + i, s.size() - i);
+    if (s.size() >= start + 8) {
+        // the last eight bytes, overlapping bytes already known unmarked: no flag falls before i
+        i = s.size() - 8;
+        std::memcpy(&w, s.data() + i, 8);
+    } else {
+        // a short tail, assembled byte by byte over the padding (not a variable-size memcpy)
+        w = kOnes * static_cast<unsigned char>(pad);
+        for (std::size_t k = i; k < s.size(); ++k) {
+            w &= ~(std::uint64_t{0xFF} << (8 * (k - i)));
+            w |= std::uint64_t{static_cast<unsigned char>(s[k])} << (8 * (k - i));
+        }
+    }
     if (std::uint64_t m = flags(w)) return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
     return s.size();
 }
