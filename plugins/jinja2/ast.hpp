@@ -27,6 +27,7 @@ struct Node {
 };
 
 enum class ExprKind {
+    // the first four, up to GetItem, are what Evaluator::eval_place may find in place
     Const,
     Name,
     GetAttr,

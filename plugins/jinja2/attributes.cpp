@@ -212,21 +212,25 @@ Value Evaluator::getattr(const Value& obj, std::string_view name, const Node* si
     return Value::undefined(UndefinedReason::Attribute, std::string(name), object_name(obj));
 }
 
+const Value* item_in_place(const Value& obj, const Value& key) {
+    if (obj.is_dict()) return obj.dict().find(key);
+    if (obj.is_list() && (key.is_int() || key.is_bool())) {
+        const auto& items = obj.list().items;
+        std::int64_t i = key.as_int();
+        if (i < 0) i += static_cast<std::int64_t>(items.size());
+        if (i >= 0 && i < static_cast<std::int64_t>(items.size()))
+            return &items[static_cast<std::size_t>(i)];
+    }
+    return nullptr;
+}
+
 Value Evaluator::getitem(const Value& obj, const Value& key, const Node* site) {
     switch (obj.kind()) {
         case Kind::Undefined:
             raise_undefined(obj);
         case Kind::Dict:
-            if (const Value* v = obj.dict().find(key)) return *v;
-            break;
         case Kind::List:
-            if (key.is_int() || key.is_bool()) {
-                const auto& items = obj.list().items;
-                std::int64_t i = key.as_int();
-                if (i < 0) i += static_cast<std::int64_t>(items.size());
-                if (i >= 0 && i < static_cast<std::int64_t>(items.size()))
-                    return items[static_cast<std::size_t>(i)];
-            }
+            if (const Value* v = item_in_place(obj, key)) return *v;
             break;
         case Kind::String:
             if (key.is_int() || key.is_bool()) {

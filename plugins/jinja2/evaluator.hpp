@@ -196,6 +196,20 @@ class Evaluator {
     // e's value: a bound variable in place (no copy, no reference count), anything else
     // evaluated into temp. Only for operands used before any statement can rebind them.
     const Value& eval_operand(const Expr& e, Value& temp);
+    // e's value without a copy where it already exists: a bound variable, a constant, or an
+    // item or attribute found in place in a dict or list (obj['key'], obj.attr, obj[0]);
+    // anything else is evaluated into temp. The reference may point into a container, which a
+    // later evaluation could change (list.pop): only for a value used before anything else is
+    // evaluated.
+    const Value& eval_ref(const Expr& e, Value& temp) {
+        if (in_place_kind(e)) return eval_place(e, temp);
+        temp = eval(e);
+        return temp;
+    }
+    // The kinds eval_place may find in place: names, constants, items and attributes.
+    static bool in_place_kind(const Expr& e) { return e.kind <= ExprKind::GetItem; }
+    const Value& eval_place(const Expr& e, Value& temp);
+    const Value& looked_up(const Expr& e, const Value& obj, Value& temp);
     void assign(const Target& t, Value v);
     void bind(int slot, Value v);
     std::string capture(const Body& body);
@@ -219,6 +233,10 @@ class Evaluator {
     // Template inheritance: block name -> overriding chain (most derived first).
     std::vector<std::pair<std::string, std::vector<const BlockStmt*>>> block_chain_;
 };
+
+// obj[key] where it lies in obj, a dict or list, without a copy; null where getitem would have
+// to make the value or report it missing.
+const Value* item_in_place(const Value& obj, const Value& key);
 
 // JSON input -> engine values (built once per render). Strings and keys borrow j's, so j must
 // outlive the values: a render's inputs outlive its Evaluator.

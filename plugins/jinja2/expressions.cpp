@@ -150,7 +150,9 @@ Value Evaluator::eval_other(const Expr& e) {
         case ExprKind::Test: {
             const auto& t = static_cast<const TestExpr&>(e);
             Value temp;
-            const Value& subject = eval_operand(*t.subject, temp);
+            // (in place only when no argument is evaluated after it)
+            const Value& subject =
+                t.args.empty() ? eval_ref(*t.subject, temp) : eval_operand(*t.subject, temp);
             Args args;
             eval_args(t.args, args);
             bool r = located(e, [&] { return t.fn(*this, subject, args); });
@@ -169,6 +171,18 @@ Value Evaluator::eval_other(const Expr& e) {
 }
 
 Value Evaluator::eval_compare(const CompareExpr& e) {
+    if (e.rest.size() == 1 &&
+        (e.rest[0].first == CompareOp::Eq || e.rest[0].first == CompareOp::Ne)) {
+        // x == 'y', the usual test: both sides in place when the right one evaluates nothing
+        // that could change the container the left one lies in
+        const Expr& rhs = *e.rest[0].second;
+        if (rhs.kind == ExprKind::Const || rhs.kind == ExprKind::Name) {
+            Value left_temp, right_temp;
+            const Value& left = eval_ref(*e.first, left_temp);
+            const Value& right = eval_ref(rhs, right_temp);
+            return Value::boolean(equals(left, right) == (e.rest[0].first == CompareOp::Eq));
+        }
+    }
     Value left = eval(*e.first);
     for (const auto& [op, expr] : e.rest) {
         Value right = eval(*expr);

@@ -39,16 +39,26 @@ Flow Evaluator::exec(const Stmt& s) {
                 const Expr& e = *static_cast<const PrintStmt&>(s).expr;
                 if (e.kind == ExprKind::Binary &&
                     (static_cast<const BinaryExpr&>(e).op == BinaryOp::Add ||
-                     static_cast<const BinaryExpr&>(e).op == BinaryOp::Concat))
+                     static_cast<const BinaryExpr&>(e).op == BinaryOp::Concat)) {
                     print_sum(static_cast<const BinaryExpr&>(e));
-                else
+                    return Flow::Normal;
+                }
+                if (in_place_kind(e)) {
+                    Value temp;
+                    write_value(eval_place(e, temp));
+                } else {
                     write_value(eval(e));
+                }
                 return Flow::Normal;
             }
             case StmtKind::If: {
                 const auto& n = static_cast<const IfStmt&>(s);
-                for (const auto& [test, body] : n.branches)
-                    if (truthy(eval(*test))) return exec_body(body);
+                for (const auto& [test, body] : n.branches) {
+                    Value temp;
+                    bool yes = in_place_kind(*test) ? truthy(eval_place(*test, temp))
+                                                    : truthy(eval(*test));
+                    if (yes) return exec_body(body);
+                }
                 return exec_body(n.otherwise);
             }
             case StmtKind::For: {
@@ -205,6 +215,50 @@ const Value& Evaluator::eval_operand(const Expr& e, Value& temp) {
     if (e.kind == ExprKind::Name)
         if (const Value* v = find_var(static_cast<const NameExpr&>(e).slot)) return *v;
     temp = eval(e);
+    return temp;
+}
+
+const Value& Evaluator::eval_place(const Expr& e, Value& temp) {
+    switch (e.kind) {
+        case ExprKind::Name:
+            if (const Value* v = find_var(static_cast<const NameExpr&>(e).slot)) return *v;
+            break;
+        case ExprKind::Const:
+            return static_cast<const ConstExpr&>(e).value;
+        case ExprKind::GetItem: {
+            const auto& g = static_cast<const GetItemExpr&>(e);
+            if (g.key->kind != ExprKind::Const) break;
+            const Value& obj = eval_ref(*g.object, temp);
+            if (const Value* v = item_in_place(obj, static_cast<const ConstExpr&>(*g.key).value))
+                return *v;
+            return looked_up(e, obj, temp);
+        }
+        case ExprKind::GetAttr: {
+            const auto& g = static_cast<const GetAttrExpr&>(e);
+            const Value& obj = eval_ref(*g.object, temp);
+            // a dict's key, unless the name is a method of some type (getattr decides those)
+            if (obj.is_dict() && g.methods == 0)
+                if (const Value* v = obj.dict().find(g.attr)) return *v;
+            return looked_up(e, obj, temp);
+        }
+        default:
+            break;
+    }
+    temp = eval(e);
+    return temp;
+}
+
+// eval_place's slow path, out of line: e (an item or attribute access) applied to obj by
+// getitem or getattr, into temp. obj may be temp: the new value is made before temp lets go.
+const Value& Evaluator::looked_up(const Expr& e, const Value& obj, Value& temp) {
+    if (e.kind == ExprKind::GetItem) {
+        const auto& g = static_cast<const GetItemExpr&>(e);
+        const Value& key = static_cast<const ConstExpr&>(*g.key).value;
+        temp = located(e, [&] { return getitem(obj, key, &g); });
+    } else {
+        const auto& g = static_cast<const GetAttrExpr&>(e);
+        temp = located(e, [&] { return getattr(obj, g.attr, &g); });
+    }
     return temp;
 }
 
