@@ -260,6 +260,10 @@ struct SetBlockStmt : Stmt {
     Target target;
     Body body;
     ExprPtr filter;  // chain of FilterExpr whose innermost subject is null
+    // A body of text alone (a long fixed prompt, say) is bound as this string, borrowed from the
+    // template, instead of being rendered into a new one on every render.
+    bool constant = false;
+    std::string constant_text;
 };
 
 struct Param {

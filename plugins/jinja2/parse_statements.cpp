@@ -1,6 +1,8 @@
 // Parsing statements: the body loop over data, print and block tags, each tag's grammar
 // (if, for, set, macro, call, filter, with, include, import, extends, block) and assignment
 // targets. Unknown and misplaced tags get Jinja's own messages.
+#include <algorithm>
+
 #include "parser.hpp"
 
 namespace cmfpipe::jinja2 {
@@ -188,6 +190,11 @@ StmtPtr Parser::set_stmt() {
     s->body = body({"endset"});
     block_stack_.pop_back();
     end_tag("endset");
+    s->constant = !s->filter && std::all_of(s->body.begin(), s->body.end(), [](const StmtPtr& b) {
+        return b->kind == StmtKind::Data;
+    });
+    if (s->constant)
+        for (const auto& b : s->body) s->constant_text += static_cast<const DataStmt&>(*b).text;
     return s;
 }
 

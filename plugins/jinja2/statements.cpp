@@ -186,6 +186,10 @@ Value Evaluator::call_recursive_loop(const ForStmt& node, Frame* parent, const V
 }
 
 void Evaluator::exec_set_block(const SetBlockStmt& s) {
+    if (s.constant) {
+        assign(s.target, Value::borrowed_string(s.constant_text));
+        return;
+    }
     std::string body = capture(s.body);
     Value v = Value::string(std::move(body));
     if (s.filter) v = apply_filter_chain(*s.filter, std::move(v));
