@@ -56,9 +56,15 @@ inline void copy_bytes(char* dst, const char* src, std::size_t n) {
         std::memcpy(&tail, src + n - 4, 4);
         std::memcpy(dst, &head, 4);
         std::memcpy(dst + n - 4, &tail, 4);
-    } else if (n < 4) {
-        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
-    } else {
+    } else if (n >= 2 && n < 4) {
+        std::uint16_t head, tail;
+        std::memcpy(&head, src, 2);
+        std::memcpy(&tail, src + n - 2, 2);
+        std::memcpy(dst, &head, 2);
+        std::memcpy(dst + n - 2, &tail, 2);
+    } else if (n == 1) {
+        dst[0] = src[0];
+    } else if (n > 16) {
         std::memcpy(dst, src, n);
     }
 }
@@ -107,12 +113,31 @@ inline std::size_t find_first(std::string_view s, std::size_t i, Flags flags, ch
         i = s.size() - 8;
         std::memcpy(&w, s.data() + i, 8);
     } else {
-        // a short tail, assembled byte by byte over the padding (not a variable-size memcpy)
-        w = kOnes * static_cast<unsigned char>(pad);
-        for (std::size_t k = i; k < s.size(); ++k) {
-            w &= ~(std::uint64_t{0xFF} << (8 * (k - i)));
-            w |= std::uint64_t{static_cast<unsigned char>(s[k])} << (8 * (k - i));
+        // a short tail (1 to 7 bytes) read in pieces of 4, 2 and 1 over the padding, not by a
+        // variable-size memcpy
+        const char* p = s.data() + i;
+        const std::size_t rest = s.size() - i;
+        unsigned shift = 0;
+        w = 0;
+        if (rest & 4) {
+            std::uint32_t x;
+            std::memcpy(&x, p, 4);
+            w = x;
+            p += 4;
+            shift = 32;
         }
+        if (rest & 2) {
+            std::uint16_t x;
+            std::memcpy(&x, p, 2);
+            w |= std::uint64_t{x} << shift;
+            p += 2;
+            shift += 16;
+        }
+        if (rest & 1) {
+            w |= std::uint64_t{static_cast<unsigned char>(*p)} << shift;
+            shift += 8;
+        }
+        w |= (kOnes * static_cast<unsigned char>(pad)) << shift;  // shift <= 56
     }
     if (std::uint64_t m = flags(w)) return i + static_cast<std::size_t>(std::countr_zero(m)) / 8;
     return s.size();

@@ -148,3 +148,12 @@ TEST_CASE("jinja2 tojson strings: every escape at every position, with and witho
           "\"caf\\u00e9 \\ud83d\\ude00\"");
     CHECK(dumps(Value::string("caf\xC3\xA9"), JsonStyle{}) == "\"caf\xC3\xA9\"");
 }
+
+TEST_CASE("jinja2 copy_bytes: every length through the inline pieces and memcpy") {
+    for (std::size_t n = 0; n <= 40; ++n) {
+        std::string src = text_of_length(n);
+        std::string dst(n + 2, '#');
+        copy_bytes(dst.data() + 1, src.data(), n);
+        CHECK(dst == "#" + src + "#");
+    }
+}
