@@ -133,6 +133,7 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
 }
 
 void Evaluator::eval_args(const CallArgs& in, Args& out) {
+    if (in.empty()) return;  // x|trim, x is defined, s.strip(): most calls pass nothing
     out.positional.reserve(in.positional.size());
     for (const auto& a : in.positional) out.positional.push_back(eval(*a));
     if (in.star_args) {

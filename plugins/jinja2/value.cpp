@@ -202,7 +202,7 @@ bool truthy(const Value& v) {
     }
 }
 
-bool equals(const Value& a, const Value& b) {
+bool equals_other(const Value& a, const Value& b) {
     if (a.kind() == Kind::List || a.kind() == Kind::Dict) {
         ValueDepth guard;
         return equals_impl(a, b);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ref.hpp"
+#include "text.hpp"
 
 namespace cmfpipe::jinja2 {
 
@@ -351,8 +352,13 @@ inline Value Value::immortal_callable(Callable& c) {
 
 // ----- Python semantics on values -----
 bool truthy(const Value& v);
-bool equals(const Value& a, const Value& b);
-bool equals_impl(const Value& a, const Value& b);  // equals without the depth guard
+bool equals_impl(const Value& a, const Value& b);   // equals without the depth guard
+bool equals_other(const Value& a, const Value& b);  // equals for all but two strings
+// Python ==. Two strings, what templates compare most (roles, types, names), are compared inline.
+inline bool equals(const Value& a, const Value& b) {
+    if (a.is_string() && b.is_string()) return same_text(a.str(), b.str());
+    return equals_other(a, b);
+}
 // Python '<' ordering; throws TypeError text when the types do not order.
 bool less(const Value& a, const Value& b);
 // The Python type name ("str", "int", "dict", "NoneType", "Undefined", ...).
