@@ -111,6 +111,9 @@ struct GetItemExpr : Expr {
     GetItemExpr() : Expr(ExprKind::GetItem) {}
     ExprPtr object;
     ExprPtr key;
+    // The key is a constant string that names no method and that the sandbox does not hide, so
+    // a dict without it yields plain undefined (resolved at compile time, for x['key'] probes).
+    bool plain_key = false;
 };
 
 struct SliceExpr : Expr {

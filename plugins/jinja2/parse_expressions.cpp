@@ -378,6 +378,11 @@ ExprPtr Parser::subscript(ExprPtr object, const Token& t) {
     g->object = std::move(object);
     if (parts.size() == 1) {
         g->key = std::move(parts[0]);
+        if (g->key->kind == ExprKind::Const) {
+            const Value& k = static_cast<const ConstExpr&>(*g->key).value;
+            g->plain_key = k.is_string() && method_set(k.str()) == 0 &&
+                           !(k.str().size() > 1 && k.str()[0] == '_');
+        }
     } else {
         auto l = at<ListExpr>(t);
         l->tuple = true;

@@ -258,6 +258,11 @@ const Value& Evaluator::looked_up(const Expr& e, const Value& obj, Value& temp) 
     if (e.kind == ExprKind::GetItem) {
         const auto& g = static_cast<const GetItemExpr&>(e);
         const Value& key = static_cast<const ConstExpr&>(*g.key).value;
+        if (obj.is_dict() && g.plain_key) {
+            // what getitem's fallback to getattr concludes for a dict that lacks the key
+            temp = Value::undefined_at(&g, Kind::Dict);
+            return temp;
+        }
         temp = located(e, [&] { return getitem(obj, key, &g); });
     } else {
         const auto& g = static_cast<const GetAttrExpr&>(e);
