@@ -30,6 +30,16 @@ bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& r) {
 Value Evaluator::eval_binary(const BinaryExpr& e) {
     Value a = eval(*e.left);
     Value b = eval(*e.right);
+    if ((e.op == BinaryOp::Add || e.op == BinaryOp::Concat) && a.is_string() && !a.is_markup() &&
+        !a.sole_string()) {
+        // 'prefix' + s, where s is a string no one else holds (a filter's result, say): s takes
+        // the prefix in front, instead of both being copied into a new string
+        if (std::string* sole = b.sole_string()) {
+            check_string(a.str().size() + sole->size());
+            sole->insert(0, a.str());
+            return b;
+        }
+    }
     return binary(e.op, std::move(a), b);
 }
 

@@ -266,7 +266,7 @@ class Encoder {
         return out_.data() + len_;
     }
     [[gnu::noinline]] void grow(std::size_t n) {
-        out_.resize(std::max(len_ + n, 2 * out_.size() + 64));
+        out_.resize(std::max(len_ + n, 2 * out_.size() + 256));
     }
     void put(char c) {
         *room(1) = c;
