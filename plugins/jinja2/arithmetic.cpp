@@ -59,12 +59,21 @@ void Evaluator::print_sum(const BinaryExpr& e) {
     }
     // Errors are located as eval would locate them: at the innermost operator around them.
     const std::size_t start = out_->size();
-    Value sum = located(*spine[n - 1], [&] { return eval(*leftmost); });
-    bool writing = sum.is_string() && !sum.is_markup();
-    if (writing) out_->append(sum.str());
+    // Operands are read in place (eval_ref): each is used before the next is evaluated.
+    Value sum, temp;
+    const Value& first =
+        located(*spine[n - 1], [&]() -> const Value& { return eval_ref(*leftmost, temp); });
+    bool writing = first.is_string() && !first.is_markup();
+    if (writing)
+        out_->append(first.str());
+    else if (&first == &temp)
+        sum = std::move(temp);  // a value made here stays the only holder of its string
+    else
+        sum = first;
     while (n > 0) {
         const BinaryExpr& b = *spine[--n];
-        Value operand = located(b, [&] { return eval(*b.right); });
+        const Value& operand =
+            located(b, [&]() -> const Value& { return eval_ref(*b.right, temp); });
         if (writing && operand.is_string() && !operand.is_markup()) {
             out_->append(operand.str());
             check_string(out_->size() - start);
