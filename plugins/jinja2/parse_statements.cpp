@@ -18,6 +18,17 @@ Body Parser::body(const std::vector<const char*>& ends) {
         }
     } pop{*this, !ends.empty()};
     Body out;
+    // Text and the printing of a string constant ({{- '<|im_start|>' }}) write fixed text: it is
+    // joined to the text before it, so a run of them is one statement and one write.
+    auto add_text = [&](const Token& at_token, std::string_view text) {
+        if (!out.empty() && out.back()->kind == StmtKind::Data) {
+            static_cast<DataStmt&>(*out.back()).text += text;
+            return;
+        }
+        auto d = at<DataStmt>(at_token);
+        d->text = text;
+        out.push_back(std::move(d));
+    };
     for (;;) {
         const Token& t = cur();
         if (t.type == Tok::End) {
@@ -25,9 +36,7 @@ Body Parser::body(const std::vector<const char*>& ends) {
             return out;
         }
         if (t.type == Tok::Data) {
-            auto d = at<DataStmt>(t);
-            d->text = t.text;
-            out.push_back(std::move(d));
+            add_text(t, t.text);
             advance();
         } else if (t.type == Tok::VarBegin) {
             advance();
@@ -36,6 +45,13 @@ Body Parser::body(const std::vector<const char*>& ends) {
             if (cur().type != Tok::VarEnd)
                 fail("expected token 'end of print statement', got " + describe(cur()));
             advance();
+            if (p->expr->kind == ExprKind::Const) {
+                const Value& v = static_cast<const ConstExpr&>(*p->expr).value;
+                if (v.is_string() && !v.is_markup()) {
+                    add_text(t, v.str());
+                    continue;
+                }
+            }
             out.push_back(std::move(p));
         } else if (t.type == Tok::BlockBegin) {
             advance();
