@@ -202,6 +202,9 @@ class Evaluator {
     // later evaluation could change (list.pop): only for a value used before anything else is
     // evaluated.
     const Value& eval_ref(const Expr& e, Value& temp) {
+        if (e.kind == ExprKind::Const) return static_cast<const ConstExpr&>(e).value;
+        if (e.kind == ExprKind::Name)
+            if (const Value* v = find_var(static_cast<const NameExpr&>(e).slot)) return *v;
         if (in_place_kind(e)) return eval_place(e, temp);
         temp = eval(e);
         return temp;
