@@ -183,7 +183,11 @@ class Evaluator {
     // a <op> b once both are evaluated (Python's +, -, *, /, //, %, ** and Jinja's ~).
     Value binary(BinaryOp op, Value a, const Value& b);
     void print_sum(const BinaryExpr& e);
-    Value eval_compare(const CompareExpr& e);
+    // Whether e is true (Python's truth of its value), without making the value where it is a
+    // comparison, a test, `not`, `and` or `or`: what if, elif, loop filters and `x if c` ask.
+    bool condition(const Expr& e);
+    bool compare(const CompareExpr& e);
+    bool test(const TestExpr& t);
     Value eval_call(const CallExpr& e);
     Value eval_filter(const FilterExpr& e, const Value* body_subject);
     Value eval_slice(const SliceExpr& e);

@@ -89,7 +89,8 @@ Value Evaluator::eval(const Expr& e) {
             return located(e, [&] { return eval_binary(b); });
         }
         case ExprKind::Compare:
-            return located(e, [&] { return eval_compare(static_cast<const CompareExpr&>(e)); });
+            return Value::boolean(
+                located(e, [&] { return compare(static_cast<const CompareExpr&>(e)); }));
         case ExprKind::Call:
             return located(e, [&] { return eval_call(static_cast<const CallExpr&>(e)); });
         case ExprKind::Filter:
@@ -105,8 +106,8 @@ Value Evaluator::eval_other(const Expr& e) {
     switch (e.kind) {
         case ExprKind::Unary: {
             const auto& u = static_cast<const UnaryExpr&>(e);
+            if (u.op == UnaryOp::Not) return Value::boolean(!condition(*u.operand));
             Value v = eval(*u.operand);
-            if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
             return located(e, [&] {
                 if (v.is_undefined()) raise_undefined(v);
                 if (v.is_float())
@@ -120,7 +121,7 @@ Value Evaluator::eval_other(const Expr& e) {
         }
         case ExprKind::CondExpr: {
             const auto& c = static_cast<const CondExpr&>(e);
-            if (truthy(eval(*c.test))) return eval(*c.then);
+            if (condition(*c.test)) return eval(*c.then);
             if (c.otherwise) return eval(*c.otherwise);
             return Value::undefined(UndefinedReason::Plain,
                                     "the inline if-expression on line " + std::to_string(e.line) +
@@ -147,17 +148,8 @@ Value Evaluator::eval_other(const Expr& e) {
             }
             return Value::dict(std::move(dict));
         }
-        case ExprKind::Test: {
-            const auto& t = static_cast<const TestExpr&>(e);
-            Value temp;
-            // (in place only when no argument is evaluated after it)
-            const Value& subject =
-                t.args.empty() ? eval_ref(*t.subject, temp) : eval_operand(*t.subject, temp);
-            Args args;
-            eval_args(t.args, args);
-            bool r = located(e, [&] { return t.fn(*this, subject, args); });
-            return Value::boolean(t.negated ? !r : r);
-        }
+        case ExprKind::Test:
+            return Value::boolean(test(static_cast<const TestExpr&>(e)));
         case ExprKind::UnknownFilter: {
             const auto& u = static_cast<const UnknownFilterExpr&>(e);
             throw Failure("TemplateRuntimeError",
@@ -170,7 +162,48 @@ Value Evaluator::eval_other(const Expr& e) {
     }
 }
 
-Value Evaluator::eval_compare(const CompareExpr& e) {
+bool Evaluator::condition(const Expr& e) {
+    switch (e.kind) {
+        case ExprKind::Const:
+        case ExprKind::Name:
+        case ExprKind::GetAttr:
+        case ExprKind::GetItem: {
+            Value temp;
+            return truthy(eval_ref(e, temp));
+        }
+        case ExprKind::Compare:
+            return located(e, [&] { return compare(static_cast<const CompareExpr&>(e)); });
+        case ExprKind::Test:
+            return test(static_cast<const TestExpr&>(e));
+        case ExprKind::Unary:
+            if (static_cast<const UnaryExpr&>(e).op == UnaryOp::Not)
+                return !condition(*static_cast<const UnaryExpr&>(e).operand);
+            break;
+        case ExprKind::Binary: {
+            // (the truth of `a and b` is a's and then b's; of `a or b`, a's or else b's)
+            const auto& b = static_cast<const BinaryExpr&>(e);
+            if (b.op == BinaryOp::And) return condition(*b.left) && condition(*b.right);
+            if (b.op == BinaryOp::Or) return condition(*b.left) || condition(*b.right);
+            break;
+        }
+        default:
+            break;
+    }
+    return truthy(eval(e));
+}
+
+bool Evaluator::test(const TestExpr& t) {
+    Value temp;
+    // (in place only when no argument is evaluated after it)
+    const Value& subject =
+        t.args.empty() ? eval_ref(*t.subject, temp) : eval_operand(*t.subject, temp);
+    Args args;
+    eval_args(t.args, args);
+    bool r = located(t, [&] { return t.fn(*this, subject, args); });
+    return t.negated ? !r : r;
+}
+
+bool Evaluator::compare(const CompareExpr& e) {
     if (e.rest.size() == 1 &&
         (e.rest[0].first == CompareOp::Eq || e.rest[0].first == CompareOp::Ne)) {
         // x == 'y', the usual test: both sides in place when the right one evaluates nothing
@@ -180,7 +213,7 @@ Value Evaluator::eval_compare(const CompareExpr& e) {
             Value left_temp, right_temp;
             const Value& left = eval_ref(*e.first, left_temp);
             const Value& right = eval_ref(rhs, right_temp);
-            return Value::boolean(equals(left, right) == (e.rest[0].first == CompareOp::Eq));
+            return equals(left, right) == (e.rest[0].first == CompareOp::Eq);
         }
     }
     Value left = eval(*e.first);
@@ -224,10 +257,10 @@ Value Evaluator::eval_compare(const CompareExpr& e) {
                     ok = ordered(">=", [&] { return !less(left, right); });
             }
         }
-        if (!ok) return Value::boolean(false);
+        if (!ok) return false;
         left = std::move(right);
     }
-    return Value::boolean(true);
+    return true;
 }
 
 Value Evaluator::eval_slice(const SliceExpr& e) {

@@ -53,12 +53,8 @@ Flow Evaluator::exec(const Stmt& s) {
             }
             case StmtKind::If: {
                 const auto& n = static_cast<const IfStmt&>(s);
-                for (const auto& [test, body] : n.branches) {
-                    Value temp;
-                    bool yes = in_place_kind(*test) ? truthy(eval_place(*test, temp))
-                                                    : truthy(eval(*test));
-                    if (yes) return exec_body(body);
-                }
+                for (const auto& [test, body] : n.branches)
+                    if (condition(*test)) return exec_body(body);
                 return exec_body(n.otherwise);
             }
             case StmtKind::For: {
@@ -143,7 +139,7 @@ Flow Evaluator::exec_for(const ForStmt& n, Frame* parent, const Value& iterable,
         for (const auto& item : items->items) {
             tick();
             assign(n.target, item);
-            if (truthy(eval(*n.filter))) kept->items.push_back(item);
+            if (condition(*n.filter)) kept->items.push_back(item);
         }
         items = kept;
         f.vars.clear();
