@@ -53,12 +53,8 @@ bool contains(Evaluator& ev, const Value& container, const Value& item) {
 
 }  // namespace
 
-Value Evaluator::eval(const Expr& e) {
+Value Evaluator::eval_node(const Expr& e) {
     switch (e.kind) {
-        case ExprKind::Const:
-            return static_cast<const ConstExpr&>(e).value;
-        case ExprKind::Name:
-            return eval_name(static_cast<const NameExpr&>(e));
         case ExprKind::GetAttr: {
             const auto& g = static_cast<const GetAttrExpr&>(e);
             Value temp;
