@@ -41,32 +41,29 @@ inline bool same_ends(const char* x, const char* y, std::size_t n) {
     return ((x0 ^ y0) | (x1 ^ y1)) == 0;
 }
 
-// memcpy for the short strings of keys and names, without the library call: two overlapping
-// words for up to sixteen bytes.
+// Copies the first and the last sizeof(Word) bytes of src (n of them, sizeof(Word) <= n <=
+// twice that): every byte, the two words overlapping when n is shorter.
+template <class Word>
+inline void copy_ends(char* dst, const char* src, std::size_t n) {
+    Word head, tail;
+    std::memcpy(&head, src, sizeof(Word));
+    std::memcpy(&tail, src + n - sizeof(Word), sizeof(Word));
+    std::memcpy(dst, &head, sizeof(Word));
+    std::memcpy(dst + n - sizeof(Word), &tail, sizeof(Word));
+}
+
+// memcpy for the short strings of keys and names, without the library call.
 inline void copy_bytes(char* dst, const char* src, std::size_t n) {
-    if (n >= 8 && n <= 16) {
-        std::uint64_t head, tail;
-        std::memcpy(&head, src, 8);
-        std::memcpy(&tail, src + n - 8, 8);
-        std::memcpy(dst, &head, 8);
-        std::memcpy(dst + n - 8, &tail, 8);
-    } else if (n >= 4 && n < 8) {
-        std::uint32_t head, tail;
-        std::memcpy(&head, src, 4);
-        std::memcpy(&tail, src + n - 4, 4);
-        std::memcpy(dst, &head, 4);
-        std::memcpy(dst + n - 4, &tail, 4);
-    } else if (n >= 2 && n < 4) {
-        std::uint16_t head, tail;
-        std::memcpy(&head, src, 2);
-        std::memcpy(&tail, src + n - 2, 2);
-        std::memcpy(dst, &head, 2);
-        std::memcpy(dst + n - 2, &tail, 2);
-    } else if (n == 1) {
-        dst[0] = src[0];
-    } else if (n > 16) {
+    if (n > 16)
         std::memcpy(dst, src, n);
-    }
+    else if (n >= 8)
+        copy_ends<std::uint64_t>(dst, src, n);
+    else if (n >= 4)
+        copy_ends<std::uint32_t>(dst, src, n);
+    else if (n >= 2)
+        copy_ends<std::uint16_t>(dst, src, n);
+    else if (n == 1)
+        dst[0] = src[0];
 }
 
 // a == b for strings: dict keys, role names and attribute names are short, and for a few bytes
