@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cmfpipe/cmf/json.hpp"
+#include "cmfpipe/core/file_stamp.hpp"
 #include "cmfpipe/core/files.hpp"
 #include "cmfpipe/errors.hpp"
 #include "command.hpp"
@@ -34,18 +35,13 @@ class MessageListPrinter {
     std::size_t count_ = 0;
 };
 
-// The document's size and time of change, to see that nobody wrote it while we did.
-struct Stamp {
-    std::uintmax_t size = 0;
-    std::filesystem::file_time_type time;
-    bool operator==(const Stamp&) const = default;
-};
-
-Stamp stamp_of(const std::string& file) {
+// The document's stamp (file_stamp.hpp), to see that nobody wrote it while we did.
+FileStamp document_stamp(const std::string& file) {
+    if (std::optional<FileStamp> stamp = stamp_of(file)) return *stamp;
     std::error_code ec;
-    Stamp stamp{std::filesystem::file_size(file, ec), std::filesystem::last_write_time(file, ec)};
-    if (ec) throw ValueError("cannot append: " + ec.message(), {file});
-    return stamp;
+    (void)std::filesystem::file_size(file, ec);  // why there is none, in the system's words
+    throw ValueError("cannot append: " + (ec ? ec.message() : std::string("not a regular file")),
+                     {file});
 }
 
 // The messages as a Prapti `### @assistant:` section (and what else they hold), then an empty
@@ -53,11 +49,11 @@ Stamp stamp_of(const std::string& file) {
 void append_to_document(const Adapter& prapti, const std::vector<cmf::Message>& messages,
                         const std::string& file) {
     if (messages.empty()) throw ValueError("the completion holds no message to append", {file});
-    const Stamp before = stamp_of(file);
+    const FileStamp before = document_stamp(file);
     const std::string document = read_text_file(file);
     const Json appended =
         prapti.to_wire(messages, Json::object(), {{"after", document}, {"next_user", true}});
-    if (stamp_of(file) != before)
+    if (document_stamp(file) != before)
         throw ValueError("changed while the answer was being appended; nothing was written",
                          {file});
     replace_file(file, document + appended.get<std::string>());
