@@ -61,17 +61,24 @@ void Evaluator::print_sum(const BinaryExpr& e) {
     const std::size_t start = out_->size();
     // Operands are read in place (eval_ref): each is used before the next is evaluated.
     Value sum, temp;
-    const Value& first =
-        located(*spine[n - 1], [&]() -> const Value& { return eval_ref(*leftmost, temp); });
-    bool writing = first.is_string() && !first.is_markup();
-    if (writing)
-        out_->append(first.str());
-    else if (&first == &temp)
-        sum = std::move(temp);  // a value made here stays the only holder of its string
-    else
-        sum = first;
+    bool writing = printed_macro_call(*leftmost);
+    if (!writing) {
+        const Value& first =
+            located(*spine[n - 1], [&]() -> const Value& { return eval_ref(*leftmost, temp); });
+        writing = first.is_string() && !first.is_markup();
+        if (writing)
+            out_->append(first.str());
+        else if (&first == &temp)
+            sum = std::move(temp);  // a value made here stays the only holder of its string
+        else
+            sum = first;
+    }
     while (n > 0) {
         const BinaryExpr& b = *spine[--n];
+        if (writing && printed_macro_call(*b.right)) {  // a macro's value is a plain string
+            check_string(out_->size() - start);
+            continue;
+        }
         const Value& operand =
             located(b, [&]() -> const Value& { return eval_ref(*b.right, temp); });
         if (writing && operand.is_string() && !operand.is_markup()) {

@@ -66,6 +66,29 @@ Value Evaluator::macro_value(const MacroStmt& m) {
 Value Evaluator::call_macro(const MacroStmt& m, Module* module,
                             const std::shared_ptr<const Closure>& closure, Args& args,
                             const Value& caller) {
+    std::string buffer;
+    run_macro(m, module, closure, args, caller, buffer);
+    return Value::string(std::move(buffer));
+}
+
+bool Evaluator::print_macro_call(const CallExpr& e) {
+    if (e.callee->kind != ExprKind::Name) return false;
+    const Value* found = find_var(static_cast<const NameExpr&>(*e.callee).slot);
+    if (!found || !found->is_callable() || !found->callable().is_macro()) return false;
+    Value callee = *found;  // held: evaluating the arguments may rebind the name
+    located(e, [&] {
+        Args args;
+        eval_args(e.args, args);
+        const auto& m = static_cast<const MacroCallable&>(callee.callable());
+        DepthGuard level = recursion_level(" calls");
+        run_macro(*m.node, m.module, m.closure, args, m.caller, *out_);
+    });
+    return true;
+}
+
+void Evaluator::run_macro(const MacroStmt& m, Module* module,
+                          const std::shared_ptr<const Closure>& closure, Args& args,
+                          const Value& caller, std::string& into) {
     Frame f{nullptr, {}, closure.get()};
     f.vars.reserve(m.params.size() + 4);  // with varargs, kwargs, caller and a set or two
     std::size_t np = m.params.size();
@@ -104,11 +127,10 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
                           "macro '" + m.name + "' takes no keyword argument '" + k + "'");
         kwargs->items.emplace_back(Value::string(k), v);
     }
-    std::string buffer;
     Restore restore(*this);
     module_ = module;
     frame_ = &f;
-    out_ = &buffer;
+    out_ = &into;
     for (std::size_t i = 0; i < np; ++i) {
         const Param& p = m.params[i];
         if (given[i])
@@ -129,7 +151,6 @@ Value Evaluator::call_macro(const MacroStmt& m, Module* module,
     if (m.uses_kwargs) f.vars.emplace_back(m.kwargs_slot, Value::dict(kwargs));
     if (m.uses_caller) f.vars.emplace_back(m.caller_slot, caller_value);
     exec_body(m.body);
-    return Value::string(std::move(buffer));
 }
 
 void Evaluator::eval_args(const CallArgs& in, Args& out) {

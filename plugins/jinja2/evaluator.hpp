@@ -116,6 +116,10 @@ class Evaluator {
                      const std::shared_ptr<const Closure>& closure, Args& args,
                      const Value& caller);
     Value call_recursive_loop(const ForStmt& node, Frame* parent, const Value& iterable, int depth);
+    // Binds a macro call's arguments and runs its body, writing into `into`.
+    void run_macro(const MacroStmt& m, Module* module,
+                   const std::shared_ptr<const Closure>& closure, Args& args, const Value& caller,
+                   std::string& into);
 
   private:
     // Puts back where the evaluator writes and which frame and module it sees, however the scope
@@ -196,6 +200,13 @@ class Evaluator {
     bool compare(const CompareExpr& e);
     bool test(const TestExpr& t);
     Value eval_call(const CallExpr& e);
+    // {{ m(...) }} where m is a macro: its body writes straight into the output instead of into
+    // a string copied there afterwards (a macro's value is its output, a plain string, so the
+    // bytes are the same). False, having evaluated nothing, where e does not call a macro.
+    bool print_macro_call(const CallExpr& e);
+    bool printed_macro_call(const Expr& e) {
+        return e.kind == ExprKind::Call && print_macro_call(static_cast<const CallExpr&>(e));
+    }
     Value eval_filter(const FilterExpr& e, const Value* body_subject);
     Value eval_slice(const SliceExpr& e);
     void eval_args(const CallArgs& in, Args& out);
