@@ -44,7 +44,9 @@ ExprPtr Parser::expression(bool with_condexpr) {
     DepthGuard guard = nesting_level();
     if (!with_condexpr) return or_expr();
     ExprPtr e = or_expr();
+    ChainLevels chain(*this);
     while (is_name("if")) {
+        chain.add();
         auto c = at<CondExpr>(cur());
         advance();
         bool saved = soft_;
@@ -68,7 +70,9 @@ ExprPtr Parser::binary(BinaryOp op, ExprPtr left, ExprPtr right, const Token& t)
 
 ExprPtr Parser::or_expr() {
     ExprPtr left = and_expr();
+    ChainLevels chain(*this);
     while (is_name("or")) {
+        chain.add();
         const Token& t = cur();
         advance();
         left = binary(BinaryOp::Or, std::move(left), and_expr(), t);
@@ -78,7 +82,9 @@ ExprPtr Parser::or_expr() {
 
 ExprPtr Parser::and_expr() {
     ExprPtr left = not_expr();
+    ChainLevels chain(*this);
     while (is_name("and")) {
+        chain.add();
         const Token& t = cur();
         advance();
         left = binary(BinaryOp::And, std::move(left), not_expr(), t);
@@ -136,7 +142,9 @@ ExprPtr Parser::compare() {
 
 ExprPtr Parser::math1() {
     ExprPtr left = concat();
+    ChainLevels chain(*this);
     while (is_op("+") || is_op("-")) {
+        chain.add();
         const Token& t = cur();
         BinaryOp op = t.text == "+" ? BinaryOp::Add : BinaryOp::Sub;
         advance();
@@ -147,7 +155,9 @@ ExprPtr Parser::math1() {
 
 ExprPtr Parser::concat() {
     ExprPtr left = math2();
+    ChainLevels chain(*this);
     while (is_op("~")) {
+        chain.add();
         const Token& t = cur();
         advance();
         left = binary(BinaryOp::Concat, std::move(left), math2(), t);
@@ -157,7 +167,9 @@ ExprPtr Parser::concat() {
 
 ExprPtr Parser::math2() {
     ExprPtr left = pow();
+    ChainLevels chain(*this);
     while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
+        chain.add();
         const Token& t = cur();
         BinaryOp op = t.text == "*"    ? BinaryOp::Mul
                       : t.text == "/"  ? BinaryOp::Div
@@ -171,7 +183,9 @@ ExprPtr Parser::math2() {
 
 ExprPtr Parser::pow() {
     ExprPtr left = unary(true);
+    ChainLevels chain(*this);
     while (is_op("**")) {
+        chain.add();
         const Token& t = cur();
         advance();
         left = binary(BinaryOp::Pow, std::move(left), unary(true), t);
@@ -313,7 +327,10 @@ ExprPtr Parser::primary() {
 }
 
 ExprPtr Parser::postfix(ExprPtr node) {
+    ChainLevels chain(*this);
     for (;;) {
+        if (!is_op(".") && !is_op("[") && !is_op("(")) return node;
+        chain.add();
         const Token& t = cur();
         if (is_op(".")) {
             advance();
@@ -427,7 +444,10 @@ ExprPtr Parser::call(ExprPtr callee) {
 }
 
 ExprPtr Parser::filter_expr(ExprPtr node) {
+    ChainLevels chain(*this);
     for (;;) {
+        if (!is_op("|") && !is_name("is") && !is_op("(")) return node;
+        chain.add();
         if (is_op("|")) {
             node = filter_chain(std::move(node));
         } else if (is_name("is")) {
@@ -442,7 +462,9 @@ ExprPtr Parser::filter_expr(ExprPtr node) {
 
 ExprPtr Parser::filter_chain(ExprPtr subject, bool first_without_pipe) {
     bool first = true;
+    ChainLevels chain(*this);
     while ((first && first_without_pipe) || is_op("|")) {
+        chain.add();
         if (!(first && first_without_pipe)) advance();
         first = false;
         const Token& t = cur();

@@ -107,6 +107,29 @@ class Parser {
                           cur().column);
     }
 
+    // A left-associative chain (a + b + c, x|f|g, a.b.c()) nests each operand in the one before
+    // it, so the tree is as deep as the chain is long: each operator is one more level of
+    // nesting, given back when the chain ends. A 300,000-term sum is refused here instead of
+    // overflowing the stack of whatever walks the tree after it (evaluation, destruction).
+    class ChainLevels {
+      public:
+        explicit ChainLevels(Parser& p) : p_(p) {}
+        ~ChainLevels() { p_.depth_ -= levels_; }
+        ChainLevels(const ChainLevels&) = delete;
+        ChainLevels& operator=(const ChainLevels&) = delete;
+        void add() {
+            int max = p_.opt_.max_nesting_depth;
+            if (p_.depth_ + 1 > max)
+                fail_too_deep("template nesting", max, " levels", p_.cur().line, p_.cur().column);
+            ++p_.depth_;
+            ++levels_;
+        }
+
+      private:
+        Parser& p_;
+        int levels_ = 0;
+    };
+
     // ----- statements -----
 
     // Parses until a block tag whose name is in `ends`; leaves the cursor on that name.

@@ -89,6 +89,23 @@ TEST_CASE("jinja2 sandbox: 10,000-deep nesting is refused by the parser") {
     require_limit("{{ " + nots + "true }}", "nesting deeper than");
 }
 
+TEST_CASE("jinja2 sandbox: 100000-term operator chains are refused by the parser") {
+    // Each chain is a tree as deep as it is long; walking it would overflow the stack.
+    auto chain = [](const std::string& first, const std::string& link) {
+        std::string s = "{{ " + first;
+        for (int i = 0; i < 100000; ++i) s += link;
+        return s + " }}";
+    };
+    for (const char* link : {" + 'a'", " ~ x", " - 1", " * 1", " ** 1", " or x", " and x",
+                             "|string", ".a", "[0]", "()", " is defined", " if x"})
+        require_limit(chain("x", link), "template nesting deeper than 256 levels");
+    // A chain of 200 is fine, and is as long as any in a real template.
+    std::string sum = "{{ 'a'";
+    for (int i = 0; i < 200; ++i) sum += " + 'b'";
+    Outcome o = render_outcome(*jinja2_renderer(), sum + " }}", Json::object(), chat_options());
+    CHECK(o.text == "a" + std::string(200, 'b'));
+}
+
 TEST_CASE("jinja2 sandbox: a 50 MB template is refused by size") {
     std::string big(50u << 20, 'a');
     require_limit(big, "exceeds the limit of 4194304 bytes");
