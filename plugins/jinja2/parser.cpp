@@ -15,6 +15,7 @@ std::shared_ptr<const Template> compile(std::string_view source, const CompileOp
     lex.keep_trailing_newline = !chat;
     tpl->source = normalize_source(source, lex.keep_trailing_newline);
     Parser(tokenize(tpl->source, lex), *tpl, options).run();
+    fold_constant_names(*tpl);
     return tpl;
 }
 

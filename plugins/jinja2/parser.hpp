@@ -201,4 +201,8 @@ class Parser {
     std::vector<std::vector<const char*>> end_stack_;
 };
 
+// After parsing: reads of a name bound once, by a top-level set of a string constant, become
+// that constant, and sums of string constants one constant (constant_names.cpp).
+void fold_constant_names(Template& tpl);
+
 }  // namespace cmfpipe::jinja2
