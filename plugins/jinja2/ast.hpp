@@ -19,7 +19,7 @@ using StmtPtr = std::unique_ptr<Stmt>;
 using Body = std::vector<StmtPtr>;
 
 using FilterFn = Value (*)(Evaluator& ev, const Value& subject, Args& args);
-using TestFn = bool (*)(Evaluator& ev, const Value& subject, Args& args);
+using TestFn = bool (*)(Evaluator& ev, const Value& subject, const Args& args);
 
 struct Node {
     int line = 0;

@@ -237,16 +237,14 @@ Value Evaluator::apply_filter_chain(const Expr& chain, Value subject) {
 
 Value Evaluator::apply_filter(std::string_view name, const Value& subject, Args& args) {
     FilterFn fn = find_filter(name, profile_);
-    if (!fn)
-        throw Failure("TemplateRuntimeError", "No filter named '" + std::string(name) + "' found.");
+    if (!fn) throw Failure("TemplateRuntimeError", "No filter named '" + std::string(name) + "'.");
     return fn(*this, subject, args);
 }
 
-bool Evaluator::apply_test(std::string_view name, const Value& subject, Args& args) {
+TestFn Evaluator::test_named(std::string_view name) {
     TestFn fn = find_test(name);
-    if (!fn)
-        throw Failure("TemplateRuntimeError", "No test named '" + std::string(name) + "' found.");
-    return fn(*this, subject, args);
+    if (!fn) throw Failure("TemplateRuntimeError", "No test named '" + std::string(name) + "'.");
+    return fn;
 }
 
 }  // namespace cmfpipe::jinja2

@@ -87,7 +87,8 @@ class Evaluator {
     // Python iteration: lists as they are, dict keys, string characters, undefined -> empty.
     Ref<List> iterate(const Value& v);
     Value apply_filter(std::string_view name, const Value& subject, Args& args);
-    bool apply_test(std::string_view name, const Value& subject, Args& args);
+    // The test of that name; TemplateRuntimeError where there is none.
+    TestFn test_named(std::string_view name);
     // Raises the error an undefined value carries (UndefinedError or SecurityError).
     [[noreturn]] void raise_undefined(const Value& undefined);
     std::string undefined_message(const Value& undefined) const;

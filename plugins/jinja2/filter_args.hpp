@@ -62,11 +62,17 @@ inline Values attribute_parts(const Value& attribute) {
         parts.push_back(attribute);
         return parts;
     }
-    for (const auto& p : split_sep(attribute.str(), ".", -1, false)) {
-        bool digits = !p.empty() &&
-                      std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
-        parts.push_back(digits ? Value::integer(std::stoll(p)) : Value::string(p));
+    auto digits = [](std::string_view p) {
+        return !p.empty() &&
+               std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    const std::string& path = attribute.str();
+    if (!attribute.is_markup() && path.find('.') == std::string::npos && !digits(path)) {
+        parts.push_back(attribute);  // one key, the usual 'role': no split, no copy
+        return parts;
     }
+    for (const auto& p : split_sep(path, ".", -1, false))
+        parts.push_back(digits(p) ? Value::integer(std::stoll(p)) : Value::string(p));
     return parts;
 }
 

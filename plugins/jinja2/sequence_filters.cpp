@@ -332,12 +332,13 @@ Value select_or_reject(Evaluator& ev, const Value& v, Args& a, bool select, bool
     auto items = seq(ev, v);
     ev.tick(items->items.size());
     Values out;
+    TestFn fn = nullptr;  // looked up at the first item: Jinja only fails on a test it runs
     for (const auto& item : items->items) {
         Value subject = by_attr ? get_path(ev, item, parts) : item;
         bool ok;
         if (has_test) {
-            Args call = rest;
-            ok = ev.apply_test(test, subject, call);
+            if (!fn) fn = ev.test_named(test);
+            ok = fn(ev, subject, rest);
         } else {
             ok = truthy(subject);
         }

@@ -17,50 +17,50 @@ const Value& need(const Args& a, const char* test) {
     return a.positional.empty() ? a.keyword[0].second : a.positional[0];
 }
 
-bool t_defined(Evaluator&, const Value& v, Args&) {
+bool t_defined(Evaluator&, const Value& v, const Args&) {
     return !v.is_undefined();
 }
-bool t_undefined(Evaluator&, const Value& v, Args&) {
+bool t_undefined(Evaluator&, const Value& v, const Args&) {
     return v.is_undefined();
 }
-bool t_none(Evaluator&, const Value& v, Args&) {
+bool t_none(Evaluator&, const Value& v, const Args&) {
     return v.is_none();
 }
-bool t_boolean(Evaluator&, const Value& v, Args&) {
+bool t_boolean(Evaluator&, const Value& v, const Args&) {
     return v.is_bool();
 }
-bool t_false(Evaluator&, const Value& v, Args&) {
+bool t_false(Evaluator&, const Value& v, const Args&) {
     return v.is_bool() && !v.as_bool();
 }
-bool t_true(Evaluator&, const Value& v, Args&) {
+bool t_true(Evaluator&, const Value& v, const Args&) {
     return v.is_bool() && v.as_bool();
 }
-bool t_integer(Evaluator&, const Value& v, Args&) {
+bool t_integer(Evaluator&, const Value& v, const Args&) {
     return v.is_int();
 }
-bool t_float(Evaluator&, const Value& v, Args&) {
+bool t_float(Evaluator&, const Value& v, const Args&) {
     return v.is_float();
 }
-bool t_number(Evaluator&, const Value& v, Args&) {
+bool t_number(Evaluator&, const Value& v, const Args&) {
     return v.is_number();
 }
-bool t_string(Evaluator&, const Value& v, Args&) {
+bool t_string(Evaluator&, const Value& v, const Args&) {
     return v.is_string();
 }
-bool t_mapping(Evaluator&, const Value& v, Args&) {
+bool t_mapping(Evaluator&, const Value& v, const Args&) {
     return v.is_dict();
 }
-bool t_iterable(Evaluator&, const Value& v, Args&) {
+bool t_iterable(Evaluator&, const Value& v, const Args&) {
     return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();
 }
-bool t_sequence(Evaluator&, const Value& v, Args&) {
+bool t_sequence(Evaluator&, const Value& v, const Args&) {
     if (v.is_list()) return v.list().flavor != List::Flavor::Generator;
     return v.is_string() || v.is_dict() || v.is_undefined();
 }
-bool t_callable(Evaluator&, const Value& v, Args&) {
+bool t_callable(Evaluator&, const Value& v, const Args&) {
     return v.is_callable() || v.kind() == Kind::Loop || v.is_undefined();
 }
-bool t_escaped(Evaluator&, const Value& v, Args&) {
+bool t_escaped(Evaluator&, const Value& v, const Args&) {
     return v.is_markup();
 }
 
@@ -71,15 +71,15 @@ std::int64_t int_of(Evaluator& ev, const Value& v) {
                   "unsupported operand type(s) for %: '" + type_name(v) + "' and 'int'");
 }
 
-bool t_odd(Evaluator& ev, const Value& v, Args&) {
+bool t_odd(Evaluator& ev, const Value& v, const Args&) {
     if (v.is_float()) return std::fmod(v.as_float(), 2.0) != 0.0;
     return int_of(ev, v) % 2 != 0;
 }
-bool t_even(Evaluator& ev, const Value& v, Args&) {
+bool t_even(Evaluator& ev, const Value& v, const Args&) {
     if (v.is_float()) return std::fmod(v.as_float(), 2.0) == 0.0;
     return int_of(ev, v) % 2 == 0;
 }
-bool t_divisibleby(Evaluator& ev, const Value& v, Args& a) {
+bool t_divisibleby(Evaluator& ev, const Value& v, const Args& a) {
     const Value& n = need(a, "divisibleby");
     if (n.is_float() || v.is_float()) {
         if (n.as_float() == 0.0) throw Failure("ZeroDivisionError", "float modulo");
@@ -90,38 +90,38 @@ bool t_divisibleby(Evaluator& ev, const Value& v, Args& a) {
     return int_of(ev, v) % d == 0;
 }
 
-bool t_eq(Evaluator&, const Value& v, Args& a) {
+bool t_eq(Evaluator&, const Value& v, const Args& a) {
     return equals(v, need(a, "eq"));
 }
-bool t_ne(Evaluator&, const Value& v, Args& a) {
+bool t_ne(Evaluator&, const Value& v, const Args& a) {
     return !equals(v, need(a, "ne"));
 }
 void ordered(Evaluator& ev, const Value& a, const Value& b) {
     if (a.is_undefined()) ev.raise_undefined(a);
     if (b.is_undefined()) ev.raise_undefined(b);
 }
-bool t_lt(Evaluator& ev, const Value& v, Args& a) {
+bool t_lt(Evaluator& ev, const Value& v, const Args& a) {
     const Value& o = need(a, "lt");
     ordered(ev, v, o);
     return less(v, o);
 }
-bool t_le(Evaluator& ev, const Value& v, Args& a) {
+bool t_le(Evaluator& ev, const Value& v, const Args& a) {
     const Value& o = need(a, "le");
     ordered(ev, v, o);
     return !less(o, v);
 }
-bool t_gt(Evaluator& ev, const Value& v, Args& a) {
+bool t_gt(Evaluator& ev, const Value& v, const Args& a) {
     const Value& o = need(a, "gt");
     ordered(ev, v, o);
     return less(o, v);
 }
-bool t_ge(Evaluator& ev, const Value& v, Args& a) {
+bool t_ge(Evaluator& ev, const Value& v, const Args& a) {
     const Value& o = need(a, "ge");
     ordered(ev, v, o);
     return !less(v, o);
 }
 
-bool t_in(Evaluator& ev, const Value& v, Args& a) {
+bool t_in(Evaluator& ev, const Value& v, const Args& a) {
     const Value& container = need(a, "in");
     if (container.is_string()) {
         if (!v.is_string())
@@ -137,7 +137,7 @@ bool t_in(Evaluator& ev, const Value& v, Args& a) {
     return false;
 }
 
-bool t_sameas(Evaluator&, const Value& v, Args& a) {
+bool t_sameas(Evaluator&, const Value& v, const Args& a) {
     const Value& o = need(a, "sameas");
     if (v.kind() != o.kind()) return false;
     switch (v.kind()) {
@@ -155,7 +155,7 @@ bool t_sameas(Evaluator&, const Value& v, Args& a) {
     }
 }
 
-bool t_lower(Evaluator&, const Value& v, Args&) {
+bool t_lower(Evaluator&, const Value& v, const Args&) {
     std::string s = to_str(v);
     bool cased = false;
     for (char c : s) {
@@ -164,7 +164,7 @@ bool t_lower(Evaluator&, const Value& v, Args&) {
     }
     return cased;
 }
-bool t_upper(Evaluator&, const Value& v, Args&) {
+bool t_upper(Evaluator&, const Value& v, const Args&) {
     std::string s = to_str(v);
     bool cased = false;
     for (char c : s) {
@@ -174,10 +174,10 @@ bool t_upper(Evaluator&, const Value& v, Args&) {
     return cased;
 }
 
-bool t_filter(Evaluator& ev, const Value& v, Args&) {
+bool t_filter(Evaluator& ev, const Value& v, const Args&) {
     return v.is_string() && find_filter(v.str(), ev.profile()) != nullptr;
 }
-bool t_test(Evaluator&, const Value& v, Args&) {
+bool t_test(Evaluator&, const Value& v, const Args&) {
     return v.is_string() && find_test(v.str()) != nullptr;
 }
 
