@@ -61,6 +61,7 @@ Value strip(const Value& self, const Args& a, bool left, bool right) {
         const std::string& chars = str_arg(a, 0, "strip");
         return Value::string(strip_chars(s, chars, left, right));
     }
+    if (!self.is_markup()) return strip_space_of(self, left, right);
     return Value::string(std::string(strip_space(s, left, right)));
 }
 

@@ -21,11 +21,11 @@ Value f_title(Evaluator&, const Value& s, Args&) {
 }
 
 Value f_trim(Evaluator&, const Value& s, Args& a) {
-    std::string str = soft_str(s);
     const Value* chars = arg(a, 0, "chars");
     if (chars && !chars->is_none())
-        return Value::string(strip_chars(str, soft_str(*chars), true, true));
-    return Value::string(std::string(strip_space(str, true, true)));
+        return Value::string(strip_chars(soft_str(s), soft_str(*chars), true, true));
+    if (s.is_string() && !s.is_markup()) return strip_space_of(s, true, true);
+    return Value::string(std::string(strip_space(soft_str(s), true, true)));
 }
 
 Value f_string(Evaluator&, const Value& s, Args&) {

@@ -404,6 +404,12 @@ std::string to_str(const Value& v) {
     return out;
 }
 
+Value strip_space_of(const Value& s, bool left, bool right) {
+    std::string_view kept = strip_space(s.str(), left, right);
+    if (kept.size() == s.str().size()) return s;
+    return Value::string(std::string(kept));
+}
+
 // Decodes one UTF-8 code point at s[i]; returns its length (1 for invalid bytes).
 static std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t& cp) {
     auto c = static_cast<unsigned char>(s[i]);

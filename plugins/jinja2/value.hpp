@@ -368,6 +368,9 @@ std::int64_t index_value(const Value& v);
 // str(v) appended to out (undefined prints nothing).
 void append_str(std::string& out, const Value& v);
 std::string to_str(const Value& v);
+// The string s with Python whitespace stripped from the chosen ends; s itself, shared, where
+// there is none to strip (Python's str.strip returns the same str): `content|trim` copies nothing.
+Value strip_space_of(const Value& s, bool left, bool right);
 // repr(v) appended to out.
 void append_repr(std::string& out, const Value& v);
 std::string repr_string(std::string_view s);
