@@ -58,6 +58,7 @@ void Evaluator::print_sum(const BinaryExpr& e) {
         leftmost = b.left.get();
     }
     // Errors are located as eval would locate them: at the innermost operator around them.
+    if (held_for_ == out_) release_held();
     const std::size_t start = out_->size();
     // Operands are read in place (eval_ref): each is used before the next is evaluated.
     Value sum, temp;

@@ -63,11 +63,37 @@ Value Evaluator::macro_value(const MacroStmt& m) {
     return Value::callable(std::move(c));
 }
 
+// A macro call made for its value: its buffer may hold its output as one value. Puts back the
+// caller's buffer and whatever value it held, however the call ends.
+class Evaluator::HeldOutput {
+  public:
+    HeldOutput(Evaluator& ev, std::string& buffer)
+        : ev_(ev),
+          sole_buffer_(std::exchange(ev.sole_buffer_, &buffer)),
+          held_for_(std::exchange(ev.held_for_, nullptr)),
+          held_(std::move(ev.held_)) {}
+    ~HeldOutput() {
+        ev_.sole_buffer_ = sole_buffer_;
+        ev_.held_for_ = held_for_;
+        ev_.held_ = std::move(held_);
+    }
+    HeldOutput(const HeldOutput&) = delete;
+    HeldOutput& operator=(const HeldOutput&) = delete;
+
+  private:
+    Evaluator& ev_;
+    std::string* sole_buffer_;
+    std::string* held_for_;
+    Value held_;
+};
+
 Value Evaluator::call_macro(const MacroStmt& m, Module* module,
                             const std::shared_ptr<const Closure>& closure, Args& args,
                             const Value& caller) {
     std::string buffer;
+    HeldOutput held(*this, buffer);
     run_macro(m, module, closure, args, caller, buffer);
+    if (held_for_ == &buffer) return std::move(held_);
     return Value::string(std::move(buffer));
 }
 

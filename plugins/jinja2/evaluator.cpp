@@ -124,6 +124,13 @@ std::string Evaluator::render(const std::shared_ptr<const Template>& tpl, const 
     return out;
 }
 
+void Evaluator::release_held() {
+    held_for_ = nullptr;
+    Value v = std::move(held_);
+    out_->append(v.str());
+    if (out_->size() > settings_.limits.max_output_bytes) fail_output();
+}
+
 void Evaluator::write_value(const Value& v) {
     switch (v.kind()) {
         case Kind::String:
@@ -132,6 +139,7 @@ void Evaluator::write_value(const Value& v) {
         case Kind::Undefined:
             return;  // an undefined value prints as nothing (using it otherwise raises)
         default:
+            if (held_for_ == out_) release_held();
             append_str(*out_, v);
             if (out_->size() > settings_.limits.max_output_bytes) fail_output();
             return;

@@ -165,10 +165,27 @@ class Evaluator {
     [[noreturn]] void fail_output();
 
     void write(std::string_view s) {
+        if (held_for_ == out_) release_held();
         out_->append(s);
         if (out_->size() > settings_.limits.max_output_bytes) fail_output();
     }
     void write_value(const Value& v);
+    // {{ v }}: v is written, or, as the first output of a macro call, held (below).
+    void print_value(const Value& v) {
+        if (out_ == sole_buffer_ && !held_for_ && out_->empty() && v.is_string() &&
+            !v.is_markup()) {
+            held_ = v;
+            held_for_ = out_;
+            return;
+        }
+        write_value(v);
+    }
+    // A macro call's output that so far is one printed string is held as that value, not copied
+    // into the call's buffer: render_content(content) returns content itself. The next write
+    // into that buffer writes the held value first (release_held); a call that ends still
+    // holding it returns it.
+    void release_held();
+    class HeldOutput;
 
     Flow exec_body(const Body& body);
     Flow exec(const Stmt& s);
@@ -253,6 +270,10 @@ class Evaluator {
     Module root_;                                   // the rendered template's module
     std::vector<std::unique_ptr<Module>> modules_;  // keeps imported modules alive for the render
     const Json* inputs_ = nullptr;
+    std::string* sole_buffer_ =
+        nullptr;                       // the buffer of the innermost macro call made for its value
+    std::string* held_for_ = nullptr;  // the buffer held_ is the output of, when one is held
+    Value held_;
     std::size_t iterations_ = 0;
     std::size_t allocated_ = 0;
     int depth_ = 0;

@@ -49,9 +49,9 @@ Flow Evaluator::exec(const Stmt& s) {
                 }
                 if (in_place_kind(e)) {
                     Value temp;
-                    write_value(eval_place(e, temp));
+                    print_value(eval_place(e, temp));
                 } else {
-                    write_value(eval(e));
+                    print_value(eval(e));
                 }
                 return Flow::Normal;
             }
