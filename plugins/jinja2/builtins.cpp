@@ -65,7 +65,7 @@ Value namespace_fn(Evaluator&, Args& a) {
     for (const auto& p : a.positional) {
         if (!p.is_dict())
             throw Failure("TypeError", "namespace() positional argument must be a mapping");
-        for (const auto& [k, v] : p.dict().items) ns->set(to_str(k), v);
+        for (const auto& [k, v] : p.dict().items) ns->set(name_value(k), v);
     }
     for (const auto& [k, v] : a.keyword) ns->set(k, v);
     return Value::ns(std::move(ns));
@@ -88,7 +88,7 @@ Value dict_fn(Evaluator& ev, Args& a) {
             }
         }
     }
-    for (const auto& [k, v] : a.keyword) d->set(Value::string(k), v);
+    for (const auto& [k, v] : a.keyword) d->set(k, v);
     return Value::dict(std::move(d));
 }
 
@@ -130,6 +130,10 @@ Value joiner_fn(Evaluator&, Args& a) {
 }
 
 // cycler(*items): a namespace-like object with next(), reset() and current.
+const std::string kCyclerPos = "__pos";
+const std::string kCyclerCurrent = "current";
+const std::string kCyclerNext = "next";
+const std::string kCyclerReset = "reset";
 struct CyclerNext final : Callable {
     Ref<Namespace> state;
     Values items;
@@ -138,14 +142,15 @@ struct CyclerNext final : Callable {
         const Value* pos = state->find("__pos");
         std::int64_t i = pos ? pos->as_int() : 0;
         if (reset) {
-            state->set("__pos", Value::integer(0));
-            state->set("current", items.empty() ? Value::none() : items[0]);
+            state->set(Value::borrowed_string(kCyclerPos), Value::integer(0));
+            state->set(Value::borrowed_string(kCyclerCurrent),
+                       items.empty() ? Value::none() : items[0]);
             return Value::none();
         }
         Value r = items[static_cast<std::size_t>(i)];
         i = (i + 1) % static_cast<std::int64_t>(items.size());
-        state->set("__pos", Value::integer(i));
-        state->set("current", items[static_cast<std::size_t>(i)]);
+        state->set(Value::borrowed_string(kCyclerPos), Value::integer(i));
+        state->set(Value::borrowed_string(kCyclerCurrent), items[static_cast<std::size_t>(i)]);
         return r;
     }
     std::string name() const override { return reset ? "reset" : "next"; }
@@ -159,10 +164,10 @@ Value cycler_fn(Evaluator&, Args& a) {
         c->state = ns;
         c->items = a.positional;
         c->reset = reset;
-        ns->set(reset ? "reset" : "next", Value::callable(c));
+        ns->set(Value::borrowed_string(reset ? kCyclerReset : kCyclerNext), Value::callable(c));
     }
-    ns->set("current", a.positional[0]);
-    ns->set("__pos", Value::integer(0));
+    ns->set(Value::borrowed_string(kCyclerCurrent), a.positional[0]);
+    ns->set(Value::borrowed_string(kCyclerPos), Value::integer(0));
     return Value::ns(std::move(ns));
 }
 

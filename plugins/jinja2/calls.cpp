@@ -41,7 +41,8 @@ void Evaluator::exec_call_block(const CallBlockStmt& s) {
         write_value(r);
         return;
     }
-    args.keyword.emplace_back("caller", caller);
+    static const std::string kCaller = "caller";
+    args.keyword.emplace_back(Value::borrowed_string(kCaller), caller);
     write_value(call(callee, args));
 }
 
@@ -133,25 +134,25 @@ void Evaluator::run_macro(const MacroStmt& m, Module* module,
     for (const auto& [k, v] : args.keyword) {
         bool matched = false;
         for (std::size_t i = 0; i < np; ++i) {
-            if (m.params[i].name == k) {
+            if (m.params[i].name == k.str()) {
                 if (given[i] && i < args.positional.size())
-                    throw Failure(
-                        "TypeError",
-                        "macro '" + m.name + "' got multiple values for argument '" + k + "'");
+                    throw Failure("TypeError", "macro '" + m.name +
+                                                   "' got multiple values for argument '" +
+                                                   k.str() + "'");
                 given[i] = &v;
                 matched = true;
                 break;
             }
         }
         if (matched) continue;
-        if (k == "caller" && m.uses_caller) {
+        if (k.str() == "caller" && m.uses_caller) {
             caller_value = v;
             continue;
         }
         if (!m.uses_kwargs)
             throw Failure("TypeError",
-                          "macro '" + m.name + "' takes no keyword argument '" + k + "'");
-        kwargs->items.emplace_back(Value::string(k), v);
+                          "macro '" + m.name + "' takes no keyword argument '" + k.str() + "'");
+        kwargs->items.emplace_back(k, v);
     }
     Restore restore(*this);
     module_ = module;
@@ -188,11 +189,12 @@ void Evaluator::eval_args(const CallArgs& in, Args& out) {
         for (const auto& v : extra->items) out.positional.push_back(v);
     }
     out.keyword.reserve(in.keyword.size());
-    for (const auto& [k, v] : in.keyword) out.keyword.emplace_back(k, eval(*v));
+    for (const auto& [k, v] : in.keyword)
+        out.keyword.emplace_back(Value::borrowed_string(k), eval(*v));
     if (in.star_kwargs) {
         Value d = eval(*in.star_kwargs);
         if (!d.is_dict()) throw Failure("TypeError", "argument after ** must be a mapping");
-        for (const auto& [k, v] : d.dict().items) out.keyword.emplace_back(to_str(k), v);
+        for (const auto& [k, v] : d.dict().items) out.keyword.emplace_back(name_value(k), v);
     }
 }
 

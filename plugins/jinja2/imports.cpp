@@ -79,7 +79,8 @@ void Evaluator::exec_import(const Stmt& s) {
     } else {
         auto ns = make_ref<Namespace>();
         for (std::size_t i = 0; i < mod->vars.size(); ++i)
-            if (mod->bound[i] && tpl->symbols[i][0] != '_') ns->set(tpl->symbols[i], mod->vars[i]);
+            if (mod->bound[i] && tpl->symbols[i][0] != '_')
+                ns->set(Value::borrowed_string(tpl->symbols[i]), mod->vars[i]);
         assign(static_cast<const ImportStmt&>(s).target, Value::ns(ns));
     }
 }

@@ -180,7 +180,7 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
         Args named;
         if (!a.positional.empty() && a.positional[0].is_dict())
             for (const auto& [k, v] : a.positional[0].dict().items)
-                named.keyword.emplace_back(to_str(k), v);
+                named.keyword.emplace_back(name_value(k), v);
         return ev.make_string(python_format(ev, s, named));
     }
     if (m == "join") {
@@ -362,7 +362,7 @@ Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a)
                 throw Failure("TypeError", "dict.update() argument must be a mapping");
             for (const auto& [k, v] : p.dict().items) d.set(k, v);
         }
-        for (const auto& [k, v] : a.keyword) d.set(Value::string(k), v);
+        for (const auto& [k, v] : a.keyword) d.set(k, v);
         ev.check_list(d.items.size());
         return Value::none();
     }

@@ -298,7 +298,7 @@ void Evaluator::assign(const Target& t, Value v) {
             if (obj.kind() != Kind::Namespace)
                 throw Failure("TemplateRuntimeError",
                               "cannot assign attribute on non-namespace object", t.line, t.column);
-            obj.ns().set(t.attr, std::move(v));
+            obj.ns().set(Value::borrowed_string(t.attr), std::move(v));
             return;
         }
         case Target::Kind::Tuple: {

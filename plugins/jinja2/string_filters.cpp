@@ -204,7 +204,7 @@ Value f_format(Evaluator& ev, const Value& s, Args& a) {
     Value args;
     if (!a.keyword.empty()) {
         auto d = make_ref<Dict>();
-        for (const auto& [k, v] : a.keyword) d->set(Value::string(k), v);
+        for (const auto& [k, v] : a.keyword) d->set(k, v);
         args = Value::dict(d);
     } else {
         args = Value::list(make_list(a.positional, List::Flavor::Tuple));

@@ -115,7 +115,7 @@ Dict::~Dict() {
 }
 
 Namespace::~Namespace() {
-    release(attrs, [](std::pair<std::string, Value>& kv) -> Value& { return kv.second; });
+    release(attrs, [](std::pair<Value, Value>& kv) -> Value& { return kv.second; });
 }
 
 const Value* Dict::find(const Value& key) const {
@@ -153,23 +153,23 @@ bool Dict::erase(const Value& key) {
 
 const Value* Namespace::find(std::string_view name) const {
     for (const auto& [k, v] : attrs)
-        if (same_text(k, name)) return &v;
+        if (same_text(k.str(), name)) return &v;
     return nullptr;
 }
 
-void Namespace::set(std::string_view name, Value value) {
+void Namespace::set(const Value& name, Value value) {
     for (auto& [k, v] : attrs) {
-        if (same_text(k, name)) {
+        if (same_text(k.str(), name.str())) {
             v = std::move(value);
             return;
         }
     }
-    attrs.emplace_back(std::string(name), std::move(value));
+    attrs.emplace_back(name, std::move(value));
 }
 
 const Value* Args::kw(std::string_view name) const {
     for (const auto& [k, v] : keyword)
-        if (same_text(k, name)) return &v;
+        if (same_text(k.str(), name)) return &v;
     return nullptr;
 }
 
@@ -539,7 +539,7 @@ void append_repr(std::string& out, const Value& v) {
             for (const auto& [k, val] : v.ns().attrs) {
                 if (!first) out += ", ";
                 first = false;
-                append_repr_string(out, k);
+                append_repr_string(out, k.str());
                 out += ": ";
                 append_repr(out, val);
             }

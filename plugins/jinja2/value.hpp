@@ -266,18 +266,21 @@ struct Dict final : Shared {
 };
 
 // Jinja's namespace(): the one object templates may assign attributes to.
+// Attribute and keyword names are string values: borrowed from the template where it names them
+// (namespace(last_query_index=0), ns.attr = ...), so binding one copies no text.
+using NamedValues = std::vector<std::pair<Value, Value>, PoolAllocator<std::pair<Value, Value>>>;
+
 struct Namespace final : Shared {
-    std::vector<std::pair<std::string, Value>, PoolAllocator<std::pair<std::string, Value>>> attrs;
+    NamedValues attrs;
     ~Namespace();
     const Value* find(std::string_view name) const;
-    void set(std::string_view name, Value value);
+    void set(const Value& name, Value value);
 };
 
 // Call arguments: positional then keyword, as Python passes them.
 struct Args {
     Values positional;
-    std::vector<std::pair<std::string, Value>, PoolAllocator<std::pair<std::string, Value>>>
-        keyword;
+    NamedValues keyword;
     const Value* kw(std::string_view name) const;
     // positional[index], else keyword `name`, else nullptr.
     const Value* get(std::size_t index, std::string_view name) const;
@@ -368,6 +371,10 @@ std::int64_t index_value(const Value& v);
 // str(v) appended to out (undefined prints nothing).
 void append_str(std::string& out, const Value& v);
 std::string to_str(const Value& v);
+// k as a name (a keyword or attribute): k itself when a plain string, else str(k).
+inline Value name_value(const Value& k) {
+    return k.is_string() && !k.is_markup() ? k : Value::string(to_str(k));
+}
 // The string s with Python whitespace stripped from the chosen ends; s itself, shared, where
 // there is none to strip (Python's str.strip returns the same str): `content|trim` copies nothing.
 Value strip_space_of(const Value& s, bool left, bool right);
