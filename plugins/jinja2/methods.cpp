@@ -119,13 +119,65 @@ bool affix_match(const Value& self, const Args& a, bool prefix) {
     return test(arg);
 }
 
-Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) {
+Value replace(Evaluator& ev, const Value& self, Args& a) {
     const std::string& s = self.str();
-    if (m == "strip") return strip(self, a, true, true);
-    if (m == "lstrip") return strip(self, a, true, false);
-    if (m == "rstrip") return strip(self, a, false, true);
-    if (m == "split") return split(ev, self, a, false);
-    if (m == "rsplit") return split(ev, self, a, true);
+    const std::string& old = str_arg(a, 0, "replace");
+    const std::string& neu = str_arg(a, 1, "replace");
+    std::int64_t count = int_arg(a, 2, -1);
+    if (const Value* c = a.kw("count")) count = c->as_int();
+    // nothing to replace: the string itself, as Python gives it back
+    if (!self.is_markup() && !old.empty() && s.find(old) == std::string::npos) return self;
+    std::string r = replace_all(s, old, neu, count, ev.settings().limits.max_string_bytes);
+    return ev.make_string(std::move(r));
+}
+
+Value join(Evaluator& ev, const std::string& s, Args& a) {
+    if (a.positional.empty())
+        throw Failure("TypeError", "join() takes exactly one argument (0 given)");
+    auto items = ev.iterate(a.positional[0]);
+    std::string r;
+    for (std::size_t i = 0; i < items->items.size(); ++i) {
+        const Value& v = items->items[i];
+        if (!v.is_string())
+            throw Failure("TypeError", "sequence item " + std::to_string(i) +
+                                           ": expected str instance, " + type_name(v) + " found");
+        if (i) r += s;
+        r += v.str();
+        ev.check_string(r.size());
+    }
+    return Value::string(std::move(r));
+}
+
+Value str_method(Evaluator& ev, const Value& self, std::string_view m, StrMethod id, Args& a) {
+    const std::string& s = self.str();
+    switch (id) {
+        case StrMethod::Strip:
+            return strip(self, a, true, true);
+        case StrMethod::Lstrip:
+            return strip(self, a, true, false);
+        case StrMethod::Rstrip:
+            return strip(self, a, false, true);
+        case StrMethod::Split:
+            return split(ev, self, a, false);
+        case StrMethod::Rsplit:
+            return split(ev, self, a, true);
+        case StrMethod::Startswith:
+            return Value::boolean(affix_match(self, a, true));
+        case StrMethod::Endswith:
+            return Value::boolean(affix_match(self, a, false));
+        case StrMethod::Replace:
+            return replace(ev, self, a);
+        case StrMethod::Upper:
+            return Value::string(ascii_upper(s));
+        case StrMethod::Lower:
+            return Value::string(ascii_lower(s));
+        case StrMethod::Join:
+            return join(ev, s, a);
+        case StrMethod::Format:
+            return ev.make_string(python_format(ev, s, a));
+        case StrMethod::Other:
+            break;
+    }
     if (m == "splitlines") {
         const Value* keep = a.get(0, "keepends");
         auto l = make_list();
@@ -133,18 +185,7 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
             l->items.push_back(Value::string(std::move(line)));
         return Value::list(std::move(l));
     }
-    if (m == "startswith") return Value::boolean(affix_match(self, a, true));
-    if (m == "endswith") return Value::boolean(affix_match(self, a, false));
-    if (m == "replace") {
-        const std::string& old = str_arg(a, 0, "replace");
-        const std::string& neu = str_arg(a, 1, "replace");
-        std::int64_t count = int_arg(a, 2, -1);
-        if (const Value* c = a.kw("count")) count = c->as_int();
-        std::string r = replace_all(s, old, neu, count, ev.settings().limits.max_string_bytes);
-        return ev.make_string(std::move(r));
-    }
-    if (m == "upper") return Value::string(ascii_upper(s));
-    if (m == "lower" || m == "casefold") return Value::string(ascii_lower(s));
+    if (m == "casefold") return Value::string(ascii_lower(s));
     if (m == "title") return Value::string(python_title(s));
     if (m == "capitalize") return Value::string(capitalize(s));
     if (m == "swapcase") {
@@ -175,30 +216,12 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) 
         for (std::size_t p = s.find(x); p != std::string::npos; p = s.find(x, p + x.size())) ++n;
         return Value::integer(n);
     }
-    if (m == "format") return ev.make_string(python_format(ev, s, a));
     if (m == "format_map") {
         Args named;
         if (!a.positional.empty() && a.positional[0].is_dict())
             for (const auto& [k, v] : a.positional[0].dict().items)
                 named.keyword.emplace_back(name_value(k), v);
         return ev.make_string(python_format(ev, s, named));
-    }
-    if (m == "join") {
-        if (a.positional.empty())
-            throw Failure("TypeError", "join() takes exactly one argument (0 given)");
-        auto items = ev.iterate(a.positional[0]);
-        std::string r;
-        for (std::size_t i = 0; i < items->items.size(); ++i) {
-            const Value& v = items->items[i];
-            if (!v.is_string())
-                throw Failure("TypeError", "sequence item " + std::to_string(i) +
-                                               ": expected str instance, " + type_name(v) +
-                                               " found");
-            if (i) r += s;
-            r += v.str();
-            ev.check_string(r.size());
-        }
-        return Value::string(std::move(r));
     }
     auto all_of = [&](auto pred) {
         if (s.empty()) return Value::boolean(false);
@@ -492,10 +515,29 @@ MethodKind method_kind(const Value& obj, std::string_view name, std::uint8_t set
     }
 }
 
+StrMethod str_method_id(std::string_view name) {
+    static constexpr std::pair<std::string_view, StrMethod> kIds[] = {
+        {"strip", StrMethod::Strip},       {"lstrip", StrMethod::Lstrip},
+        {"rstrip", StrMethod::Rstrip},     {"split", StrMethod::Split},
+        {"rsplit", StrMethod::Rsplit},     {"startswith", StrMethod::Startswith},
+        {"endswith", StrMethod::Endswith}, {"replace", StrMethod::Replace},
+        {"upper", StrMethod::Upper},       {"lower", StrMethod::Lower},
+        {"join", StrMethod::Join},         {"format", StrMethod::Format}};
+    for (const auto& [n, id] : kIds)
+        if (n == name) return id;
+    return StrMethod::Other;
+}
+
 Value call_method(Evaluator& ev, const Value& obj, std::string_view name, Args& args) {
+    return call_method(ev, obj, name, obj.is_string() ? str_method_id(name) : StrMethod::Other,
+                       args);
+}
+
+Value call_method(Evaluator& ev, const Value& obj, std::string_view name, StrMethod id,
+                  Args& args) {
     switch (obj.kind()) {
         case Kind::String:
-            return str_method(ev, obj, name, args);
+            return str_method(ev, obj, name, id, args);
         case Kind::Dict:
             return dict_method(ev, obj, name, args);
         case Kind::List:
