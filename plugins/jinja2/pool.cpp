@@ -27,12 +27,18 @@ struct FreeBlock {
     FreeBlock* next;
 };
 
+// What a thread's free lists may do: one byte, so a free checks it once.
+enum ListsState : std::uint8_t {
+    kUnarmed,  // nothing kept yet: the Reaper is not registered for this thread
+    kKeeping,  // freed blocks are kept (the Reaper will return them)
+    kClosed,   // this thread is ending: frees go straight to the heap
+};
+
 // Trivially destructible and zero-initialised, so reaching it costs no initialisation check.
 struct FreeLists {
     FreeBlock* head[kClasses];
     std::uint32_t count[kClasses];
-    bool armed;   // the Reaper is registered for this thread
-    bool closed;  // this thread is ending: frees go straight to the heap
+    std::uint8_t state;  // ListsState
 };
 thread_local FreeLists t_lists;
 
@@ -42,7 +48,7 @@ struct Reaper {
     bool armed = false;
     ~Reaper() {
         if (!armed) return;
-        t_lists.closed = true;
+        t_lists.state = kClosed;
         for (std::size_t c = 0; c < kClasses; ++c) {
             while (FreeBlock* b = t_lists.head[c]) {
                 t_lists.head[c] = b->next;
@@ -77,21 +83,39 @@ void* pool_allocate(std::size_t bytes) {
     return ::operator new(bytes);
 }
 
-void pool_free(void* block, std::size_t bytes) noexcept {
-    std::size_t c = size_class(bytes);
+namespace {
+
+void keep(FreeLists& lists, void* block, std::size_t c) {
+    auto* b = static_cast<FreeBlock*>(block);
+    b->next = lists.head[c];
+    lists.head[c] = b;
+    ++lists.count[c];
+}
+
+// A thread's first kept block arms its Reaper; a full list or an ending thread gives the block
+// back to the heap. Out of line, so the usual free saves no registers.
+[[gnu::noinline]] void free_slowly(void* block, std::size_t c) noexcept {
     FreeLists& lists = t_lists;
-    if (CMFPIPE_POOL_ENABLED && c < kClasses && lists.count[c] < kMaxPerClass && !lists.closed) {
-        if (!lists.armed) {
-            lists.armed = true;
-            t_reaper.armed = true;  // registers the Reaper's destructor for this thread
-        }
-        auto* b = static_cast<FreeBlock*>(block);
-        b->next = lists.head[c];
-        lists.head[c] = b;
-        ++lists.count[c];
+    if (CMFPIPE_POOL_ENABLED && c < kClasses && lists.state == kUnarmed) {
+        lists.state = kKeeping;
+        t_reaper.armed = true;  // registers the Reaper's destructor for this thread
+        keep(lists, block, c);
         return;
     }
     ::operator delete(block);
+}
+
+}  // namespace
+
+void pool_free(void* block, std::size_t bytes) noexcept {
+    std::size_t c = size_class(bytes);
+    FreeLists& lists = t_lists;
+    if (CMFPIPE_POOL_ENABLED && c < kClasses && lists.state == kKeeping &&
+        lists.count[c] < kMaxPerClass) {
+        keep(lists, block, c);
+        return;
+    }
+    free_slowly(block, c);
 }
 
 }  // namespace cmfpipe::jinja2
