@@ -99,10 +99,10 @@ enum class LoopAttr : std::uint8_t {
 };
 LoopAttr loop_attr(std::string_view name);
 
-// The str methods templates call most, resolved once per `obj.name` at compile time
-// (GetAttrExpr::str_method), so that their calls are dispatched by a switch instead of by
-// comparing the name with each method's; the other methods are found by name.
-enum class StrMethod : std::uint8_t {
+// The methods templates call most (str and dict), resolved once per `obj.name` at compile time
+// (GetAttrExpr::method), so that their calls are dispatched by a switch instead of by comparing
+// the name with each method's; the other methods are found by name.
+enum class MethodId : std::uint8_t {
     Other,
     Strip,
     Lstrip,
@@ -115,17 +115,21 @@ enum class StrMethod : std::uint8_t {
     Upper,
     Lower,
     Join,
-    Format
+    Format,
+    Get,
+    Items,
+    Keys,
+    Values
 };
-StrMethod str_method_id(std::string_view name);  // methods.cpp
+MethodId method_id(std::string_view name);  // methods.cpp
 
 struct GetAttrExpr : Expr {
     GetAttrExpr() : Expr(ExprKind::GetAttr) {}
     ExprPtr object;
     std::string attr;
-    std::uint8_t methods = 0;                 // method_set(attr), resolved at compile time
-    StrMethod str_method = StrMethod::Other;  // str_method_id(attr), likewise
-    LoopAttr loop_member = LoopAttr::None;    // loop_attr(attr), likewise
+    std::uint8_t methods = 0;               // method_set(attr), resolved at compile time
+    MethodId method = MethodId::Other;      // method_id(attr), likewise
+    LoopAttr loop_member = LoopAttr::None;  // loop_attr(attr), likewise
 };
 
 struct GetItemExpr : Expr {

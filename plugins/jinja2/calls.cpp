@@ -210,7 +210,7 @@ Value Evaluator::eval_call(const CallExpr& e) {
         if (mk == MethodKind::Safe) {
             Args args;
             eval_args(e.args, args);
-            return call_method(*this, obj, g.attr, g.str_method, args);
+            return call_method(*this, obj, g.attr, g.method, args);
         }
         Value callee = getattr(obj, g.attr, &g);
         Args args;

@@ -148,34 +148,34 @@ Value join(Evaluator& ev, const std::string& s, Args& a) {
     return Value::string(std::move(r));
 }
 
-Value str_method(Evaluator& ev, const Value& self, std::string_view m, StrMethod id, Args& a) {
+Value str_method(Evaluator& ev, const Value& self, std::string_view m, MethodId id, Args& a) {
     const std::string& s = self.str();
     switch (id) {
-        case StrMethod::Strip:
+        case MethodId::Strip:
             return strip(self, a, true, true);
-        case StrMethod::Lstrip:
+        case MethodId::Lstrip:
             return strip(self, a, true, false);
-        case StrMethod::Rstrip:
+        case MethodId::Rstrip:
             return strip(self, a, false, true);
-        case StrMethod::Split:
+        case MethodId::Split:
             return split(ev, self, a, false);
-        case StrMethod::Rsplit:
+        case MethodId::Rsplit:
             return split(ev, self, a, true);
-        case StrMethod::Startswith:
+        case MethodId::Startswith:
             return Value::boolean(affix_match(self, a, true));
-        case StrMethod::Endswith:
+        case MethodId::Endswith:
             return Value::boolean(affix_match(self, a, false));
-        case StrMethod::Replace:
+        case MethodId::Replace:
             return replace(ev, self, a);
-        case StrMethod::Upper:
+        case MethodId::Upper:
             return Value::string(ascii_upper(s));
-        case StrMethod::Lower:
+        case MethodId::Lower:
             return Value::string(ascii_lower(s));
-        case StrMethod::Join:
+        case MethodId::Join:
             return join(ev, s, a);
-        case StrMethod::Format:
+        case MethodId::Format:
             return ev.make_string(python_format(ev, s, a));
-        case StrMethod::Other:
+        default:
             break;
     }
     if (m == "splitlines") {
@@ -327,26 +327,26 @@ Value str_method(Evaluator& ev, const Value& self, std::string_view m, StrMethod
     throw Failure("UndefinedError", "'str object' has no attribute '" + std::string(m) + "'");
 }
 
-Value dict_method(Evaluator& ev, const Value& self, std::string_view m, Args& a) {
+Value dict_method(Evaluator& ev, const Value& self, std::string_view m, MethodId id, Args& a) {
     Dict& d = self.dict();
-    if (m == "items") {
+    if (id == MethodId::Get) {
+        if (a.positional.empty())
+            throw Failure("TypeError", "get expected at least 1 argument, got 0");
+        if (const Value* v = d.find(a.positional[0])) return *v;
+        return a.positional.size() > 1 ? a.positional[1] : Value::none();
+    }
+    if (id == MethodId::Items) {
         auto l = make_list();
         l->items.reserve(d.items.size());
         for (const auto& [k, v] : d.items)
             l->items.push_back(Value::list(make_list({k, v}, List::Flavor::Tuple)));
         return Value::list(std::move(l));
     }
-    if (m == "keys" || m == "values") {
+    if (id == MethodId::Keys || id == MethodId::Values) {
         auto l = make_list();
         l->items.reserve(d.items.size());
-        for (const auto& [k, v] : d.items) l->items.push_back(m == "keys" ? k : v);
+        for (const auto& [k, v] : d.items) l->items.push_back(id == MethodId::Keys ? k : v);
         return Value::list(std::move(l));
-    }
-    if (m == "get") {
-        if (a.positional.empty())
-            throw Failure("TypeError", "get expected at least 1 argument, got 0");
-        if (const Value* v = d.find(a.positional[0])) return *v;
-        return a.positional.size() > 1 ? a.positional[1] : Value::none();
     }
     if (m == "copy") {
         auto c = make_ref<Dict>(d);
@@ -515,31 +515,31 @@ MethodKind method_kind(const Value& obj, std::string_view name, std::uint8_t set
     }
 }
 
-StrMethod str_method_id(std::string_view name) {
-    static constexpr std::pair<std::string_view, StrMethod> kIds[] = {
-        {"strip", StrMethod::Strip},       {"lstrip", StrMethod::Lstrip},
-        {"rstrip", StrMethod::Rstrip},     {"split", StrMethod::Split},
-        {"rsplit", StrMethod::Rsplit},     {"startswith", StrMethod::Startswith},
-        {"endswith", StrMethod::Endswith}, {"replace", StrMethod::Replace},
-        {"upper", StrMethod::Upper},       {"lower", StrMethod::Lower},
-        {"join", StrMethod::Join},         {"format", StrMethod::Format}};
+MethodId method_id(std::string_view name) {
+    static constexpr std::pair<std::string_view, MethodId> kIds[] = {
+        {"strip", MethodId::Strip},       {"lstrip", MethodId::Lstrip},
+        {"rstrip", MethodId::Rstrip},     {"split", MethodId::Split},
+        {"rsplit", MethodId::Rsplit},     {"startswith", MethodId::Startswith},
+        {"endswith", MethodId::Endswith}, {"replace", MethodId::Replace},
+        {"upper", MethodId::Upper},       {"lower", MethodId::Lower},
+        {"join", MethodId::Join},         {"format", MethodId::Format},
+        {"get", MethodId::Get},           {"items", MethodId::Items},
+        {"keys", MethodId::Keys},         {"values", MethodId::Values}};
     for (const auto& [n, id] : kIds)
         if (n == name) return id;
-    return StrMethod::Other;
+    return MethodId::Other;
 }
 
 Value call_method(Evaluator& ev, const Value& obj, std::string_view name, Args& args) {
-    return call_method(ev, obj, name, obj.is_string() ? str_method_id(name) : StrMethod::Other,
-                       args);
+    return call_method(ev, obj, name, method_id(name), args);
 }
 
-Value call_method(Evaluator& ev, const Value& obj, std::string_view name, StrMethod id,
-                  Args& args) {
+Value call_method(Evaluator& ev, const Value& obj, std::string_view name, MethodId id, Args& args) {
     switch (obj.kind()) {
         case Kind::String:
             return str_method(ev, obj, name, id, args);
         case Kind::Dict:
-            return dict_method(ev, obj, name, args);
+            return dict_method(ev, obj, name, id, args);
         case Kind::List:
             return list_method(ev, obj, name, args);
         default:

@@ -31,8 +31,8 @@ MethodKind method_kind(const Value& obj, std::string_view name, bool containers_
 MethodKind method_kind(const Value& obj, std::string_view name, std::uint8_t set,
                        bool containers_immutable);
 Value call_method(Evaluator& ev, const Value& obj, std::string_view name, Args& args);
-// The same with the name's str_method_id already known.
-Value call_method(Evaluator& ev, const Value& obj, std::string_view name, StrMethod id, Args& args);
+// The same with the name's method_id already known.
+Value call_method(Evaluator& ev, const Value& obj, std::string_view name, MethodId id, Args& args);
 // obj.name as a callable value (`''.strip is callable`, `obj.keys is defined`).
 Value bound_method(const Value& obj, std::string_view name);
 

@@ -339,7 +339,7 @@ ExprPtr Parser::postfix(ExprPtr node) {
                 g->object = std::move(node);
                 g->attr = cur().text;
                 g->methods = method_set(g->attr);
-                g->str_method = str_method_id(g->attr);
+                g->method = method_id(g->attr);
                 g->loop_member = loop_attr(g->attr);
                 advance();
                 node = std::move(g);
