@@ -102,8 +102,16 @@ Value strftime_now_fn(Evaluator& ev, Args& a) {
         throw Failure("TypeError", "strftime_now() argument must be str");
     std::tm t = ev.settings().now;
     const std::string& fmt = a.positional[0].str();
+    // strftime gives 0 both for an empty result and for one that does not fit. A format of many
+    // long fields (%A%A%A...) is tried again with room for the longest field (%c, a zone name)
+    // at every two bytes of it, so it is never cut to an empty string.
+    ev.check_string(fmt.size() * 32);
     std::string out(fmt.size() * 4 + 64, '\0');
     std::size_t n = std::strftime(out.data(), out.size(), fmt.c_str(), &t);
+    if (n == 0 && !fmt.empty()) {
+        out.assign(fmt.size() * 32 + 256, '\0');
+        n = std::strftime(out.data(), out.size(), fmt.c_str(), &t);
+    }
     out.resize(n);
     return ev.make_string(std::move(out));
 }

@@ -29,6 +29,22 @@ TEST_CASE("jinja2 option now: dates and datetimes, read digit by digit or by ssc
     CHECK(render_now("2024-7-6").text == "2024-07-06 00:00:00 Sat 188");
 }
 
+TEST_CASE("jinja2 option now: a format longer than four bytes a byte is not cut to nothing") {
+    // Wednesday: 9 bytes for each 2 of %A; strftime reports a short buffer as an empty result
+    std::string days;
+    for (int i = 0; i < 200; ++i) days += "%A";
+    Json options = chat_options();
+    options["now"] = "2024-07-24";
+    Outcome o = render_outcome(*jinja2_renderer(), "{{ strftime_now('" + days + "') }}",
+                               Json::object(), options);
+    std::string expected;
+    for (int i = 0; i < 200; ++i) expected += "Wednesday";
+    CHECK(o.text == expected);
+    Outcome empty =
+        render_outcome(*jinja2_renderer(), "[{{ strftime_now('') }}]", Json::object(), options);
+    CHECK(empty.text == "[]");
+}
+
 TEST_CASE("jinja2 option now: what is no ISO datetime or out of range is refused") {
     Outcome bad = render_now("26/07/2024");
     CHECK(bad.error_kind == "ValueError");
