@@ -109,6 +109,8 @@ bool Evaluator::print_macro_call(const CallExpr& e) {
         const auto& m = static_cast<const MacroCallable&>(callee.callable());
         DepthGuard level = recursion_level(" calls");
         run_macro(*m.node, m.module, m.closure, args, m.caller, *out_);
+        // what the body held is written now: a printed sum appends its next operand directly
+        if (held_for_ == out_) release_held();
     });
     return true;
 }
