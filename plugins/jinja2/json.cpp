@@ -22,7 +22,9 @@ class Encoder {
 
     void finish() { out_.resize(len_); }
 
-    void value(const Value& v, int level) {
+    // Flattened: what it calls per member and per string is inlined (tojson of tool schemas is
+    // a fifth of a tool-heavy render).
+    [[gnu::flatten]] void value(const Value& v, int level) {
         if (len_ > s_.max_bytes)
             throw Failure::limit_exceeded("tojson output exceeds the string limit");
         switch (v.kind()) {
