@@ -58,7 +58,7 @@ void Evaluator::print_sum(const BinaryExpr& e) {
         leftmost = b.left.get();
     }
     // Errors are located as eval would locate them: at the innermost operator around them.
-    if (held_for_ == out_) release_held();
+    settle_held();
     const std::size_t start = out_->size();
     // Operands are read in place (eval_ref): each is used before the next is evaluated.
     Value sum, temp;
@@ -96,8 +96,8 @@ void Evaluator::print_sum(const BinaryExpr& e) {
     }
     if (!writing)
         write_value(sum);
-    else if (out_->size() > settings_.limits.max_output_bytes)
-        fail_output();  // checked once the sum is known, as writing the sum would
+    else
+        check_output();  // once the sum is known, as writing the sum would
 }
 
 Value Evaluator::binary(BinaryOp op, Value a, const Value& b) {

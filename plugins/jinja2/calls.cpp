@@ -110,7 +110,7 @@ bool Evaluator::print_macro_call(const CallExpr& e) {
         DepthGuard level = recursion_level(" calls");
         run_macro(*m.node, m.module, m.closure, args, m.caller, *out_);
         // what the body held is written now: a printed sum appends its next operand directly
-        if (held_for_ == out_) release_held();
+        settle_held();
     });
     return true;
 }

@@ -129,7 +129,7 @@ void Evaluator::release_held() {
     held_for_ = nullptr;
     Value v = std::move(held_);
     out_->append(v.str());
-    if (out_->size() > settings_.limits.max_output_bytes) fail_output();
+    check_output();
 }
 
 void Evaluator::write_value(const Value& v) {
@@ -140,9 +140,9 @@ void Evaluator::write_value(const Value& v) {
         case Kind::Undefined:
             return;  // an undefined value prints as nothing (using it otherwise raises)
         default:
-            if (held_for_ == out_) release_held();
+            settle_held();
             append_str(*out_, v);
-            if (out_->size() > settings_.limits.max_output_bytes) fail_output();
+            check_output();
             return;
     }
 }

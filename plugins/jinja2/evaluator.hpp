@@ -164,10 +164,14 @@ class Evaluator {
     [[noreturn]] void fail_allocated();
     [[noreturn]] void fail_output();
 
-    void write(std::string_view s) {
-        if (held_for_ == out_) release_held();
-        out_->append(s);
+    // Every append to the output buffer is followed by this check.
+    void check_output() {
         if (out_->size() > settings_.limits.max_output_bytes) fail_output();
+    }
+    void write(std::string_view s) {
+        settle_held();
+        out_->append(s);
+        check_output();
     }
     void write_value(const Value& v);
     // {{ v }}: v is written, or, as the first output of a macro call, held (below).
@@ -184,6 +188,9 @@ class Evaluator {
     // into the call's buffer: render_content(content) returns content itself. The next write
     // into that buffer writes the held value first (release_held); a call that ends still
     // holding it returns it.
+    void settle_held() {
+        if (held_for_ == out_) release_held();
+    }
     void release_held();
     class HeldOutput;
 
@@ -270,9 +277,10 @@ class Evaluator {
     Module root_;                                   // the rendered template's module
     std::vector<std::unique_ptr<Module>> modules_;  // keeps imported modules alive for the render
     const Json* inputs_ = nullptr;
-    std::string* sole_buffer_ =
-        nullptr;                       // the buffer of the innermost macro call made for its value
-    std::string* held_for_ = nullptr;  // the buffer held_ is the output of, when one is held
+    // The buffer of the innermost macro call made for its value, and the buffer held_ is the
+    // output of while one is held (print_value).
+    std::string* sole_buffer_ = nullptr;
+    std::string* held_for_ = nullptr;
     Value held_;
     std::size_t iterations_ = 0;
     std::size_t allocated_ = 0;
