@@ -11,10 +11,18 @@ as one JSON line {"path", "headers", "body"}. The request's "model" picks the an
   tool      a call of tool delete_user    recorded-N   the response recorded in process
                                           vector N of --vectors (Prompty's vectors.json)
   anything else: "echo: " + the last user text
+Faulty upstreams (the answer is always "echo: " + the last user text, so a client can tell whose
+answer it got):
+  interim-100 / interim-103   "HTTP/1.1 100 Continue" (or 103 Early Hints) before the answer
+  switch-101  "HTTP/1.1 101 Switching Protocols" and nothing else, then closes
+  extra-bytes the answer, then in the same write a second whole answer nobody asked for
+  long-body   a Content-Length one byte short of the body it writes (one byte left over)
+  close-delimited  the answer without Content-Length, ended by closing the connection
 With "stream": true the same answers come as the provider's Server-Sent Events (chunked), the
 text a few characters an event, the tool call's arguments in fragments; besides:
   cut       a few events, then the connection closes mid-stream
   stall     two events, then 5 s of silence
+  byte-drip the first event one byte a second (never an event whole within a second)
   drip      one event every 0.2 s for 10 s; a client that goes away is recorded as
             {"path", "client_gone_after": EVENTS_SENT}
 """
@@ -156,6 +164,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
+        if model in FAULTS:
+            return FAULTS[model](self, make(body, text="echo: " + last_user_text(body)))
         if model == "pii":
             return self.reply(200, make(body, text="Mail ada@example.com"))
         if model == "tool":
@@ -173,6 +183,16 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         sent = 0
+        if model == "byte-drip":  # one byte a second, forever (until the client goes)
+            self.close_connection = True
+            try:
+                for byte in sse("", events[1][1])[:60]:
+                    self.wfile.write(b"1\r\n%c\r\n" % byte)
+                    self.wfile.flush()
+                    time.sleep(1)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
         try:
             for name, payload in events:
                 if model == "cut" and sent == 3:
@@ -202,6 +222,45 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def raw_answer(answer, length_delta=0, length=True):
+    data = json.dumps(answer).encode()
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    if length:
+        head += b"Content-Length: %d\r\n" % (len(data) + length_delta)
+    return head + b"\r\n" + data
+
+
+def write_raw(handler, data, close=False):
+    handler.wfile.write(data)
+    handler.wfile.flush()
+    handler.close_connection = close
+
+
+def extra_answer(answer):
+    extra = json.loads(json.dumps(answer))
+    for key in ("choices", "content"):
+        for item in extra.get(key, []):
+            if "message" in item:
+                item["message"]["content"] = "extra: " + str(item["message"]["content"])
+            elif "text" in item:
+                item["text"] = "extra: " + item["text"]
+    return extra
+
+
+FAULTS = {
+    "interim-100": lambda h, a: write_raw(h, b"HTTP/1.1 100 Continue\r\n\r\n" + raw_answer(a)),
+    "interim-103": lambda h, a: write_raw(
+        h, b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n" +
+        raw_answer(a)),
+    "switch-101": lambda h, a: write_raw(
+        h, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade"
+        b"\r\n\r\n", close=True),
+    "extra-bytes": lambda h, a: write_raw(h, raw_answer(a) + raw_answer(extra_answer(a))),
+    "long-body": lambda h, a: write_raw(h, raw_answer(a, length_delta=-1)),
+    "close-delimited": lambda h, a: write_raw(h, raw_answer(a, length=False), close=True),
+}
 
 
 class Server(ThreadingHTTPServer):
