@@ -1,8 +1,11 @@
 // A streamed Messages API response guarded event by event (cmfpipe/stream_guard.hpp), for a proxy
 // that passes an upstream's events on to its client:
-//   - every event is added up by MessageSoFar (stream.cpp); the message so far is read with
-//     read_response and what the processors made of it is mapped back into the message with
-//     with_body_response_messages, so the text each block may release is the processed one;
+//   - every event is added up by MessageSoFar (stream.cpp). On a step the processors see a
+//     window of the message, whatever its length: the block in hand, a text or thinking block as
+//     wire::HeldBackText's window (the text not sent yet and some sent text before it); at the end
+//     of the message they see it whole. The window is read with read_response and what the
+//     processors made of it is mapped back with with_body_response_messages, so the text each
+//     block may release is the processed one;
 //   - text and thinking deltas go out held back by wire::HeldBackText, in events shaped like the
 //     upstream's; the held text of a block goes out before its content_block_stop (or the
 //     signature_delta that ends a thinking block), message_delta and message_stop;
@@ -51,6 +54,14 @@ BlockState::Kind kind_of(const Json& block) {
     if (type == "tool_use") return BlockState::Kind::tool_use;
     return BlockState::Kind::other;
 }
+
+// What the processors see on a step: the whole message (complete blocks only), or these blocks.
+struct Scope {
+    bool whole = false;
+    std::vector<std::size_t> blocks{};
+};
+
+constexpr std::size_t not_shown = static_cast<std::size_t>(-1);
 
 // The string `key` of a block, "" when it has none.
 std::string block_text(const Json& block, const char* key) {
@@ -181,8 +192,11 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
             out.push_back(event);
             return;
         }
-        if (!run_guard(out)) return;  // text in the start event itself is text like a delta's
+        block.text->add(initial);
+        // Text in the start event itself is text like a delta's.
+        if (!run_guard(Scope{.blocks = {index}}, out)) return;
         std::string now = block.text->release(false);
+        narrow_window(index);
         if (now == initial) {
             out.push_back(event);
             return;
@@ -200,8 +214,10 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
             out.push_back(event);
             return;
         }
-        if (!run_guard(out)) return;
+        block.text->add(text);
+        if (!run_guard(Scope{.blocks = {index}}, out)) return;
         std::string now = block.text->release(false);
+        narrow_window(index);
         if (now == text) {
             out.push_back(event);
         } else if (!now.empty()) {
@@ -241,10 +257,11 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     // The held text of `indices` goes out, after the processors saw the message once more (when
     // any of it holds text). False when they stopped it or rewrote sent text.
     bool flush(const std::vector<std::size_t>& indices, Events& out) {
-        bool holds = false;
-        for (std::size_t i : indices)
-            holds = holds || (blocks_[i].text && !blocks_[i].text->held().empty());
-        if (holds && !run_guard(out)) return false;
+        Scope holding;
+        for (std::size_t i : indices) {
+            if (blocks_[i].text && !blocks_[i].text->held().empty()) holding.blocks.push_back(i);
+        }
+        if (!holding.blocks.empty() && !run_guard(holding, out)) return false;
         for (std::size_t i : indices) release_rest(i, out);
         return true;
     }
@@ -260,15 +277,48 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         return block.kind == BlockState::Kind::tool_use && !block.complete;
     }
 
-    // Runs the processors over the message so far (tool_use blocks not complete left out). False
-    // when they stopped it or rewrote text already sent: the error event is out, the stream ended.
-    bool run_guard(Events& out) {
-        view_ = so_far_.finished_message();
-        view_index_.assign(blocks_.size(), 0);
+    // The message without its blocks (id, model, usage, ...): copied without its text.
+    Json message_head() const {
+        Json head = Json::object();
+        for (const auto& [key, value] : so_far_.message().items()) {
+            if (key != "content") head[key] = value;
+        }
+        return head;
+    }
+
+    // Block `index` as the processors see it on a step: a text or thinking block with its
+    // window's text (`from` bytes of the window left out), any other block as it is.
+    Json windowed_block(std::size_t index, std::size_t from = 0) const {
+        const BlockState& block = blocks_[index];
+        const Json& whole = so_far_.message()["content"][index];
+        if (!block.text) return whole;
+        Json shown = Json::object();
+        for (const auto& [key, value] : whole.items()) {
+            if (key != block.key()) shown[key] = value;
+        }
+        shown[block.key()] = block.text->window().substr(from);
+        return shown;
+    }
+
+    // Runs the processors over `scope`: the message so far (tool_use blocks not complete left
+    // out), or its window. False when they stopped it or rewrote text already sent: the error
+    // event is out, the stream ended.
+    bool run_guard(const Scope& scope, Events& out) {
+        view_index_.assign(blocks_.size(), not_shown);
         Json content = Json::array();
-        for (std::size_t i = 0; i < blocks_.size(); ++i) {
-            view_index_[i] = content.size();
-            if (!held_back(i)) content.push_back(std::move(view_["content"][i]));
+        if (scope.whole) {
+            view_ = so_far_.finished_message();
+            for (std::size_t i = 0; i < blocks_.size(); ++i) {
+                if (held_back(i)) continue;
+                view_index_[i] = content.size();
+                content.push_back(std::move(view_["content"][i]));
+            }
+        } else {
+            view_ = message_head();
+            for (std::size_t i : scope.blocks) {
+                view_index_[i] = content.size();
+                content.push_back(windowed_block(i));
+            }
         }
         view_["content"] = std::move(content);
         std::vector<cmf::Message> turn;
@@ -287,10 +337,11 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         const Json& blocks = processed_["content"];
         for (std::size_t i = 0; i < blocks_.size(); ++i) {
             BlockState& block = blocks_[i];
-            if (!block.text) continue;
             const std::size_t at = view_index_[i];
+            if (!block.text || at == not_shown) continue;
             const bool same_kind = at < blocks.size() && kind_of(blocks[at]) == block.kind;
-            if (!block.text->update(same_kind ? block_text(blocks[at], block.key()) : "")) {
+            const std::string text = same_kind ? block_text(blocks[at], block.key()) : "";
+            if (!(scope.whole ? block.text->update_whole(text) : block.text->update(text))) {
                 end_with(out, error_event("Stopped", "stopped", wire::sent_text_changed));
                 return false;
             }
@@ -298,13 +349,37 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         return true;
     }
 
-    // A tool_use block is complete: the processors see the message with it. Passed unchanged,
-    // its held events go out; changed, the minimal start/delta/stop carrying it whole; removed,
-    // nothing.
+    // A text or thinking block whose window holds much sent text starts it later, where the
+    // processors, shown the shorter window alone, make of it the tail of what they made of the
+    // longer one. This extra run is what keeps a step's cost bounded; what it decides is no
+    // verdict on the stream (a stop in it only keeps the window as it is).
+    void narrow_window(std::size_t index) {
+        BlockState& block = blocks_[index];
+        const std::optional<std::size_t> cut = block.text->narrowing_cut();
+        if (!cut) return;
+        Json view = message_head();
+        view["content"] = Json::array({windowed_block(index, *cut)});
+        std::vector<cmf::Message> turn;
+        try {
+            turn = read_response(wire::WireNode("the window", view), options_);
+        } catch (const ValueError&) {
+            return;
+        }
+        GuardVerdict verdict = guard_(std::move(turn));
+        if (verdict.stopped) return;
+        const Json processed = with_body_response_messages(view, verdict.messages, options_);
+        const Json& blocks = processed["content"];
+        const bool same_kind = blocks.size() == 1 && kind_of(blocks[0]) == block.kind;
+        block.text->narrow(*cut, same_kind ? block_text(blocks[0], block.key()) : "");
+    }
+
+    // A tool_use block is complete: the processors see it (the blocks before it passed already).
+    // Passed unchanged, its held events go out; changed, the minimal start/delta/stop carrying it
+    // whole; removed, nothing.
     void close_tool_use(std::size_t index, Events& out) {
         BlockState& block = blocks_[index];
         block.complete = true;
-        if (!run_guard(out)) return;
+        if (!run_guard(Scope{.blocks = {index}}, out)) return;
         const Json& before = view_["content"][view_index_[index]];
         const Json* after = nullptr;
         for (const Json& candidate : processed_["content"]) {
@@ -349,7 +424,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
             }
         }
         if (so_far_.message().is_null()) return;  // no message_start: nothing to guard
-        if (!run_guard(out)) return;
+        if (!run_guard(Scope{.whole = true}, out)) return;
         for (std::size_t i = 0; i < blocks_.size(); ++i) release_rest(i, out);
     }
 

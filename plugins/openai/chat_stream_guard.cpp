@@ -1,7 +1,10 @@
 // A streamed Chat Completion guarded event by event (cmfpipe/stream_guard.hpp), for a proxy that
 // passes an upstream's chunks on to its client:
-//   - every chunk is added up by ChatCompletionSoFar (chat_stream.cpp); the turn so far is read
-//     with read_chat_completion and what the processors made of it is mapped back into the body
+//   - every chunk is added up by ChatCompletionSoFar (chat_stream.cpp). On a step the processors
+//     see a window of the turn, whatever its length: the choices the chunk touched, each text
+//     part as wire::HeldBackText's window (the text not sent yet and some sent text before it),
+//     and the one tool call that just completed; at the end of the turn they see it whole. The
+//     window is read with read_chat_completion and what the processors made of it is mapped back
 //     with with_chat_response_messages, so the text each part may release is the processed one;
 //   - text members of a delta (content, reasoning_content / reasoning, refusal) go out held back
 //     by wire::HeldBackText, in an event shaped like the upstream's;
@@ -9,6 +12,7 @@
 //     index, the choice's finish_reason, or the end of the stream), then guarded with the turn;
 //   - everything else (role, usage, finish chunks) passes as it came, after what it follows.
 #include <map>
+#include <set>
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
@@ -115,6 +119,14 @@ std::string message_text(const Json& message, ChatText field) {
     return joined;
 }
 
+// What the processors see on a step: the whole turn (complete calls only), or a window of it.
+struct Scope {
+    bool whole = false;
+    // A window: these choices' text, and this (choice, call).
+    std::set<std::int64_t> choices{};
+    std::optional<std::pair<std::int64_t, std::int64_t>> call{};
+};
+
 // A choice that carries nothing once the guard took out what it holds.
 bool empty_choice(const Json& choice) {
     auto delta = choice.find("delta");
@@ -205,18 +217,21 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
 
     void take_chunk(const SseEvent& event, const Json& chunk,
                     const std::vector<ChoiceDelta>& deltas, Events& out) {
-        bool new_text = false;
+        Scope text_scope;  // the choices with new text, or held text their finish releases
         for (const ChoiceDelta& d : deltas) {
             ChoiceState& state = choices_[d.index];
             const Json& choice = chunk["choices"][d.position];
             for (const auto& [field, key] : d.texts) {
                 if (choice["delta"][key].get_ref<const std::string&>().empty()) continue;
-                new_text = true;
-                if (TextPart* part = state.text(field)) {
+                TextPart* part = state.text(field);
+                if (part) {
                     part->key = key;
                 } else {  // a part starts with its first text (not with a role chunk's "")
-                    state.texts.push_back({field, key, wire::HeldBackText(holdback_)});
+                    part = &state.texts.emplace_back(
+                        TextPart{field, key, wire::HeldBackText(holdback_)});
                 }
+                part->text.add(choice["delta"][key].get_ref<const std::string&>());
+                text_scope.choices.insert(d.index);
             }
             if (!d.texts.empty()) state.text_shape = ChunkShape(chunk, choice);
         }
@@ -250,13 +265,12 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         if (whole) choices_[whole->first].calls[whole->second].events.push_back(event);
 
         // Text: the processors see the turn with it; a finished choice releases all it holds.
-        bool finishing_holds = false;
         for (const ChoiceDelta& d : deltas) {
             if (!d.finished) continue;
             for (const TextPart& part : choices_[d.index].texts)
-                finishing_holds = finishing_holds || !part.text.held().empty();
+                if (!part.text.held().empty()) text_scope.choices.insert(d.index);
         }
-        if ((new_text || finishing_holds) && !run_guard(out)) return;
+        if (!text_scope.choices.empty() && !run_guard(text_scope, out)) return;
         Json reshaped = chunk;
         bool changed = false;
         for (const ChoiceDelta& d : deltas) {
@@ -289,6 +303,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             }
             if (state.open_call && !close_call(d.index, out)) return;
         }
+        for (std::int64_t index : text_scope.choices) narrow_windows(index);
         if (whole) return;
         if (!changed) {
             out.push_back(event);
@@ -321,15 +336,50 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return std::make_pair(d.index, d.calls[0]);
     }
 
-    // Runs the processors over the turn so far (calls not complete left out). False when they
-    // stopped it or rewrote text already sent: the error event is out and the stream ended.
-    bool run_guard(Events& out) {
-        view_ = so_far_.body([this](std::int64_t choice, std::int64_t call) {
-            auto state = choices_.find(choice);
-            if (state == choices_.end()) return false;
-            auto held = state->second.calls.find(call);
-            return held != state->second.calls.end() && held->second.complete;
-        });
+    // The body the processors see for `scope`: the turn so far (calls not complete left out), or
+    // its window (the scope's choices with their text parts' windows, and the scope's call).
+    Json view_of(const Scope& scope) const {
+        if (scope.whole) {
+            return so_far_.body([this](std::int64_t choice, std::int64_t call) {
+                auto state = choices_.find(choice);
+                if (state == choices_.end()) return false;
+                auto held = state->second.calls.find(call);
+                return held != state->second.calls.end() && held->second.complete;
+            });
+        }
+        Json body = so_far_.head();
+        body["choices"] = Json::array();
+        for (std::int64_t index : scope.choices) {
+            const ChoiceSoFar& so_far = so_far_.choices().at(index);
+            const ChoiceState& state = choices_.at(index);
+            auto window = [&](ChatText field) {
+                for (const TextPart& part : state.texts) {
+                    if (part.field == field) return Json(part.text.window());
+                }
+                return Json("");
+            };
+            Json message = {{"role", "assistant"},
+                            {"content", so_far.has_content ? window(ChatText::content) : Json()}};
+            if (so_far.has_reasoning) message["reasoning_content"] = window(ChatText::reasoning);
+            if (so_far.has_refusal) message["refusal"] = window(ChatText::refusal);
+            if (scope.call && scope.call->first == index) {
+                const ToolCallSoFar& tc = so_far.tool_calls.at(scope.call->second);
+                Json function = {{"name", tc.name}};
+                if (tc.has_arguments) function["arguments"] = tc.arguments;
+                message["tool_calls"] = Json::array(
+                    {Json{{"id", tc.id}, {"type", "function"}, {"function", std::move(function)}}});
+            }
+            body["choices"].push_back(Json{{"index", index},
+                                           {"message", std::move(message)},
+                                           {"finish_reason", so_far.finish_reason}});
+        }
+        return body;
+    }
+
+    // Runs the processors over `scope`. False when they stopped it or rewrote text already sent:
+    // the error event is out and the stream ended.
+    bool run_guard(const Scope& scope, Events& out) {
+        view_ = view_of(scope);
         if (view_["choices"].empty()) return true;
         std::vector<cmf::Message> turn;
         try {  // built from upstream data only: what does not read is the upstream's
@@ -348,7 +398,8 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             auto state = choices_.find(choice["index"].get<std::int64_t>());
             if (state == choices_.end()) continue;
             for (TextPart& part : state->second.texts) {
-                if (!part.text.update(message_text(choice["message"], part.field))) {
+                const std::string text = message_text(choice["message"], part.field);
+                if (!(scope.whole ? part.text.update_whole(text) : part.text.update(text))) {
                     end_with(out, error_event("Stopped", "stopped", wire::sent_text_changed));
                     return false;
                 }
@@ -357,20 +408,50 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return true;
     }
 
-    // The choice's open call is complete: the processors see the turn with it. Passed unchanged,
-    // its held events go out; changed, one event carrying it whole; removed, nothing.
+    // Each text part of the choice whose window holds much sent text starts it later, where the
+    // processors, shown the shorter window alone, make of it the tail of what they made of the
+    // longer one. This extra run is what keeps a step's cost bounded; what it decides is no
+    // verdict on the stream (a stop in it only keeps the window as it is).
+    void narrow_windows(std::int64_t index) {
+        for (TextPart& part : choices_.at(index).texts) {
+            const std::optional<std::size_t> cut = part.text.narrowing_cut();
+            if (!cut) continue;
+            Json message = {{"role", "assistant"}, {"content", nullptr}};
+            message[body_key(part.field)] = part.text.window().substr(*cut);
+            Json body = so_far_.head();
+            body["choices"] = Json::array({Json{
+                {"index", index}, {"message", std::move(message)}, {"finish_reason", nullptr}}});
+            std::vector<cmf::Message> turn;
+            try {
+                turn = read_chat_completion(wire::WireNode("the window", body), options_);
+            } catch (const ValueError&) {
+                continue;
+            }
+            GuardVerdict verdict = guard_(std::move(turn));
+            if (verdict.stopped) continue;
+            const Json processed = with_chat_response_messages(body, verdict.messages, options_);
+            std::string tail;
+            for (const Json& choice : processed["choices"])
+                tail = message_text(choice["message"], part.field);
+            part.text.narrow(*cut, tail);
+        }
+    }
+
+    // The choice's open call is complete: the processors see the choice's window with it (the
+    // calls before it passed already). Passed unchanged, its held events go out; changed, one
+    // event carrying it whole; removed, nothing.
     bool close_call(std::int64_t index, Events& out) {
         ChoiceState& state = choices_.at(index);
         const std::int64_t k = *state.open_call;
         state.open_call.reset();
         HeldCall& call = state.calls.at(k);
         call.complete = true;
-        if (!run_guard(out)) return false;
-        std::size_t position = 0;  // among the choice's complete calls, as the body lists them
-        for (const auto& [other, held] : state.calls)
-            position += other < k && held.complete ? 1 : 0;
-        const Json* before = call_in(view_, index, position, nullptr);
-        const Json* after = call_in(processed_, index, position, before);
+        Scope scope;
+        scope.choices.insert(index);
+        scope.call = std::make_pair(index, k);
+        if (!run_guard(scope, out)) return false;
+        const Json* before = call_in(view_, index, 0, nullptr);  // the window's one call
+        const Json* after = call_in(processed_, index, 0, before);
         if (before && after && *before == *after) {
             for (SseEvent& e : call.events) out.push_back(std::move(e));
         } else if (after) {
@@ -410,7 +491,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         for (auto& [index, state] : choices_) {
             if (state.open_call && !close_call(index, out)) return;
         }
-        if (!run_guard(out)) return;
+        if (!run_guard(Scope{.whole = true}, out)) return;
         for (auto& [index, state] : choices_) {
             for (TextPart& part : state.texts) {
                 std::string rest = part.text.release(true);

@@ -160,6 +160,8 @@ class ChatCompletionSoFar {
     // ValueError naming its path.
     std::vector<ChoiceDelta> add(const wire::WireNode& chunk);
     const std::map<std::int64_t, ChoiceSoFar>& choices() const { return choices_; }
+    // Every member of the body so far but "choices" (id, model, usage, ...).
+    const Json& head() const { return head_; }
     // The chat.completion body so far; given `include_call`, only the tool calls it accepts (by
     // choice index and tool-call index).
     using CallFilter = std::function<bool(std::int64_t choice, std::int64_t call)>;

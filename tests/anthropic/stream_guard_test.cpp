@@ -318,3 +318,41 @@ TEST_CASE("anthropic guarded stream: thinking is held apart and goes out before 
               block_stop(0), text_start(1), ping, "", text(1, "Done.") + block_stop(1),
               message_delta, message_stop});
 }
+
+TEST_CASE("anthropic guarded stream: the work of a step does not grow with the stream") {
+    // 2,000 deltas of 100 characters, every 250th ending inside an e-mail address the next one
+    // completes: the processors see a window of the text on each step (bounded whatever the
+    // message's length), and the whole message once, at message_stop.
+    const std::string prose =
+        "each step of the stream costs what its event does and not what the turn so far does ";
+    std::string redacted;
+    std::vector<std::string> events = {message_start, text_start(0)};
+    for (std::size_t i = 0; i < 2000; ++i) {
+        std::string piece = (prose + prose).substr((i * 37) % prose.size(), 100);
+        if (i % 250 == 100) piece.replace(88, 12, " mail joe.k@");
+        if (i % 250 == 101) piece.replace(0, 12, "example.com ");
+        redacted += piece;
+        events.push_back(text(0, piece));
+    }
+    for (std::size_t at = 0; (at = redacted.find("joe.k@example.com", at)) != std::string::npos;)
+        redacted.replace(at, 17, "[REDACTED:EMAIL]");
+    events.insert(events.end(), {block_stop(0), message_delta, message_stop});
+    auto shown = std::make_shared<std::size_t>(0);
+    auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
+                                         {64}, Json::object());
+    const ShownRun run = run_counted(*stream, events, shown);
+
+    std::string client_text;
+    for (const Json& data : cmfpipe::wire::sse_events(run.client, "client").events) {
+        if (data["type"] == "content_block_delta")
+            client_text += data["delta"]["text"].get<std::string>();
+    }
+    CHECK(client_text == redacted);
+    CHECK(run.client.ends_with(message_stop));
+    REQUIRE(run.shown.size() == events.size() + 1);
+    std::size_t most = 0;  // from the 100th delta on (10 KB of text) to the message_delta
+    for (std::size_t i = 102; i + 1 < events.size(); ++i) most = std::max(most, run.shown[i]);
+    CHECK(most <= 4096);
+    CHECK(run.shown[events.size() - 1] > redacted.size());  // message_stop: the whole message
+    CHECK(run.shown.back() == 0);
+}

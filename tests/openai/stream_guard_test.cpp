@@ -289,3 +289,62 @@ TEST_CASE("openai guarded stream: streamed Responses bodies are refused") {
           "InvokerError: openai: streamed Responses are not guarded yet (chat completions "
           "only): send \"stream\": false to the Responses API");
 }
+
+namespace {
+
+// `count` deltas of prose, 100 characters each; every 250th one ends inside an e-mail address
+// that the next one completes. What the client should get: the same text with each address
+// redacted.
+struct LongTurn {
+    std::vector<std::string> deltas;
+    std::string redacted;
+};
+LongTurn long_turn(std::size_t count) {
+    const std::string prose =
+        "each step of the stream costs what its event does and not what the turn so far does ";
+    LongTurn turn;
+    std::string whole;
+    for (std::size_t i = 0; i < count; ++i) {
+        std::string piece = (prose + prose).substr((i * 37) % prose.size(), 100);
+        if (i % 250 == 100) piece.replace(88, 12, " mail joe.k@");
+        if (i % 250 == 101) piece.replace(0, 12, "example.com ");
+        whole += piece;
+        turn.deltas.push_back(std::move(piece));
+    }
+    for (std::size_t at = 0; (at = whole.find("joe.k@example.com", at)) != std::string::npos;)
+        whole.replace(at, 17, "[REDACTED:EMAIL]");
+    turn.redacted = whole;
+    return turn;
+}
+
+}  // namespace
+
+TEST_CASE("openai guarded stream: the work of a step does not grow with the stream") {
+    // 2,000 deltas: the processors see a window of the text on each step (bounded whatever the
+    // turn's length), and the whole turn once, at [DONE].
+    const LongTurn turn = long_turn(2000);
+    std::vector<std::string> events = {role};
+    for (const std::string& d : turn.deltas) events.push_back(text(d));
+    events.push_back(chunk("{}", "stop"));
+    events.push_back(done);
+    auto shown = std::make_shared<std::size_t>(0);
+    auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
+                                         {16}, Json::object());
+    const ShownRun run = run_counted(*stream, events, shown);
+
+    std::string client_text;
+    for (const Json& chunk : cmfpipe::wire::sse_events(run.client, "client").events) {
+        for (const Json& choice : chunk["choices"]) {
+            if (choice["delta"].contains("content"))
+                client_text += choice["delta"]["content"].get<std::string>();
+        }
+    }
+    CHECK(client_text == turn.redacted);
+    CHECK(run.client.ends_with(done));
+    REQUIRE(run.shown.size() == events.size() + 1);
+    std::size_t most = 0;  // from the 100th delta on (10 KB of text) to the finish chunk
+    for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
+    CHECK(most <= 4096);
+    CHECK(run.shown[events.size() - 1] > turn.redacted.size());  // [DONE]: the whole turn
+    CHECK(run.shown.back() == 0);
+}

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cmfpipe/adapter.hpp"
+#include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/core/pipeline/config.hpp"
 #include "cmfpipe/core/pipeline/pipeline.hpp"
@@ -37,6 +38,15 @@ inline StreamGuard pipeline_guard(const std::string& yaml,
             break;
         }
         return verdict;
+    };
+}
+
+// `inner`, adding to `*shown` the bytes of the messages each run is shown (as CMF JSON): the work
+// a step gives the processors.
+inline StreamGuard counting_guard(StreamGuard inner, std::shared_ptr<std::size_t> shown) {
+    return [inner = std::move(inner), shown](std::vector<cmf::Message> messages) {
+        *shown += cmf::messages_to_json(messages).dump().size();
+        return inner(std::move(messages));
     };
 }
 
@@ -86,6 +96,30 @@ inline GuardedRun run_guarded(GuardedStream& stream, std::string_view upstream, 
     if (auto last = reader.finish()) run.pushed.push_back(text_of(stream.push(*last)));
     run.finished = text_of(stream.finish(complete));
     run.ended = stream.ended();
+    return run;
+}
+
+// Each of `events` (whole SSE events) pushed through `stream`, then finish(true): what the client
+// got, and for each push and the finish, how many bytes `shown` (a counting_guard's) grew by.
+struct ShownRun {
+    std::string client;
+    std::vector<std::size_t> shown;
+};
+inline ShownRun run_counted(GuardedStream& stream, const std::vector<std::string>& events,
+                            const std::shared_ptr<std::size_t>& shown) {
+    wire::SseReader reader("upstream", 1 << 20);
+    ShownRun run;
+    std::vector<wire::SseEvent> read;
+    for (const std::string& event : events) {
+        const std::size_t before = *shown;
+        read.clear();
+        reader.feed(event, read);
+        for (const auto& e : read) run.client += text_of(stream.push(e));
+        run.shown.push_back(*shown - before);
+    }
+    const std::size_t before = *shown;
+    run.client += text_of(stream.finish(true));
+    run.shown.push_back(*shown - before);
     return run;
 }
 

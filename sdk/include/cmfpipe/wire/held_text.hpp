@@ -1,14 +1,24 @@
 #pragma once
 // The text of one streamed part (a choice's content, a text block) on its way to a client through
-// a guarded stream (cmfpipe/stream_guard.hpp), provider-independent: after each run of the
-// llm_output processors the part's whole text as they made it is handed in; what goes out is what
-// follows the text already sent, less the last `holdback` code points (so a span a processor
-// would rewrite once it is whole is never half sent), cut on a UTF-8 code point boundary.
+// a guarded stream (cmfpipe/stream_guard.hpp), provider-independent. What goes out is what follows
+// the text already sent, less the last `holdback` code points (so a span a processor would rewrite
+// once it is whole is never half sent), cut on a UTF-8 code point boundary.
+//
+// The cost of a step does not grow with the part: on each delta the processors see a window of
+// the part's raw text, not all of it: the text not sent yet and, before it, at least `context`
+// code points of what was sent (a span that crosses into the sent text is seen whole, and a
+// rewrite of sent text is caught). When the window holds much more sent text than that, its start
+// moves up to a cut the processors agree with (narrowing_cut, narrow). Once, at the end of the
+// turn, they see the whole part (update_whole), which must start with all that was sent.
 //
 //   HeldBackText part(options.holdback);
-//   if (!part.update(processed_text)) -> end the stream: sent_text_changed
+//   part.add(delta_text);                       // the upstream's raw text for the part
+//   processed = processors(part.window());
+//   if (!part.update(processed)) -> end the stream: sent_text_changed
 //   std::string now = part.release(/*whole=*/part_ended);     // "" when nothing is releasable
+//   if (auto cut = part.narrowing_cut()) part.narrow(*cut, processors(part.window().substr(*cut)));
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,23 +30,52 @@ inline constexpr std::string_view sent_text_changed =
 
 class HeldBackText {
   public:
-    explicit HeldBackText(std::size_t holdback) : holdback_(holdback) {}
+    // The sent text a window keeps: never less than the holdback, nor than this many code points
+    // (with a holdback of 0, a rewrite of what was just sent is still caught).
+    static constexpr std::size_t min_context = 64;
 
-    // The part's whole text as the processors now make it. False (and nothing kept) when it no
-    // longer starts with the text already sent.
+    explicit HeldBackText(std::size_t holdback);
+
+    // The upstream's raw text for the part, as it comes (O(size of `raw`)).
+    void add(std::string_view raw) { window_.append(raw); }
+    // The raw text the processors see on a step: from the window's start to the end.
+    const std::string& window() const { return window_; }
+
+    // What the processors made of window(). False (and nothing kept) when it no longer starts
+    // with the text sent since the window's start.
     bool update(std::string_view processed);
+    // What the processors made of the whole part (the end of the turn). False (and nothing kept)
+    // when it does not start with all the text sent.
+    bool update_whole(std::string_view processed);
     // What may go out now, marked sent: the text passed and not yet sent, less its last
     // `holdback` code points unless `whole` (the part ended). "" when nothing is releasable.
     std::string release(bool whole);
 
+    // A raw offset in window() where the window could start from now on, when it holds enough
+    // sent text to be worth narrowing (at least half of it could go); nullopt otherwise.
+    // Prefers a cut after white space and before a letter, where no span the bundled processors
+    // look for (an e-mail address, a phone or card number) can begin or continue.
+    std::optional<std::size_t> narrowing_cut() const;
+    // `processed_tail`: what the processors made of window().substr(cut) on their own. When it
+    // is the tail of what they made of the whole window, and all that is left out was sent, the
+    // window starts at `cut` from now on (true); otherwise it stays as it is, and narrowing waits
+    // until the window has doubled (false).
+    bool narrow(std::size_t cut, std::string_view processed_tail);
+
+    // All the text sent so far (what update_whole checks).
     const std::string& sent() const { return sent_; }
     // Passed by the processors, not sent yet.
     const std::string& held() const { return held_; }
 
   private:
     std::size_t holdback_;
-    std::string sent_;
-    std::string held_;
+    std::size_t context_;      // code points of sent text a window keeps
+    std::string window_;       // raw text from the window's start
+    std::string window_sent_;  // processed text sent since the window's start
+    std::string sent_;         // all the processed text sent
+    std::string held_;         // processed, not sent
+    std::size_t narrow_at_;    // the window size (bytes) at which narrowing is tried next
+    bool fresh_ = false;       // held_ is what the processors made of the whole window
 };
 
 // The offset in `text` before its last `count` code points (0 when it has no more than that).
