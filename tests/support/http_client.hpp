@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace cmfpipe::testing {
 
@@ -82,16 +83,40 @@ class HttpConnection {
     // The next answer on this connection; throws when none comes within the timeout.
     HttpAnswer read_answer(double timeout_seconds = 20) {
         HttpAnswer answer = read_head(timeout_seconds);
+        read_body(answer, timeout_seconds);
+        return answer;
+    }
+
+    // The body of an answer whose head read_head returned, by its Content-Length or chunked.
+    void read_body(HttpAnswer& answer, double timeout_seconds = 20) {
         if (answer.header("transfer-encoding") == "chunked") {
             while (auto chunk = read_chunk(timeout_seconds)) answer.body += *chunk;
-        } else {
-            const std::size_t length = std::stoul(
-                answer.header("content-length").empty() ? "0" : answer.header("content-length"));
-            while (pending_.size() < length) fill();
-            answer.body = pending_.substr(0, length);
-            pending_.erase(0, length);
+            return;
         }
-        return answer;
+        set_deadline(timeout_seconds);
+        const std::size_t length = std::stoul(
+            answer.header("content-length").empty() ? "0" : answer.header("content-length"));
+        while (pending_.size() < length) fill();
+        answer.body = pending_.substr(0, length);
+        pending_.erase(0, length);
+    }
+
+    // What is left on the connection: the bytes already received but not read as an answer, and
+    // whatever comes until the server closes or `timeout_seconds` pass (a body without framing,
+    // the rest of an answer that broke off). Never throws.
+    std::string read_rest(double timeout_seconds) {
+        set_deadline(timeout_seconds);
+        while (true) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline_ - std::chrono::steady_clock::now());
+            pollfd p{fd_, POLLIN, 0};
+            if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+            char buffer[65536];
+            const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+            if (n <= 0) break;
+            pending_.append(buffer, static_cast<std::size_t>(n));
+        }
+        return std::exchange(pending_, std::string());
     }
 
     // The status and header of the next answer (a 100 Continue skipped); its body is left to
