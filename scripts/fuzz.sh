@@ -17,11 +17,14 @@ shift || true
 "$root/scripts/install-deps.sh" --fuzz
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMFPIPE_FUZZ=ON -DCMFPIPE_FUZZ_OPT=-O1 >/dev/null
-cmake --build "$build" -j "${CMFPIPE_JOBS:-$(nproc)}" --target fuzz_targets
-
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
+  cmake --build "$build" -j "${CMFPIPE_JOBS:-$(nproc)}" --target fuzz_targets
   for list in "$build"/fuzz-seeds/*.dirs; do targets+=("$(basename "$list" .dirs)"); done
+else
+  # Only the targets named (and the plugins they load), not all of them.
+  cmake --build "$build" -j "${CMFPIPE_JOBS:-$(nproc)}" --target fuzz_seeds \
+    $(printf -- '--target fuzz_%s ' "${targets[@]}")
 fi
 
 # libFuzzer's -rss_limit_mb measures the whole process, and ASan keeps freed memory in a

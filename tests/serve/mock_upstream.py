@@ -18,6 +18,7 @@ answer it got):
   extra-bytes the answer, then in the same write a second whole answer nobody asked for
   long-body   a Content-Length one byte short of the body it writes (one byte left over)
   close-delimited  the answer without Content-Length, ended by closing the connection
+  redirect-302  302 Found with a Location and no Content-Type
 With "stream": true the same answers come as the provider's Server-Sent Events (chunked), the
 text a few characters an event, the tool call's arguments in fragments; besides:
   cut       a few events, then the connection closes mid-stream
@@ -260,6 +261,9 @@ FAULTS = {
     "extra-bytes": lambda h, a: write_raw(h, raw_answer(a) + raw_answer(extra_answer(a))),
     "long-body": lambda h, a: write_raw(h, raw_answer(a, length_delta=-1)),
     "close-delimited": lambda h, a: write_raw(h, raw_answer(a, length=False), close=True),
+    "redirect-302": lambda h, a: write_raw(
+        h, b"HTTP/1.1 302 Found\r\nLocation: https://elsewhere.example/v1\r\n"
+        b"Content-Length: 0\r\n\r\n"),
 }
 
 

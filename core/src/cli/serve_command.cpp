@@ -82,6 +82,8 @@ int run_serve(const Arguments& args) {
     }
     options.upstream_timeout =
         std::chrono::seconds(count_option(args, "upstream-timeout", 300, 1, 3600));
+    options.upstream_total_timeout =
+        std::chrono::seconds(count_option(args, "upstream-total-timeout", 600, 1, 86400));
     options.upstream_ca = args.value("upstream-ca").value_or("");
     options.stream_holdback =
         count_option(args, "stream-holdback", options.stream_holdback, 0, 1 << 20);
@@ -132,7 +134,11 @@ std::vector<OptionSpec> serve_options() {
           "proxy POST /v1/chat/completions to openai=URL, POST /v1/messages to anthropic=URL "
           "(http:// or https://, e.g. https://api.openai.com/v1)",
           true},
-         {"upstream-timeout", "SECONDS", "an upstream call's limit (default 300); over it: 504"},
+         {"upstream-timeout", "SECONDS",
+          "an upstream call's limit, for a stream the longest silence between two events "
+          "(default 300); over it: 504"},
+         {"upstream-total-timeout", "SECONDS",
+          "the whole of an upstream call, streamed or not (default 600); over it: 504"},
          {"upstream-ca", "FILE.pem", "also trust these certificates for https upstreams"},
          {"stream-holdback", "CHARS",
           "characters of streamed text held back until the processors have seen what follows "

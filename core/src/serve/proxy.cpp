@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cmfpipe/json_parse.hpp"
+#include "request_framing.hpp"
 
 namespace cmfpipe::serve {
 namespace {
@@ -20,10 +21,14 @@ bool forwarded(std::string_view name) {
         "trailer", "transfer-encoding", "upgrade",     "proxy-authorization", "proxy-connection",
         "expect",  "accept-encoding",   "x-request-id"};
     for (std::string_view d : dropped)
-        if (boost::beast::iequals(boost::beast::string_view(name.data(), name.size()),
-                                  boost::beast::string_view(d.data(), d.size())))
-            return false;
+        if (boost::beast::iequals(beast_view(name), beast_view(d))) return false;
     return true;
+}
+
+bool named_in(const std::vector<std::string_view>& names, std::string_view name) {
+    for (std::string_view n : names)
+        if (boost::beast::iequals(beast_view(n), beast_view(name))) return true;
+    return false;
 }
 
 }  // namespace
@@ -167,9 +172,13 @@ net::awaitable<std::optional<Response>> Proxy::answer(Metrics::Route route, Requ
     if (prepared.refusal) co_return std::move(*prepared.refusal);
 
     Upstream::Headers headers;
+    // What the client's Connection fields name is hop-by-hop too (RFC 9110 §7.6.1).
+    const std::vector<std::string_view> connection_named =
+        field_list(request, http::field::connection);
     for (const auto& field : request) {
         const std::string_view name = std_view(field.name_string());
-        if (forwarded(name)) headers.emplace_back(name, std_view(field.value()));
+        if (forwarded(name) && !named_in(connection_named, name))
+            headers.emplace_back(name, std_view(field.value()));
     }
     headers.emplace_back("x-request-id", request_id);
     headers.emplace_back("content-type", "application/json");
@@ -203,7 +212,8 @@ net::awaitable<Response> Proxy::not_streamed(const Provider& provider, Upstream&
         metrics_.upstream_error(upstream.name(),
                                 "status_" + std::to_string(upstream_answer.result_int()));
         Response passed{upstream_answer.result(), 11};
-        passed.set(http::field::content_type, upstream_answer[http::field::content_type]);
+        const auto type = upstream_answer[http::field::content_type];
+        if (!type.empty()) passed.set(http::field::content_type, type);
         passed.body() = std::move(upstream_answer.body());
         co_return passed;
     }

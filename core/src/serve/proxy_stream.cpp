@@ -102,6 +102,7 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     sink.piece = [&](std::string_view bytes) -> net::awaitable<bool> {
         std::vector<wire::SseEvent> events;
         reader.feed(bytes, events);
+        sink.events += events.size();
         std::string out;
         if (!events.empty()) out = co_await guarded_steps(std::move(events), std::nullopt);
         const bool sent = co_await send(std::move(out));

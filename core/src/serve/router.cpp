@@ -233,6 +233,16 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
         });
 }
 
+bool Router::idle() const {
+    std::lock_guard lock(idle_mutex_);
+    return on_pool_ == 0;
+}
+
+bool Router::wait_idle_for(std::chrono::milliseconds time) const {
+    std::unique_lock lock(idle_mutex_);
+    return idle_.wait_for(lock, time, [this] { return on_pool_ == 0; });
+}
+
 void Router::wait_idle() const {
     std::unique_lock lock(idle_mutex_);
     idle_.wait(lock, [this] { return on_pool_ == 0; });

@@ -3,6 +3,7 @@
 // body's JSON, render, parse, processors, adapters) runs on the Host's pool; `done` gets the
 // answer there, exactly once: nothing when the answer was streamed to the client already.
 #include <boost/asio/any_io_executor.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -63,6 +64,10 @@ class Router {
     // Blocks until no work of a request is left on the pool (the server's last step: the work
     // refers to this router).
     void wait_idle() const;
+    // No work of a request is left on the pool or in a proxy coroutine.
+    bool idle() const;
+    // wait_idle for at most `time`; false when work is still left then.
+    bool wait_idle_for(std::chrono::milliseconds time) const;
 
   private:
     Response run_prompt(const Request& request, const Target& target,

@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <thread>
 
 #include "cmfpipe/errors.hpp"
@@ -53,7 +54,8 @@ struct Server::Impl {
 
     ~Impl() {
         // Work of a request still on the pool refers to the router, and posts its answer to a
-        // session's strand on `io`: both must outlive it.
+        // session's strand on `io`: both must outlive it. (~Server does not destroy an Impl
+        // whose work could not finish.)
         if (state.router) state.router->wait_idle();
         // The router's upstream connections are sockets of `io`: they go before it does.
         state.router.reset();
@@ -79,13 +81,58 @@ struct Server::Impl {
             });
     }
 
-    // On `io`: no more connections; idle ones are closed now, busy ones after their answer.
+    // On `io`: no more connections; idle ones are closed now, busy ones after their answer. A
+    // second signal ends the process at once.
     void drain() {
         if (state.draining.exchange(true)) return;
         boost::system::error_code ignored;
         acceptor.close(ignored);
-        signals.cancel(ignored);
+        signals.cancel(ignored);  // a wait run() left (stop() began the drain)
+        if (state.options.handle_signals) {
+            signals.async_wait([this](boost::system::error_code error, int) {
+                if (error) return;
+                state.log.line("cmfpipe serve: a second signal, exiting now");
+                std::_Exit(1);
+            });
+        }
         drain_deadline = std::chrono::steady_clock::now() + state.options.grace;
+        for_each_session([](Session& session) { session.close_if_idle(); });
+        watch_drain();
+    }
+
+    // Every 20 ms: done when the last connection has closed and no request's work is left. At
+    // the grace period's end every request left is cancelled (client and upstream connections
+    // closed); what still runs after one more second of that is stopped with the I/O loop.
+    void watch_drain() {
+        bool open;
+        {
+            std::lock_guard lock(state.sessions_mutex);
+            open = !state.sessions.empty();
+        }
+        if (!open && state.router->idle()) {
+            boost::system::error_code ignored;
+            signals.cancel(ignored);  // nothing left: io runs out of work and run() returns
+            return;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (!aborted && now >= drain_deadline) {
+            aborted = true;
+            state.log.line("cmfpipe serve: grace period over, cancelling the requests left");
+            for_each_session([](Session& session) { session.abort(); });
+        }
+        if (aborted && now >= drain_deadline + abort_time) {
+            state.log.line(
+                "cmfpipe serve: requests still running after the grace period, stopping");
+            io.stop();
+            return;
+        }
+        drain_timer.expires_after(std::chrono::milliseconds(20));
+        drain_timer.async_wait([this](boost::system::error_code) { watch_drain(); });
+    }
+
+    // `act` on each open session, on its own strand.
+    template <class Act>
+    void for_each_session(Act act) {
         std::vector<std::shared_ptr<Session>> sessions;
         {
             std::lock_guard lock(state.sessions_mutex);
@@ -93,27 +140,8 @@ struct Server::Impl {
                 if (auto session = weak.lock()) sessions.push_back(std::move(session));
         }
         for (auto& session : sessions) {
-            net::post(session_executor(*session), [session] { session->close_if_idle(); });
+            net::post(session_executor(*session), [session, act] { act(*session); });
         }
-        watch_drain();
-    }
-
-    // Every 20 ms: done when the last connection has closed; at the grace period's end the
-    // remaining ones are dropped.
-    void watch_drain() {
-        bool open;
-        {
-            std::lock_guard lock(state.sessions_mutex);
-            open = !state.sessions.empty();
-        }
-        if (!open) return;  // nothing left to wait for: io runs out of work and run() returns
-        if (std::chrono::steady_clock::now() >= drain_deadline) {
-            state.log.line("cmfpipe serve: grace period over, closing the connections left");
-            io.stop();
-            return;
-        }
-        drain_timer.expires_after(std::chrono::milliseconds(20));
-        drain_timer.async_wait([this](boost::system::error_code) { watch_drain(); });
     }
 
     static net::any_io_executor session_executor(Session& session) { return session.executor(); }
@@ -128,6 +156,10 @@ struct Server::Impl {
     net::steady_timer drain_timer;
     std::unique_ptr<net::steady_timer> retry_timer;
     std::chrono::steady_clock::time_point drain_deadline{};
+    bool aborted = false;  // the grace period is over and the requests left were cancelled
+    // How long cancelled requests get to wind down before the I/O loop stops: the process exits
+    // within the grace period and a second.
+    static constexpr std::chrono::milliseconds abort_time{700};
 };
 
 Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
@@ -139,6 +171,7 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
     for (const auto& [name, url] : given.upstreams) {
         UpstreamOptions upstream_options;
         upstream_options.timeout = given.upstream_timeout;
+        upstream_options.total_timeout = given.upstream_total_timeout;
         upstream_options.ca_file = given.upstream_ca;
         upstreams.emplace(
             name, std::make_unique<Upstream>(name, parse_upstream_url(url), upstream_options,
@@ -150,7 +183,15 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
                                  StreamGuardOptions{impl_->state.options.stream_holdback});
 }
 
-Server::~Server() = default;
+Server::~Server() {
+    // Work that outlived the I/O loop (a stuck plugin on the pool) still refers to the Impl:
+    // leaking it beats a crash, and beats a process that never exits.
+    if (impl_->state.router &&
+        !impl_->state.router->wait_idle_for(std::chrono::milliseconds(200))) {
+        impl_->state.log.line("cmfpipe serve: work still running at exit, left behind");
+        (void)impl_.release();
+    }
+}
 
 unsigned short Server::listen() {
     Impl& impl = *impl_;
@@ -197,7 +238,6 @@ void Server::run() {
         threads.emplace_back([&impl] { impl.io.run(); });
     impl.io.run();
     for (auto& thread : threads) thread.join();
-    impl.state.router->wait_idle();
 }
 
 void Server::stop() {

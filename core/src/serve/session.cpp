@@ -10,6 +10,7 @@
 #include <boost/beast/http/write.hpp>
 #include <cstring>
 
+#include "request_framing.hpp"
 #include "server_state.hpp"
 
 namespace cmfpipe::serve {
@@ -59,11 +60,15 @@ void Session::close_if_idle() {
     if (idle_) close();
 }
 
+void Session::abort() {
+    if (cancellation_) cancellation_->cancel();
+    close();
+}
+
 void Session::read_request() {
     if (state_.draining) return close();
     parser_.emplace();
-    parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header));
-    parser_->body_limit(state_.options.max_body);
+    configure_request_parser(*parser_, state_.options);
     idle_ = true;
     stream_.expires_after(state_.options.client_timeout);
     http::async_read_header(stream_, buffer_, *parser_,
@@ -99,6 +104,10 @@ void Session::on_header(beast::error_code error) {
 
     begin_request();
     const auto& header = parser_->get();
+    if (auto refusal = framing_refusal(header)) {
+        return refuse(error_answer(refusal->status, "ValueError", "malformed_request",
+                                   "malformed HTTP request: " + refusal->message));
+    }
     if (beast::iequals(header[http::field::expect], "100-continue")) {
         auto go_on =
             std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);

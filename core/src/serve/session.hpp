@@ -32,6 +32,9 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     boost::asio::any_io_executor executor() { return stream_.get_executor(); }
     // On the session's strand: closes the connection if it is waiting for a request.
     void close_if_idle();
+    // On the session's strand: the grace period is over. The request in flight is cancelled (its
+    // upstream connection closed) and the client's connection closed.
+    void abort();
 
     // ClientStream: a chunked answer, on the session's strand.
     boost::asio::awaitable<void> begin(http::status status, std::string_view content_type) override;

@@ -1,6 +1,8 @@
 // serve/upstream.hpp: the proxied providers, over TCP or TLS, with kept-alive connections.
 #include "upstream.hpp"
 
+#include "upstream_exchange.hpp"
+
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -15,6 +17,8 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <optional>
 
+#include <poll.h>
+
 namespace cmfpipe::serve {
 namespace {
 
@@ -22,56 +26,6 @@ namespace beast = boost::beast;
 namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
 using tcp = net::ip::tcp;
-
-constexpr std::size_t max_answer_header = 64 * 1024;
-
-// What one exchange on a connection came to, besides the answer.
-struct Exchanged {
-    bool answer_begun = false;  // a byte of the answer's header came: never tried again
-    bool reusable = true;       // the connection may carry another call
-};
-
-// Writes the request and reads the answer. The body of a streamed answer (the sink wants it) is
-// handed over as it comes, each read under its own deadline; any other body is read whole under
-// the deadline set before the call.
-template <class Stream>
-net::awaitable<Response> exchange(Stream& stream, beast::tcp_stream& tcp,
-                                  beast::flat_buffer& buffer,
-                                  http::request<http::string_body>& request,
-                                  const UpstreamOptions& options, StreamSink* sink,
-                                  Exchanged& exchanged) {
-    co_await http::async_write(stream, request, net::use_awaitable);
-    http::response_parser<http::buffer_body> parser;
-    parser.header_limit(max_answer_header);
-    parser.body_limit(options.max_answer);
-    co_await http::async_read_header(stream, buffer, parser, net::use_awaitable);
-    exchanged.answer_begun = true;
-    Response answer{http::response_header<>(parser.get().base())};
-    const bool streamed = sink != nullptr && sink->wants(parser.get().base());
-    std::string body;
-    std::array<char, 16 * 1024> piece;
-    while (!parser.is_done()) {
-        parser.get().body().data = piece.data();
-        parser.get().body().size = piece.size();
-        if (streamed) tcp.expires_after(options.timeout);
-        boost::system::error_code error;
-        // read_some: back with what has come, not once the piece is full (a stream's events are
-        // small and slow).
-        co_await http::async_read_some(stream, buffer, parser,
-                                       net::redirect_error(net::use_awaitable, error));
-        if (error && error != http::error::need_buffer) throw boost::system::system_error(error);
-        const std::size_t size = piece.size() - parser.get().body().size;
-        if (!streamed) {
-            body.append(piece.data(), size);
-        } else if (size > 0 && !co_await sink->piece({piece.data(), size})) {
-            exchanged.reusable = false;
-            co_return answer;
-        }
-    }
-    exchanged.reusable = parser.get().keep_alive();
-    answer.body() = std::move(body);
-    co_return answer;
-}
 
 // A kept-alive connection the upstream closed meanwhile fails at once with one of these.
 bool stale_connection(const boost::system::error_code& error) {
@@ -81,11 +35,14 @@ bool stale_connection(const boost::system::error_code& error) {
 }
 
 UpstreamFailure failure(const std::string& upstream, const boost::system::error_code& error,
-                        std::string_view doing) {
+                        std::string_view doing, const Deadlines* deadlines = nullptr) {
     if (error == beast::error::timeout) {
-        return UpstreamFailure(
-            504, "timeout",
-            "upstream '" + upstream + "' did not answer in time (" + std::string(doing) + ")");
+        const bool whole_call = deadlines != nullptr && Clock::now() >= deadlines->call;
+        return UpstreamFailure(504, "timeout",
+                               "upstream '" + upstream + "' did not answer in time (" +
+                                   std::string(doing) +
+                                   (whole_call ? "; the call is over --upstream-total-timeout)"
+                                               : "; silent for --upstream-timeout)"));
     }
     const bool tls = error.category() == net::error::get_ssl_category() ||
                      error.category() == ssl::error::get_stream_category();
@@ -104,6 +61,17 @@ struct Upstream::Connection {
     std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
     beast::flat_buffer buffer;
     beast::tcp_stream& tcp() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
+    // Bytes read or decrypted past the answer, not yet parsed.
+    std::size_t unread() {
+        const int pending = secure ? SSL_pending(secure->native_handle()) : 0;
+        return buffer.size() + static_cast<std::size_t>(pending > 0 ? pending : 0);
+    }
+    // Idle and nothing to read: the upstream has neither sent bytes nobody asked for nor closed.
+    bool quiet() {
+        if (unread() > 0) return false;
+        pollfd readable{tcp().socket().native_handle(), POLLIN, 0};
+        return ::poll(&readable, 1, 0) == 0;
+    }
 };
 
 UpstreamFailure::UpstreamFailure(unsigned status, std::string reason, const std::string& message)
@@ -174,11 +142,16 @@ Upstream::Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
 Upstream::~Upstream() = default;
 
 std::unique_ptr<Upstream::Connection> Upstream::take_idle() {
-    std::lock_guard lock(idle_mutex_);
-    if (idle_.empty()) return nullptr;
-    auto connection = std::move(idle_.back());
-    idle_.pop_back();
-    return connection;
+    std::unique_lock lock(idle_mutex_);
+    while (!idle_.empty()) {
+        auto connection = std::move(idle_.back());
+        idle_.pop_back();
+        lock.unlock();
+        if (connection->quiet()) return connection;
+        connection.reset();  // closed: what it holds is nobody's answer
+        lock.lock();
+    }
+    return nullptr;
 }
 
 void Upstream::give_back(std::unique_ptr<Connection> connection) {
@@ -188,7 +161,7 @@ void Upstream::give_back(std::unique_ptr<Connection> connection) {
 }
 
 net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect(
-    Cancellation* cancellation) {
+    Cancellation* cancellation, Clock::time_point deadline) {
     auto connection = std::make_unique<Connection>();
     boost::system::error_code error;
     tcp::resolver resolver(executor_);
@@ -209,7 +182,7 @@ net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect(
         connection->plain.emplace(executor_);
     }
     if (cancellation) cancellation->on_cancel([c = connection.get()] { c->tcp().close(); });
-    connection->tcp().expires_after(options_.timeout);
+    connection->tcp().expires_at(deadline);
     co_await connection->tcp().async_connect(endpoints,
                                              net::redirect_error(net::use_awaitable, error));
     if (error) throw failure(name_, error, "connecting");
@@ -243,33 +216,45 @@ net::awaitable<Response> Upstream::post(std::string path, std::string body, Head
                                "upstream '" + name_ + "': the client went away, the call ended");
     };
 
+    const Deadlines deadlines{Clock::now() + options_.total_timeout, options_.timeout};
     for (int attempt = 0;; ++attempt) {
         if (cancellation && cancellation->cancelled()) throw cancelled_failure();
         std::unique_ptr<Connection> connection = take_idle();
         const bool reused = connection != nullptr;
         if (!connection) {
-            connection = co_await connect(cancellation);
+            connection = co_await connect(cancellation, deadlines.next(Clock::now()));
         } else if (cancellation) {
             cancellation->on_cancel([c = connection.get()] { c->tcp().close(); });
         }
         boost::system::error_code error;
         Response answer;
         Exchanged exchanged;
-        connection->tcp().expires_after(options_.timeout);
+        auto set_deadline = [&tcp = connection->tcp()](Clock::time_point at) {
+            tcp.expires_at(at);
+        };
+        set_deadline(deadlines.next(Clock::now()));
         try {
             // if/else, not ?: : g++ 12 mishandles co_await inside a conditional expression.
             if (connection->secure) {
-                answer = co_await exchange(*connection->secure, connection->tcp(),
-                                           connection->buffer, request, options_, sink, exchanged);
+                answer = co_await exchange(*connection->secure, connection->buffer, request,
+                                           options_.max_answer, deadlines, set_deadline, name_,
+                                           sink, exchanged);
             } else {
-                answer = co_await exchange(*connection->plain, connection->tcp(),
-                                           connection->buffer, request, options_, sink, exchanged);
+                answer = co_await exchange(*connection->plain, connection->buffer, request,
+                                           options_.max_answer, deadlines, set_deadline, name_,
+                                           sink, exchanged);
             }
         } catch (const boost::system::system_error& e) {
             error = e.code();
         }
         if (cancellation && cancellation->cancelled()) throw cancelled_failure();
         if (!error) {
+            // Bytes past the answer's end belong to no request: whatever answer they are, no
+            // client gets them, and the connection that carried them is closed.
+            if (exchanged.reusable && connection->unread() > 0) {
+                throw protocol_failure(name_, std::to_string(connection->unread()) +
+                                                  " bytes came after the answer's end");
+            }
             if (exchanged.reusable) {
                 if (cancellation) cancellation->on_cancel({});
                 give_back(std::move(connection));
@@ -284,7 +269,7 @@ net::awaitable<Response> Upstream::post(std::string path, std::string body, Head
                                       "upstream '" + name_ + "' answered more than " +
                                           std::to_string(options_.max_answer) + " bytes");
             }
-            throw failure(name_, error, "exchanging the request");
+            throw failure(name_, error, "exchanging the request", &deadlines);
         }
     }
 }

@@ -2,6 +2,10 @@
 // The providers `cmfpipe serve` proxies to (--upstream NAME=URL): HTTP/1.1 over TCP, or over TLS
 // (Asio's ssl on OpenSSL) with the certificate and the host name verified. Connections are kept
 // alive and reused; an answer is read whole, under a size bound.
+// An answer is trusted no further than its framing: interim (1xx) answers are read and dropped, a
+// connection goes back to the pool only when its answer ended exactly where its framing says with
+// nothing unread, and an idle connection that has become readable (bytes nobody asked for, or the
+// upstream's close) is never used again.
 // Boost 1.74's awaitable.hpp uses std::exchange without including <utility>.
 #include <utility>
 
@@ -33,7 +37,9 @@ struct UpstreamUrl {
 UpstreamUrl parse_upstream_url(std::string_view url);
 
 // What a client is told when the upstream fails it: 502 (unreachable, refused TLS, a broken
-// answer) or 504 (no answer within --upstream-timeout). `reason` labels the metric.
+// answer; reason "protocol", code upstream_protocol, for an answer that breaks HTTP framing: a 101, too many interim
+// answers, bytes past the answer's end) or 504 (no answer within --upstream-timeout, or the call
+// over --upstream-total-timeout). `reason` labels the metric.
 class UpstreamFailure : public Error {
   public:
     UpstreamFailure(unsigned status, std::string reason, const std::string& message);
@@ -47,9 +53,11 @@ class UpstreamFailure : public Error {
 };
 
 struct UpstreamOptions {
-    // Connect, send and the whole answer; for an answer read as it comes, also the longest gap
-    // between two of its pieces.
+    // Connect, send and the whole answer; for an answer read as it comes, the longest silence
+    // between two whole events (bytes that never complete an event do not count).
     std::chrono::milliseconds timeout{300'000};
+    // The whole call, streamed or not, whatever the upstream sends.
+    std::chrono::milliseconds total_timeout{600'000};
     std::size_t max_answer = 64 * 1024 * 1024;
     std::string ca_file;  // trusted certificates besides the system's (a private CA, a test's)
 };
@@ -60,6 +68,8 @@ struct StreamSink {
     std::function<bool(const http::response_header<>&)> wants;
     // Each piece as it arrives; false ends the call there (the connection is dropped).
     std::function<boost::asio::awaitable<bool>(std::string_view)> piece;
+    // Whole events `piece` has taken so far: each new one restarts the silence deadline.
+    std::size_t events = 0;
 };
 
 class Upstream {
@@ -84,7 +94,8 @@ class Upstream {
   private:
     std::unique_ptr<Connection> take_idle();
     void give_back(std::unique_ptr<Connection> connection);
-    boost::asio::awaitable<std::unique_ptr<Connection>> connect(Cancellation* cancellation);
+    boost::asio::awaitable<std::unique_ptr<Connection>> connect(
+        Cancellation* cancellation, std::chrono::steady_clock::time_point deadline);
 
     std::string name_;
     UpstreamUrl url_;

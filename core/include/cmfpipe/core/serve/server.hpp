@@ -31,8 +31,10 @@ struct ServerOptions {
     // (POST /v1/messages) -> http:// or https:// base URL.
     std::map<std::string, std::string> upstreams;
     // Connect, send and the whole answer of one upstream call; over it: 504. For a streamed
-    // answer, also the longest silence between two of its pieces.
+    // answer, the longest silence between two whole events.
     std::chrono::milliseconds upstream_timeout{300'000};
+    // The whole of one upstream call, streamed or not (the OpenAI SDKs' own default).
+    std::chrono::milliseconds upstream_total_timeout{600'000};
     // Characters of a streamed text part held back until more comes, so that the llm_output
     // processors see a span (an e-mail address, a key) whole before any of it is sent.
     std::size_t stream_holdback = 64;

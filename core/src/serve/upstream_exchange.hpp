@@ -1,0 +1,115 @@
+#pragma once
+// One exchange with an upstream on a connection: the request written, the answer read, trusted no
+// further than its framing. Interim answers (100 Continue, 103 Early Hints) are read and dropped,
+// a 101 or an endless run of interim answers is refused (502, reason "protocol"); the body is read
+// whole, or handed to a StreamSink as it comes. Whether the connection may carry another call is
+// the caller's to judge from Exchanged and from what is left unread. A template over the stream
+// (TCP, TLS, or a test stream for the fuzz target) and over how a deadline is set.
+// Boost 1.74's awaitable.hpp uses std::exchange without including <utility>.
+#include <utility>
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "upstream.hpp"
+
+namespace cmfpipe::serve {
+
+using Clock = std::chrono::steady_clock;
+
+inline constexpr std::size_t max_answer_header = 64 * 1024;
+// Interim answers (100 Continue, 103 Early Hints) read and dropped before the final one; more is
+// an upstream that never answers.
+inline constexpr int max_interim_answers = 8;
+
+// What one exchange on a connection came to, besides the answer.
+struct Exchanged {
+    bool answer_begun = false;  // a byte of the answer's header came: never tried again
+    bool reusable = true;       // the connection may carry another call
+};
+
+// When the call must be over, and when the answer (or, streamed, its next event) must come.
+struct Deadlines {
+    Clock::time_point call;
+    std::chrono::milliseconds silence;
+    Clock::time_point next(Clock::time_point from) const { return std::min(from + silence, call); }
+};
+
+inline UpstreamFailure protocol_failure(const std::string& upstream, const std::string& what) {
+    return UpstreamFailure(502, "protocol",
+                           "upstream '" + upstream + "' broke HTTP/1.1 framing: " + what);
+}
+
+// Writes the request and reads the answer: interim answers dropped, a 101 refused. The body of a
+// streamed answer (the sink wants it) is handed over as it comes, the silence deadline restarted
+// by each whole event; any other body is read whole under the deadline set before the call.
+template <class Stream, class SetDeadline>
+boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buffer& buffer,
+                                          http::request<http::string_body>& request,
+                                          std::size_t max_answer, const Deadlines& deadlines,
+                                          SetDeadline set_deadline, const std::string& upstream,
+                                          StreamSink* sink, Exchanged& exchanged) {
+    namespace net = boost::asio;
+    co_await http::async_write(stream, request, net::use_awaitable);
+    std::optional<http::response_parser<http::buffer_body>> parser;
+    for (int interim = 0;; ++interim) {
+        parser.emplace();
+        parser->header_limit(max_answer_header);
+        parser->body_limit(max_answer);
+        co_await http::async_read_header(stream, buffer, *parser, net::use_awaitable);
+        exchanged.answer_begun = true;
+        const unsigned status = parser->get().result_int();
+        if (status >= 200) break;
+        exchanged.reusable = false;
+        if (status == 101) throw protocol_failure(upstream, "it switched protocols (101)");
+        if (interim == max_interim_answers) {
+            throw protocol_failure(upstream, "more than " + std::to_string(max_interim_answers) +
+                                                 " interim (1xx) answers");
+        }
+        exchanged.reusable = true;  // a 1xx has no body: the final answer follows
+    }
+    Response answer{http::response_header<>(parser->get().base())};
+    const bool streamed = sink != nullptr && sink->wants(parser->get().base());
+    std::string body;
+    std::array<char, 16 * 1024> piece;
+    Clock::time_point last_event = Clock::now();
+    while (!parser->is_done()) {
+        parser->get().body().data = piece.data();
+        parser->get().body().size = piece.size();
+        if (streamed) set_deadline(deadlines.next(last_event));
+        boost::system::error_code error;
+        // read_some: back with what has come, not once the piece is full (a stream's events are
+        // small and slow).
+        co_await http::async_read_some(stream, buffer, *parser,
+                                       net::redirect_error(net::use_awaitable, error));
+        if (error && error != http::error::need_buffer) throw boost::system::system_error(error);
+        const std::size_t size = piece.size() - parser->get().body().size;
+        if (!streamed) {
+            body.append(piece.data(), size);
+        } else if (size > 0) {
+            const std::size_t events = sink->events;
+            if (!co_await sink->piece({piece.data(), size})) {
+                exchanged.reusable = false;
+                co_return answer;
+            }
+            if (sink->events != events) last_event = Clock::now();
+        }
+    }
+    // The parser's keep_alive: false for a body that ended with the connection, too.
+    exchanged.reusable = parser->keep_alive();
+    answer.body() = std::move(body);
+    co_return answer;
+}
+
+}  // namespace cmfpipe::serve

@@ -1,0 +1,171 @@
+// `cmfpipe serve` in front of an upstream that breaks HTTP/1.1 (tests/serve/mock_upstream.py's
+// faulty models, over real sockets): interim answers, a 101, bytes past an answer's end, a body
+// longer than its length, close-delimited bodies, an event stream that trickles a byte a second.
+// Whatever the upstream does, each client gets its own answer or a clean 502/504, never another
+// client's: every request carries a token of its own and every answer is checked for it.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+
+#include "cmfpipe/json_parse.hpp"
+#include "support/http_client.hpp"
+#include "support/mock_upstream.hpp"
+#include "support/serve_process.hpp"
+
+using namespace cmfpipe;
+using namespace cmfpipe::testing;
+
+namespace {
+
+Json chat(const std::string& model, const std::string& token, bool stream = false) {
+    Json body = {{"model", model}, {"messages", {{{"role", "user"}, {"content", token}}}}};
+    if (stream) body["stream"] = true;
+    return body;
+}
+
+// The content of a chat completion answer, or "" when it is not one.
+std::string content_of(const HttpAnswer& answer) {
+    const JsonParse parsed = try_parse_json(answer.body);
+    if (!parsed.value || !parsed.value->contains("choices")) return "";
+    const Json& content = (*parsed.value)["choices"][0]["message"]["content"];
+    return content.is_string() ? content.get<std::string>() : "";
+}
+
+std::string error_code_of(const HttpAnswer& answer) {
+    const JsonParse parsed = try_parse_json(answer.body);
+    if (!parsed.value || !parsed.value->contains("error")) return "";
+    return (*parsed.value)["error"].value("code", "");
+}
+
+// Runs `runs` times: a client whose request meets the faulty model, then another client on another
+// connection with an ordinary request. `faulty` checks the first answer (given its token); the
+// second must always be exactly its own. Returns how many faulty answers were 502s.
+template <class CheckFaulty>
+int alternate(unsigned short port, const std::string& model, int runs, CheckFaulty faulty) {
+    int refused = 0;
+    for (int run = 0; run < runs; ++run) {
+        const std::string token_a = "a-" + std::to_string(run) + "-" + model;
+        const std::string token_b = "b-" + std::to_string(run);
+        HttpConnection first(port);
+        const HttpAnswer a =
+            first.request("POST", "/v1/chat/completions", chat(model, token_a).dump());
+        INFO("run " << run << ": " << a.status << " " << a.body);
+        if (a.status == 502) ++refused;
+        faulty(a, token_a);
+        HttpConnection second(port);
+        const HttpAnswer b =
+            second.request("POST", "/v1/chat/completions", chat("echo", token_b).dump());
+        INFO("second client: " << b.status << " " << b.body);
+        REQUIRE(b.status == 200);
+        REQUIRE(content_of(b) == "echo: " + token_b);
+    }
+    return refused;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "upstream faults: 100 and 103 before the answer - each of 200 client pairs gets its own") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    for (const std::string model : {"interim-100", "interim-103"}) {
+        const int refused =
+            alternate(server.port(), model, 200, [](const HttpAnswer& a, const std::string& token) {
+                REQUIRE(a.status == 200);
+                REQUIRE(content_of(a) == "echo: " + token);
+            });
+        CHECK(refused == 0);
+    }
+}
+
+TEST_CASE("upstream faults: bytes after the answer reach no client - 200 client pairs") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    // The extra answer arrives with the real one (one write): the request that saw it is refused
+    // with 502 upstream_protocol, as the whole connection is then in doubt. Should the extra bytes
+    // come in a later segment, the first client gets its own answer and the connection is closed
+    // before anyone else uses it.
+    const int refused = alternate(server.port(), "extra-bytes", 200,
+                                  [](const HttpAnswer& a, const std::string& token) {
+                                      if (a.status == 502) {
+                                          REQUIRE(error_code_of(a) == "upstream_protocol");
+                                      } else {
+                                          REQUIRE(a.status == 200);
+                                          REQUIRE(content_of(a) == "echo: " + token);
+                                      }
+                                  });
+    WARN(refused << " of 200 answers followed by extra bytes were refused with 502");
+    CHECK(refused > 0);
+    // A body one byte longer than its Content-Length: the byte left over is never an answer.
+    alternate(server.port(), "long-body", 50, [](const HttpAnswer& a, const std::string&) {
+        REQUIRE(a.status == 502);
+        REQUIRE(error_code_of(a) == "upstream_protocol");
+    });
+}
+
+TEST_CASE("upstream faults: a 101 is a 502 - a close-delimited answer is read whole - no reuse") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    alternate(server.port(), "switch-101", 20, [](const HttpAnswer& a, const std::string&) {
+        REQUIRE(a.status == 502);
+        REQUIRE(error_code_of(a) == "upstream_protocol");
+        REQUIRE_THAT(a.body, Catch::Contains("switched protocols (101)"));
+    });
+    alternate(server.port(), "close-delimited", 50, [](const HttpAnswer& a, const std::string& t) {
+        REQUIRE(a.status == 200);
+        REQUIRE(content_of(a) == "echo: " + t);
+    });
+}
+
+TEST_CASE("upstream faults: a 302 goes back as it came - without an empty Content-Type") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    HttpConnection client(server.port());
+    const HttpAnswer a =
+        client.request("POST", "/v1/chat/completions", chat("redirect-302", "t").dump());
+    CHECK(a.status == 302);
+    CHECK(a.headers.count("content-type") == 0);
+    CHECK(a.body.empty());
+}
+
+TEST_CASE("upstream faults: a stream trickling a byte a second trips --upstream-timeout") {
+    MockUpstream upstream;
+    ServeProcess server(
+        {"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--upstream-timeout", "2"});
+    HttpConnection client(server.port());
+    const auto start = std::chrono::steady_clock::now();
+    const HttpAnswer a =
+        client.request("POST", "/v1/chat/completions", chat("byte-drip", "t", true).dump(), {}, 15);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Bytes came every second, never a whole event: the silence between events is what counts.
+    CHECK(seconds >= 1.9);
+    CHECK(seconds < 4);
+    CHECK(a.status == 200);
+    CHECK_THAT(a.body, Catch::Contains("\"code\":\"timeout\"") &&
+                           Catch::Contains("silent for --upstream-timeout"));
+}
+
+TEST_CASE("upstream faults: --upstream-total-timeout ends a stream whose events keep coming") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline",
+                         "--upstream-total-timeout", "2"});
+    HttpConnection client(server.port());
+    const auto start = std::chrono::steady_clock::now();
+    // "drip": an event every 0.2 s for 10 s.
+    const HttpAnswer a =
+        client.request("POST", "/v1/chat/completions", chat("drip", "t", true).dump(), {}, 15);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(seconds >= 1.9);
+    CHECK(seconds < 4);
+    CHECK(a.status == 200);
+    CHECK_THAT(a.body, Catch::Contains("\"code\":\"timeout\"") &&
+                           Catch::Contains("over --upstream-total-timeout"));
+    // Not streamed: the same bound, a 504.
+    HttpConnection plain(server.port());
+    const HttpAnswer b =
+        plain.request("POST", "/v1/chat/completions", chat("slow", "t").dump(), {}, 15);
+    CHECK(b.status == 504);
+    CHECK(error_code_of(b) == "upstream_timeout");
+}
