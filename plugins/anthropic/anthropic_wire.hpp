@@ -38,16 +38,19 @@ Json system_value(Json system);
 Json part_to_block(const cmf::ContentPart& part, const std::string& place,
                    const std::string& signature);
 // One block of a message as parts. Thinking signatures, redacted thinking and blocks CMF has no
-// type for are kept in `custom` (thinking_signatures, redacted_thinking, provider_blocks); with
-// UnknownBlocks::refuse (request bodies) a block CMF has no type for is a ValueError instead.
-// Returns what the block became: a part, a flagged tool call, or an opaque custom entry.
-enum class UnknownBlocks { keep, refuse };
+// type for are kept in `custom` (thinking_signatures, redacted_thinking, provider_blocks). A
+// request on its way to the model is read with TextPolicy::show_or_refuse instead: every text in
+// it is shown to the processors (a tool_use input that is not an object as a text part, standing
+// for the input), and a block or member holding text CMF has no place for is a ValueError
+// (cmfpipe/wire/request_fields.hpp). Returns what the block became: a part, a flagged tool call,
+// or an opaque custom entry.
+enum class TextPolicy { keep, show_or_refuse };
 enum class BlockRead { part, flagged, opaque };
 BlockRead block_to_parts(const wire::WireNode& block, cmf::Content& parts, Json& custom,
-                         UnknownBlocks unknown = UnknownBlocks::keep);
+                         TextPolicy policy = TextPolicy::keep);
 // The blocks of a content array; given `slots`, each block's slot ("content"[k]) is noted.
 void read_blocks(const wire::WireNode& content, cmf::Content& parts, Json& custom,
-                 wire::MessageSlots* slots, UnknownBlocks unknown);
+                 wire::MessageSlots* slots, TextPolicy policy);
 // Drops custom["thinking_signatures"] when no thinking block had a signature (so a message that
 // never had signatures reads back equal), and returns the finished custom slot (null when empty).
 std::shared_ptr<const Json> finish_custom(Json custom);
@@ -59,7 +62,7 @@ struct ConversationSlots {
     std::vector<wire::MessageSlots> slots;
 };
 std::vector<cmf::Message> read_conversation(const wire::WireNode& body,
-                                            UnknownBlocks unknown = UnknownBlocks::keep,
+                                            TextPolicy policy = TextPolicy::keep,
                                             ConversationSlots* where = nullptr);
 
 // ---- response.cpp: a Messages API response -> one assistant message with its extensions.

@@ -5,6 +5,7 @@
 
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 #include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::anthropic {
@@ -54,6 +55,49 @@ void read_source(const WireNode& node, Source& out) {
     } else {
         node.at("type").fail("unknown source type '" + type + "'");
     }
+}
+
+// In a request, the members of a block beyond those read are refused when they hold text:
+// cache_control is a setting, a thinking signature and redacted thinking's data are the
+// provider's own (sealed, immutable in the pipeline). A document's `context` and a plain-text
+// source have no place in CMF; text blocks' citations quote documents: all refused.
+void check_block_members(const WireNode& block, const std::string& type) {
+    if (type == "text") {
+        wire::refuse_unshown_members(block, {"type", "text", "cache_control"});
+    } else if (type == "thinking") {
+        wire::refuse_unshown_members(block, {"type", "thinking", "signature"});
+    } else if (type == "redacted_thinking") {
+        wire::refuse_unshown_members(block, {"type", "data"});
+    } else if (type == "tool_use") {
+        wire::refuse_unshown_members(block, {"type", "id", "name", "input", "cache_control"});
+    } else if (type == "tool_result") {
+        wire::refuse_unshown_members(
+            block, {"type", "tool_use_id", "content", "is_error", "cache_control"});
+    } else if (type == "image" || type == "document") {
+        if (type == "image") {
+            wire::refuse_unshown_members(block, {"type", "source", "cache_control"});
+        } else {
+            wire::refuse_unshown_members(block,
+                                         {"type", "source", "title", "citations", "cache_control"});
+        }
+        const WireNode source = block.at("source").object();
+        const std::string& source_type = source.at("type").string();
+        if (source_type == "text") {
+            source.at("type").fail(
+                "a plain-text document cannot be shown to the processors as text (refused, never "
+                "forwarded unseen): send its text as a text block");
+        }
+        if (source_type == "base64" || source_type == "url")  // others: read_source says why not
+            wire::refuse_unshown_members(source, {"type", "media_type", "data", "url"});
+    }
+}
+
+// A request's tool_use whose input is not a JSON object: a text part the processors see (and may
+// rewrite: body.cpp writes it back as the input), standing for the block.
+void add_shown_input(const WireNode& block, const wire::ToolArguments& arguments,
+                     cmf::Content& parts) {
+    parts.push_back(ContentPart::text(
+        wire::arguments_shown_text(arguments.raw, block.what() + ": " + block.path_of("input"))));
 }
 
 }  // namespace
@@ -106,9 +150,10 @@ Json part_to_block(const ContentPart& part, const std::string& place,
 }
 
 BlockRead block_to_parts(const WireNode& block, cmf::Content& parts, Json& custom,
-                         UnknownBlocks unknown) {
+                         TextPolicy policy) {
     block.object();
     const std::string& type = block.at("type").string();
+    if (policy == TextPolicy::show_or_refuse) check_block_members(block, type);
     if (type == "text") {
         parts.push_back(ContentPart::text(block.at("text").string()));
     } else if (type == "thinking") {
@@ -122,7 +167,9 @@ BlockRead block_to_parts(const WireNode& block, cmf::Content& parts, Json& custo
                            std::nullopt};
         if (!block.json().contains("input")) block.at("input");  // the usual "missing" error
         wire::ToolArguments arguments = wire::tool_arguments_from_value(block.json()["input"]);
-        if (arguments.error) {
+        if (arguments.error && policy == TextPolicy::show_or_refuse) {
+            add_shown_input(block, arguments, parts);
+        } else if (arguments.error) {
             wire::flag_invalid_tool_arguments(custom, call, arguments);
             return BlockRead::flagged;
         } else {
@@ -144,7 +191,7 @@ BlockRead block_to_parts(const WireNode& block, cmf::Content& parts, Json& custo
         read_source(block.at("source").object(), doc);
         doc.title = block.optional_string("title");
         parts.push_back(ContentPart::make(std::move(doc)));
-    } else if (unknown == UnknownBlocks::refuse) {
+    } else if (policy == TextPolicy::show_or_refuse) {
         block.at("type").fail("unsupported content block type '" + type +
                               "' (CMF has no part for it)");
     } else {
@@ -156,10 +203,10 @@ BlockRead block_to_parts(const WireNode& block, cmf::Content& parts, Json& custo
 }
 
 void read_blocks(const WireNode& content, cmf::Content& parts, Json& custom,
-                 wire::MessageSlots* slots, UnknownBlocks unknown) {
+                 wire::MessageSlots* slots, TextPolicy policy) {
     std::vector<WireNode> blocks = content.elements();
     for (std::size_t k = 0; k < blocks.size(); ++k) {
-        BlockRead read = block_to_parts(blocks[k], parts, custom, unknown);
+        BlockRead read = block_to_parts(blocks[k], parts, custom, policy);
         if (!slots) continue;
         auto& list = read == BlockRead::part      ? slots->parts
                      : read == BlockRead::flagged ? slots->flagged
@@ -168,7 +215,7 @@ void read_blocks(const WireNode& content, cmf::Content& parts, Json& custom,
     }
 }
 
-std::vector<cmf::Message> read_conversation(const WireNode& body, UnknownBlocks unknown,
+std::vector<cmf::Message> read_conversation(const WireNode& body, TextPolicy policy,
                                             ConversationSlots* where) {
     std::vector<cmf::Message> out;
     auto origin = [&](std::string path) -> wire::MessageSlots* {
@@ -184,13 +231,13 @@ std::vector<cmf::Message> read_conversation(const WireNode& body, UnknownBlocks 
             parts.push_back(ContentPart::text(system->string()));
             if (slots) slots->parts.push_back(wire::PartSlot{"content", std::nullopt});
         } else {
-            if (unknown == UnknownBlocks::refuse) {
+            if (policy == TextPolicy::show_or_refuse) {
                 for (const WireNode& block : system->elements()) {
                     if (block.object().at("type").string() != "text")
                         block.at("type").fail("the system takes text blocks only");
                 }
             }
-            read_blocks(*system, parts, custom, slots, unknown);
+            read_blocks(*system, parts, custom, slots, policy);
         }
         out.emplace_back(cmf::Role::system, std::move(parts));
         if (auto slot = finish_custom(std::move(custom)))
@@ -201,6 +248,8 @@ std::vector<cmf::Message> read_conversation(const WireNode& body, UnknownBlocks 
     for (std::size_t k = 0; k < messages.size(); ++k) {
         const WireNode& message = messages[k];
         message.object();
+        if (policy == TextPolicy::show_or_refuse)
+            wire::refuse_unshown_members(message, {"role", "content"});
         WireNode role_node = message.at("role");
         const std::string& role_name = role_node.string();
         if (role_name != "user" && role_name != "assistant")
@@ -214,7 +263,7 @@ std::vector<cmf::Message> read_conversation(const WireNode& body, UnknownBlocks 
             parts.push_back(ContentPart::text(content.string()));
             read.parts.push_back(wire::PartSlot{"content", std::nullopt});
         } else {
-            read_blocks(content, parts, message_custom, &read, unknown);
+            read_blocks(content, parts, message_custom, &read, policy);
         }
         // Tool results ride in user messages on this wire; in CMF they are a tool message (first).
         cmf::Content results, rest;

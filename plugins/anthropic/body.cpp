@@ -9,6 +9,7 @@
 
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/tool_arguments.hpp"
 
 namespace cmfpipe::anthropic {
@@ -27,10 +28,27 @@ bool unchanged(const cmf::Message& before, const cmf::Message& after) {
                               {"thinking_signatures", wire::invalid_tool_arguments_key});
 }
 
+// A tool_use whose input was not an object, shown as a text part that a processor rewrote: an
+// input that was a string is that text now; any other input is the JSON the text holds (or the
+// text as a string, when the rewrite left no JSON: a number redacted into words).
+Json rewrite_shown_input(const Json& original, const std::string& text) {
+    Json out = original;
+    const Json& input = original.at("input");
+    if (input.is_string()) {
+        out["input"] = text;
+    } else {
+        JsonParse parsed = try_parse_json(text);
+        out["input"] = parsed.value ? std::move(*parsed.value) : Json(text);
+    }
+    return out;
+}
+
 // A block for a part written over the block it replaces; the members the part does not stand for
 // (cache_control, citations, context, ...) stay.
 Json rewrite_block(const Json& original, const Json& written) {
     const std::string type = written.value("type", "");
+    if (type == "text" && original.value("type", "") == "tool_use")
+        return rewrite_shown_input(original, written.at("text").get<std::string>());
     if (type == "text") return wire::rewrite_element(original, written, {"text"});
     if (type == "thinking")
         return wire::rewrite_element(original, written, {"thinking", "signature"});
@@ -123,7 +141,7 @@ std::vector<cmf::Message> body_request_messages(const Json& body) {
     const wire::WireNode root("anthropic request", body, "");
     ConversationSlots where;
     std::vector<cmf::Message> messages =
-        read_conversation(root.object(), UnknownBlocks::refuse, &where);
+        read_conversation(root.object(), TextPolicy::show_or_refuse, &where);
     for (std::size_t i = 0; i < messages.size(); ++i)
         messages[i] = wire::with_body_origin(messages[i], request_source, where.origins[i]);
     return messages;
@@ -133,7 +151,7 @@ Json with_body_request_messages(const Json& body, const std::vector<cmf::Message
     const wire::WireNode root("anthropic request", body, "");
     ConversationSlots where;
     const std::vector<cmf::Message> originals =
-        read_conversation(root.object(), UnknownBlocks::refuse, &where);
+        read_conversation(root.object(), TextPolicy::show_or_refuse, &where);
     std::map<std::string, WireGroup, std::less<>> groups;
     for (std::size_t i = 0; i < originals.size(); ++i) {
         WireGroup& group = groups[where.origins[i]];

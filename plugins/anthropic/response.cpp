@@ -29,7 +29,7 @@ std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& 
     }
     Json custom = Json::object();
     cmf::Content parts;
-    read_blocks(body.at("content"), parts, custom, slots, UnknownBlocks::keep);
+    read_blocks(body.at("content"), parts, custom, slots, TextPolicy::keep);
     for (const cmf::PartPtr& p : parts) {
         if (p->type() == cmf::ContentType::tool_result)
             body.at("content").fail("a response cannot hold tool_result blocks");

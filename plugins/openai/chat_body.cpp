@@ -2,7 +2,9 @@
 // with_response_messages): a request's messages as CMF, read by read_chat_conversation and each
 // tagged with its origin ("messages[N]"), and request and response bodies written back for the
 // messages the processors returned, by the rules of cmfpipe/wire/body_messages.hpp: an unchanged
-// message keeps its JSON, a changed one is rewritten in place with chat_request's writers.
+// message keeps its JSON, a changed one is rewritten in place with chat_request's writers. A
+// request is read for the model (TextPolicy::show_or_refuse): its names and arguments that are not
+// an object are shown to the processors and written back from what they returned.
 #include <algorithm>
 
 #include "cmfpipe/errors.hpp"
@@ -39,6 +41,32 @@ Json rewrite_block(const Json& original, const ContentPart& part, const std::str
                                  {"type", "text", "image_url", "input_audio", "file", "refusal"});
 }
 
+// A call whose arguments were not an object, shown as a text part that a processor rewrote: the
+// text is the arguments now.
+Json rewrite_shown_arguments(const Json& original, const ContentPart& part,
+                             const std::string& place) {
+    const auto* text = part.get_if<cmf::Text>();
+    if (!text || !original.contains("function")) {
+        throw ValueError("openai: " + place +
+                         ": stands for a tool call's arguments and must stay a text part");
+    }
+    Json out = original;
+    out["function"]["arguments"] = text->text;
+    return out;
+}
+
+// The name a request message goes with: custom.metadata.name, where the reader put it (and where
+// to_wire takes it from); none there, none on the wire.
+void rewrite_name(Json& out, const cmf::Message& after) {
+    const Json* metadata = after.custom() ? member(*after.custom(), "metadata") : nullptr;
+    const Json* name = metadata && metadata->is_object() ? member(*metadata, "name") : nullptr;
+    if (name && name->is_string()) {
+        out["name"] = *name;
+    } else {
+        out.erase("name");
+    }
+}
+
 Json rewrite_call(const Json& original, const cmf::ToolCall& call) {
     Json written = tool_call_json(call.tool_call_id, call.name, call.arguments.dump());
     if (!original.contains("type")) written.erase("type");
@@ -71,6 +99,7 @@ Json rewrite_message(const Json& original, const cmf::Message& before, const Mes
         Json out = original;
         out["tool_call_id"] = result->tool_call_id;
         out["content"] = tool_result_content(result->content);
+        rewrite_name(out, after);
         return Json::array({std::move(out)});
     }
 
@@ -109,6 +138,9 @@ Json rewrite_message(const Json& original, const cmf::Message& before, const Mes
         } else if (part.type() == cmf::ContentType::tool_result) {
             throw ValueError("openai: " + place +
                              ": tool results belong in a message with role tool");
+        } else if (slot && slot->member == "tool_calls") {  // arguments shown as text
+            const Json& old = wire::at_slot(original, *slot);
+            calls.at(*slot->index, same ? old : rewrite_shown_arguments(old, part, place));
         } else if (slot && slot->member == "refusal") {
             refusal = part.get<cmf::Text>().text;
         } else if (slot && slot->member == "content" && slot->index) {
@@ -159,6 +191,7 @@ Json rewrite_message(const Json& original, const cmf::Message& before, const Mes
     } else {
         out["content"] = std::move(content);
     }
+    rewrite_name(out, after);
     return Json::array({std::move(out)});
 }
 
@@ -166,7 +199,8 @@ Json rewrite_message(const Json& original, const cmf::Message& before, const Mes
 
 std::vector<cmf::Message> chat_request_messages(const Json& body) {
     const wire::WireNode root("openai request", body, "");
-    std::vector<cmf::Message> messages = read_chat_conversation(root.object().at("messages"));
+    std::vector<cmf::Message> messages =
+        read_chat_conversation(root.object().at("messages"), nullptr, TextPolicy::show_or_refuse);
     for (std::size_t i = 0; i < messages.size(); ++i) {
         messages[i] = wire::with_body_origin(messages[i], request_source,
                                              "messages[" + std::to_string(i) + "]");
@@ -178,7 +212,7 @@ Json with_chat_request_messages(const Json& body, const std::vector<cmf::Message
     const wire::WireNode root("openai request", body, "");
     std::vector<MessageSlots> slots;
     const std::vector<cmf::Message> originals =
-        read_chat_conversation(root.object().at("messages"), &slots);
+        read_chat_conversation(root.object().at("messages"), &slots, TextPolicy::show_or_refuse);
     const Json& wire_messages = body.at("messages");
     Json out = Json::array();
     for (std::size_t i = 0; i < messages.size(); ++i) {
@@ -188,7 +222,8 @@ Json with_chat_request_messages(const Json& body, const std::vector<cmf::Message
             k = wire::body_index(*origin, "messages");
         if (!k || *k >= originals.size()) {
             append_wire_messages(out, message, i);  // a new message: as to_wire writes it
-        } else if (unchanged(originals[*k], message)) {
+        } else if (wire::same_on_wire(originals[*k], message,
+                                      {wire::invalid_tool_arguments_key, "metadata"})) {
             out.push_back(wire_messages[*k]);
         } else {
             for (Json& m : rewrite_message(wire_messages[*k], originals[*k], slots[*k], message, i))

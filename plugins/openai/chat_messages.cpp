@@ -2,10 +2,13 @@
 // choice) and a request's "messages" array (the inverse of chat_request). Everything in a message
 // becomes a part or lands in the custom slot; a shape we do not know is a ValueError with its path.
 // Given MessageSlots, the readers also note where each part was (for the body calls,
-// chat_body.cpp).
+// chat_body.cpp). A request is what goes to the model: every text in it becomes a part (arguments
+// that are not an object too, as a text part) or custom.metadata.name, and a member holding text
+// that has no place in CMF is refused (cmfpipe/wire/request_fields.hpp).
 #include <map>
 
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 #include "cmfpipe/wire/structured_output.hpp"
 #include "openai_wire.hpp"
 
@@ -29,10 +32,31 @@ cmf::Role role_of(const WireNode& node) {
     node.fail("unknown role '" + role + "'");
 }
 
+// In a request, the members of a content block (and of the object its type names) beyond those
+// read are refused when they hold text; cache_control is a vendor setting.
+void check_block_members(const WireNode& block, const std::string& type) {
+    if (type == "text") {
+        wire::refuse_unshown_members(block, {"type", "text", "cache_control"});
+    } else if (type == "refusal") {
+        wire::refuse_unshown_members(block, {"type", "refusal", "cache_control"});
+    } else if (type == "image_url") {
+        wire::refuse_unshown_members(block, {"type", "image_url", "cache_control"});
+        if (WireNode image = block.at("image_url"); image.is_object())
+            wire::refuse_unshown_members(image, {"url", "detail"});
+    } else if (type == "input_audio") {
+        wire::refuse_unshown_members(block, {"type", "input_audio", "cache_control"});
+        wire::refuse_unshown_members(block.at("input_audio"), {"data", "format"});
+    } else if (type == "file") {
+        wire::refuse_unshown_members(block, {"type", "file", "cache_control"});
+        wire::refuse_unshown_members(block.at("file"), {"file_data", "file_id", "filename"});
+    }
+}
+
 // One element of a content array.
-void read_block(const WireNode& block, cmf::Content& parts, Json& custom) {
+void read_block(const WireNode& block, cmf::Content& parts, Json& custom, TextPolicy reading) {
     block.object();
     const std::string& type = block.at("type").string();
+    if (reading == TextPolicy::show_or_refuse) check_block_members(block, type);
     if (type == "text") {
         parts.push_back(ContentPart::text(block.at("text").string()));
     } else if (type == "refusal") {
@@ -55,7 +79,8 @@ void read_block(const WireNode& block, cmf::Content& parts, Json& custom) {
     }
 }
 
-void read_content(const WireNode& message, cmf::Content& parts, Json& custom, MessageSlots* slots) {
+void read_content(const WireNode& message, cmf::Content& parts, Json& custom, MessageSlots* slots,
+                  TextPolicy reading) {
     auto content = message.find("content");
     if (!content) return;
     if (content->is_string()) {
@@ -67,13 +92,23 @@ void read_content(const WireNode& message, cmf::Content& parts, Json& custom, Me
     }
     std::vector<WireNode> blocks = content->elements();
     for (std::size_t k = 0; k < blocks.size(); ++k) {
-        read_block(blocks[k], parts, custom);
+        read_block(blocks[k], parts, custom, reading);
         note(slots, &MessageSlots::parts, "content", k);
     }
 }
 
+// A request's call whose arguments are not a JSON object: a text part the processors see (and may
+// rewrite: chat_body.cpp writes it back as the arguments), at the call's slot.
+void add_shown_arguments(const WireNode& function, cmf::Content& parts, MessageSlots* slots,
+                         std::size_t j) {
+    const WireNode arguments = function.at("arguments");
+    parts.push_back(ContentPart::text(wire::arguments_shown_text(
+        arguments.string(), arguments.what() + ": " + arguments.path())));
+    note(slots, &MessageSlots::parts, "tool_calls", j);
+}
+
 void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom,
-                     MessageSlots* slots) {
+                     MessageSlots* slots, TextPolicy reading) {
     auto calls = message.find("tool_calls");
     if (!calls) return;
     std::vector<WireNode> elements = calls->elements();
@@ -87,6 +122,21 @@ void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom,
         cmf::ToolCall tool_call;
         tool_call.tool_call_id = call.string_or("id", "");
         tool_call.name = function.at("name").string();
+        if (reading == TextPolicy::show_or_refuse) {
+            wire::refuse_unshown_members(call, {"id", "type", "function"});
+            wire::refuse_unshown_members(function, {"name", "arguments"});
+            if (auto raw = function.optional_string("arguments")) {
+                wire::ToolArguments arguments = wire::tool_arguments_from_text(*raw);
+                if (arguments.error) {
+                    add_shown_arguments(function, parts, slots, j);
+                    continue;
+                }
+                tool_call.arguments = std::move(arguments.object);
+            }
+            parts.push_back(ContentPart::make(std::move(tool_call)));
+            note(slots, &MessageSlots::parts, "tool_calls", j);
+            continue;
+        }
         const bool made_part = add_tool_call(parts, custom, std::move(tool_call),
                                              function.optional_string("arguments"));
         note(slots, made_part ? &MessageSlots::parts : &MessageSlots::flagged, "tool_calls", j);
@@ -94,23 +144,51 @@ void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom,
 }
 
 // An assistant message: thinking first (reasoning_content / reasoning), then content, then calls.
-cmf::Content read_assistant_parts(const WireNode& message, Json& custom, MessageSlots* slots) {
+// A request's reasoning that is not read (not a string, or the second of the two) is refused.
+cmf::Content read_assistant_parts(const WireNode& message, Json& custom, MessageSlots* slots,
+                                  TextPolicy reading) {
     cmf::Content parts;
+    bool read_thinking = false;
     for (const char* key : {"reasoning_content", "reasoning"}) {
-        if (auto thinking = message.find(key); thinking && thinking->is_string()) {
+        auto thinking = message.find(key);
+        if (thinking && thinking->is_string() && !read_thinking) {
             parts.push_back(ContentPart::thinking(thinking->string()));
             note(slots, &MessageSlots::parts, key);
-            break;
+            read_thinking = true;
+        } else if (thinking && reading == TextPolicy::show_or_refuse &&
+                   wire::holds_text(thinking->json())) {
+            thinking->fail(
+                "this member holds text the pipeline cannot show to its processors (refused, "
+                "never forwarded unseen): one string of reasoning_content or reasoning");
         }
     }
-    read_content(message, parts, custom, slots);
+    read_content(message, parts, custom, slots, reading);
     if (auto refusal = message.find("refusal")) {
         parts.push_back(ContentPart::text(refusal->string()));
         custom["refusal"] = refusal->string();
         note(slots, &MessageSlots::parts, "refusal");
     }
-    read_tool_calls(message, parts, custom, slots);
+    read_tool_calls(message, parts, custom, slots, reading);
     return parts;
+}
+
+// A request message's name (the speaker's, or the tool's on a tool message) goes to the model: it
+// is custom.metadata.name, where to_wire takes it from and the processors see it.
+void read_name(const WireNode& message, Json& custom) {
+    if (auto name = message.optional_string("name")) custom["metadata"] = {{"name", *name}};
+}
+
+// A request message's members beyond those read, when they hold text. audio is the id of an
+// earlier answer's audio, provider state.
+void check_message_members(const WireNode& message, cmf::Role role) {
+    if (role == cmf::Role::tool) {
+        wire::refuse_unshown_members(message, {"role", "tool_call_id", "content", "name"});
+    } else if (role == cmf::Role::assistant) {
+        wire::refuse_unshown_members(message, {"role", "content", "name", "reasoning_content",
+                                               "reasoning", "refusal", "tool_calls", "audio"});
+    } else {
+        wire::refuse_unshown_members(message, {"role", "content", "name"});
+    }
 }
 
 std::optional<cmf::TokenUsage> read_usage(const WireNode& body) {
@@ -143,7 +221,7 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
         }
         Json custom = Json::object();
         MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
-        cmf::Content parts = read_assistant_parts(message, custom, message_slots);
+        cmf::Content parts = read_assistant_parts(message, custom, message_slots, TextPolicy::keep);
         wire::add_structured_output(custom, parts, options);
         CompletionInfo choice_info = info;
         choice_info.finish_reason = choice.optional_string("finish_reason");
@@ -154,7 +232,8 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
 }
 
 std::vector<cmf::Message> read_chat_conversation(const WireNode& messages,
-                                                 std::vector<MessageSlots>* slots) {
+                                                 std::vector<MessageSlots>* slots,
+                                                 TextPolicy policy) {
     std::vector<cmf::Message> out;
     std::map<std::string, std::string, std::less<>>
         tool_names;  // tool_call_id -> name, for results
@@ -166,6 +245,10 @@ std::vector<cmf::Message> read_chat_conversation(const WireNode& messages,
             role_node.fail("the legacy role 'function' is not supported");
         cmf::Role role = role_of(role_node);
         Json custom = Json::object();
+        if (policy == TextPolicy::show_or_refuse) {
+            read_name(message, custom);
+            check_message_members(message, role);
+        }
         if (role == cmf::Role::tool) {
             cmf::ToolResult result;
             result.tool_call_id = message.at("tool_call_id").string();
@@ -173,19 +256,20 @@ std::vector<cmf::Message> read_chat_conversation(const WireNode& messages,
                 result.tool_name = name->second;
             WireNode content = message.at("content");
             result.content = content.json();
-            out.push_back(cmf::Message(role, {ContentPart::make(std::move(result))}));
+            out.push_back(message_with_custom(role, {ContentPart::make(std::move(result))},
+                                              std::move(custom)));
             note(message_slots, &MessageSlots::parts, "");
             continue;
         }
         cmf::Content parts;
         if (role == cmf::Role::assistant) {
-            parts = read_assistant_parts(message, custom, message_slots);
+            parts = read_assistant_parts(message, custom, message_slots, policy);
             for (const PartPtr& p : parts) {
                 if (const auto* call = p->get_if<cmf::ToolCall>())
                     tool_names[call->tool_call_id] = call->name;
             }
         } else {
-            read_content(message, parts, custom, message_slots);
+            read_content(message, parts, custom, message_slots, policy);
         }
         out.push_back(message_with_custom(role, std::move(parts), std::move(custom)));
     }

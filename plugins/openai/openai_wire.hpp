@@ -114,6 +114,13 @@ Json reasoning_summary(const std::string& text);
 Json embedding_request(const std::vector<cmf::Message>& messages, const Json& agent);
 Json image_request(const std::vector<cmf::Message>& messages, const Json& agent);
 
+// How a reader treats what CMF has no part for. keep: responses, and a conversation converted as
+// data, keep it (custom.invalid_tool_arguments, vendor members). show_or_refuse: a request on its
+// way to the model shows every text to the processors (arguments that are not an object as a text
+// part, a name as custom.metadata.name) and refuses a member holding text it cannot show
+// (cmfpipe/wire/request_fields.hpp).
+enum class TextPolicy { keep, show_or_refuse };
+
 // ---- chat_messages.cpp: Chat Completions JSON -> CMF. Given `slots`, each message's part slots
 // are appended to it (one MessageSlots per message read).
 // A chat.completion response: one assistant message per choice.
@@ -121,7 +128,8 @@ std::vector<cmf::Message> read_chat_completion(const wire::WireNode& body, const
                                                std::vector<wire::MessageSlots>* slots = nullptr);
 // A request body's "messages" (a conversation in OpenAI form): the inverse of chat_request.
 std::vector<cmf::Message> read_chat_conversation(const wire::WireNode& messages,
-                                                 std::vector<wire::MessageSlots>* slots = nullptr);
+                                                 std::vector<wire::MessageSlots>* slots = nullptr,
+                                                 TextPolicy policy = TextPolicy::keep);
 
 // ---- chat_body.cpp: the body calls for Chat Completions (Adapter::request_messages, ...).
 std::vector<cmf::Message> chat_request_messages(const Json& body);

@@ -1,7 +1,9 @@
 // Processor kind "pii_redactor": redacts e-mail addresses, phone numbers and card numbers (Luhn
-// checked) in text and thinking parts, and in the string values of tool-call arguments and of
-// tool-result content, and appends a label (default "PII") to security.labels of every message
-// it redacted. Declare append_labels.
+// checked) in every string of a message that goes to or comes from the model: text and thinking
+// parts, the string values of tool-call arguments and of tool-result content, the names and ids
+// of tool calls and results, document titles, and the speaker's name (custom.metadata.name); and
+// appends a label (default "PII") to security.labels of every message it redacted. Declare
+// append_labels.
 //
 //   config: {kinds: [email, phone, card], label: PII}      (both optional; these are the defaults)
 #include <string>
@@ -69,6 +71,10 @@ class PiiRedactor : public cmfpipe::Processor {
                 changed = true;
             }
         }
+        if (cmf::CustomPtr custom = redact_speaker_name(message.custom())) {
+            out = out.with_custom(std::move(custom));
+            changed = true;
+        }
         if (!changed) return cmfpipe::ProcessorResult::allow();
         return cmfpipe::ProcessorResult::modify(out.with_labels_added({s_.label}));
     }
@@ -76,6 +82,8 @@ class PiiRedactor : public cmfpipe::Processor {
   private:
     // The redacted copy of a part, or nullptr when it holds nothing to redact. Thinking is sent
     // back to the model with the conversation, and tool results go to it as input: both leave.
+    // Names and ids are redacted alike: the same id redacts to the same text in a call and in its
+    // result, so they still pair.
     cmf::PartPtr redact_part(const cmf::ContentPart& part) const {
         if (const auto* text = part.get_if<cmf::Text>()) {
             auto redacted = redact(text->text);
@@ -85,21 +93,45 @@ class PiiRedactor : public cmfpipe::Processor {
             auto redacted = redact(thinking->text);
             return redacted ? cmf::ContentPart::thinking(std::move(*redacted)) : nullptr;
         }
-        if (const auto* call = part.get_if<cmf::ToolCall>())
-            return redact_member(*call, &cmf::ToolCall::arguments);
-        if (const auto* result = part.get_if<cmf::ToolResult>())
-            return redact_member(*result, &cmf::ToolResult::content);
+        if (const auto* call = part.get_if<cmf::ToolCall>()) {
+            cmf::ToolCall copy = *call;
+            const bool changed = redact_in_place(copy.tool_call_id) | redact_in_place(copy.name) |
+                                 redact_strings(copy.arguments);
+            return changed ? cmf::ContentPart::make(std::move(copy)) : nullptr;
+        }
+        if (const auto* result = part.get_if<cmf::ToolResult>()) {
+            cmf::ToolResult copy = *result;
+            const bool changed = redact_in_place(copy.tool_call_id) |
+                                 redact_in_place(copy.tool_name) | redact_strings(copy.content);
+            return changed ? cmf::ContentPart::make(std::move(copy)) : nullptr;
+        }
+        if (const auto* document = part.get_if<cmf::DocumentSource>()) {
+            cmf::DocumentSource copy = *document;
+            if (!copy.title || !redact_in_place(*copy.title)) return nullptr;
+            return cmf::ContentPart::make(std::move(copy));
+        }
         return nullptr;
     }
 
-    // A part whose JSON member has its string values redacted; nullptr when none changed.
-    template <class Part>
-    cmf::PartPtr redact_member(const Part& part, Json Part::*member) const {
-        Json value = part.*member;
-        if (!redact_strings(value)) return nullptr;
-        Part copy = part;
-        copy.*member = std::move(value);
-        return cmf::ContentPart::make(std::move(copy));
+    // custom.metadata.name (a request message's `name`) redacted; nullptr when nothing changed.
+    cmf::CustomPtr redact_speaker_name(const cmf::CustomPtr& custom) const {
+        if (!custom || !custom->is_object()) return nullptr;
+        auto metadata = custom->find("metadata");
+        if (metadata == custom->end() || !metadata->is_object()) return nullptr;
+        auto name = metadata->find("name");
+        if (name == metadata->end() || !name->is_string()) return nullptr;
+        auto redacted = redact(name->get_ref<const std::string&>());
+        if (!redacted) return nullptr;
+        Json copy = *custom;
+        copy["metadata"]["name"] = std::move(*redacted);
+        return std::make_shared<const Json>(std::move(copy));
+    }
+
+    bool redact_in_place(std::string& text) const {
+        auto redacted = redact(text);
+        if (!redacted) return false;
+        text = std::move(*redacted);
+        return true;
     }
 
     std::optional<std::string> redact(std::string_view text) const {

@@ -62,18 +62,20 @@ TEST_CASE("openai responses of the case file and the corpus come back exactly") 
 }
 
 TEST_CASE("openai request_messages reads every chat part and tags each message's origin") {
-    CHECK(outline(adapter().request_messages(case_body("requests", 0), Json::object())) ==
-          "messages[0] system: text \"You are terse.\"\n"
-          "messages[1] developer: text \"Answer in French.\"\n"
-          "messages[2] user: text \"What is in these?\" | image url https://x.test/a.png | image "
-          "base64 image/png iVBOR | audio base64 audio/wav UklGR | document base64 application/pdf "
-          "JVBER \"a.pdf\" | document url file-abc123\n"
-          "messages[3] assistant: thinking \"Weather first.\" | call call_1 get_weather "
-          "{\"city\":\"Paris\"} | call call_2 get_time {}\n"
-          "messages[4] tool: result call_1 get_weather \"22C and sunny\"\n"
-          "messages[5] tool: result call_2 get_time [{\"type\":\"text\",\"text\":\"14:00\"}]\n"
-          "messages[6] assistant: text \"22C at 14:00.\"\n"
-          "messages[7] user: text \"Thanks!\"\n");
+    CHECK(
+        outline(adapter().request_messages(case_body("requests", 0), Json::object())) ==
+        "messages[0] system: text \"You are terse.\" custom={\"metadata\":{\"name\":\"policy\"}}\n"
+        "messages[1] developer: text \"Answer in French.\"\n"
+        "messages[2] user: text \"What is in these?\" | image url https://x.test/a.png | image "
+        "base64 image/png iVBOR | audio base64 audio/wav UklGR | document base64 application/pdf "
+        "JVBER \"a.pdf\" | document url file-abc123 custom={\"metadata\":{\"name\":\"alice\"}}\n"
+        "messages[3] assistant: thinking \"Weather first.\" | call call_1 get_weather "
+        "{\"city\":\"Paris\"} | call call_2 get_time {}\n"
+        "messages[4] tool: result call_1 get_weather \"22C and sunny\"\n"
+        "messages[5] tool: result call_2 get_time [{\"type\":\"text\",\"text\":\"14:00\"}] "
+        "custom={\"metadata\":{\"name\":\"get_time\"}}\n"
+        "messages[6] assistant: text \"22C at 14:00.\"\n"
+        "messages[7] user: text \"Thanks!\"\n");
     CHECK(outline(adapter().request_messages(case_body("requests", 1), Json::object())) ==
           "messages[0] user: image url https://x.test/b.jpg\n"
           "messages[1] assistant: text \"I cannot.\" custom={\"refusal\":\"I cannot.\"}\n"
@@ -84,12 +86,9 @@ TEST_CASE("openai request_messages reads every chat part and tags each message's
           "messages[6] user:\n");
     CHECK(outline(adapter().request_messages(case_body("requests", 2), Json::object())) ==
           "messages[0] user: text \"Go.\"\n"
-          "messages[1] assistant: text \"Calling.\" | call c2 g {\"b\":2} | call  no_id {} "
-          "custom={\"invalid_tool_arguments\":[{\"tool_call_id\":\"c1\",\"name\":\"f\",\"raw\":\"{"
-          "\\\"a\\\": 1,\",\"error\":\"arguments are not valid JSON at 1:9: syntax error while "
-          "parsing object key - unexpected end of input; expected string "
-          "literal\"},{\"tool_call_id\":\"c3\",\"name\":\"h\",\"raw\":\"[1]\",\"error\":"
-          "\"arguments are JSON but not an object: array\"}]}\n");
+          "messages[1] assistant: text \"Calling.\" | text \"{\\\"a\\\": 1,\" | call c2 g "
+          "{\"b\":2} | "
+          "text \"[1]\" | call  no_id {}\n");
 }
 
 TEST_CASE("openai request_messages reads Responses instructions, input strings and items") {
@@ -118,7 +117,7 @@ TEST_CASE("openai chat request after the real pii_redactor: only the redacted te
         {"role":"system","content":"Escalate to ops@corp.example.","name":"policy"},
         {"role":"user","name":"alice","content":[{"type":"text","text":"I am bob@example.com."},
           {"type":"image_url","image_url":{"url":"https://x.test/a.png","detail":"high"}}],
-         "x_trace":{"span":"s1"}},
+         "x_trace":{"span":1,"sampled":true}},
         {"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",
           "function":{"name":"lookup","arguments":"{\"email\": \"bob@example.com\", \"limit\": 5}"}}]},
         {"role":"tool","tool_call_id":"call_1","content":"Found bob@example.com"},
@@ -129,7 +128,7 @@ TEST_CASE("openai chat request after the real pii_redactor: only the redacted te
     CHECK(
         out.dump() ==
         exact(
-            R"({"model":"gpt-4o","messages":[{"role":"system","content":"Escalate to [REDACTED:EMAIL].","name":"policy"},{"role":"user","name":"alice","content":[{"type":"text","text":"I am [REDACTED:EMAIL]."},{"type":"image_url","image_url":{"url":"https://x.test/a.png","detail":"high"}}],"x_trace":{"span":"s1"}},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"email\":\"[REDACTED:EMAIL]\",\"limit\":5}"}}]},{"role":"tool","tool_call_id":"call_1","content":"Found [REDACTED:EMAIL]"},{"role":"user","content":"Nothing personal here."}],"temperature":0.2,"tool_choice":"auto","stream":true,"x_vendor":{"k":1}})"));
+            R"({"model":"gpt-4o","messages":[{"role":"system","content":"Escalate to [REDACTED:EMAIL].","name":"policy"},{"role":"user","name":"alice","content":[{"type":"text","text":"I am [REDACTED:EMAIL]."},{"type":"image_url","image_url":{"url":"https://x.test/a.png","detail":"high"}}],"x_trace":{"span":1,"sampled":true}},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"email\":\"[REDACTED:EMAIL]\",\"limit\":5}"}}]},{"role":"tool","tool_call_id":"call_1","content":"Found [REDACTED:EMAIL]"},{"role":"user","content":"Nothing personal here."}],"temperature":0.2,"tool_choice":"auto","stream":true,"x_vendor":{"k":1}})"));
 }
 
 TEST_CASE("openai chat request: removed and new messages, removed, rewritten and added parts") {
@@ -145,13 +144,14 @@ TEST_CASE("openai chat request: removed and new messages, removed, rewritten and
     CHECK(
         out["messages"].dump() ==
         exact(
-            R"([{"role":"system","content":[{"type":"text","text":"You are terse."},{"type":"text","text":"Be kind."}],"name":"policy"},{"role":"user","name":"alice","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBOR"}}]},{"role":"assistant","content":null,"reasoning_content":"Weather first.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}},{"id":"call_2","type":"function","function":{"name":"get_time","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"22C and sunny"},{"role":"tool","tool_call_id":"call_2","name":"get_time","content":[{"type":"text","text":"14:00"}]},{"role":"assistant","content":"22C at 14:00.","refusal":null,"annotations":[]},{"role":"user","content":"Thanks!","x_trace":{"span":"s1"}},{"role":"user","content":"One more thing."}])"));
+            R"([{"role":"system","content":[{"type":"text","text":"You are terse."},{"type":"text","text":"Be kind."}],"name":"policy"},{"role":"user","name":"alice","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBOR"}}]},{"role":"assistant","content":null,"reasoning_content":"Weather first.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}},{"id":"call_2","type":"function","function":{"name":"get_time","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"22C and sunny"},{"role":"tool","tool_call_id":"call_2","name":"get_time","content":[{"type":"text","text":"14:00"}]},{"role":"assistant","content":"22C at 14:00.","refusal":null,"annotations":[]},{"role":"user","content":"Thanks!","x_trace":{"span":1,"sampled":true}},{"role":"user","content":"One more thing."}])"));
 }
 
-TEST_CASE("openai chat request: a tool call removed, flagged calls kept raw in place") {
+TEST_CASE("openai chat request: a tool call removed, arguments shown as text kept raw in place") {
     const Json& body = case_body("requests", 2);
     auto messages = adapter().request_messages(body, Json::object());
-    messages[1] = messages[1].with_content({messages[1].part(0), messages[1].part(2)});
+    const Message& m = messages[1];
+    messages[1] = m.with_content({m.part(0), m.part(1), m.part(3), m.part(4)});
     const Json out = adapter().with_request_messages(body, messages, Json::object());
     CHECK(
         out["messages"][1].dump() ==
