@@ -67,6 +67,14 @@ int run_serve(const Arguments& args) {
     serve::ServerOptions options;
     parse_listen(args.value("listen").value_or("127.0.0.1:8080"), options);
     options.max_body = count_option(args, "max-body", options.max_body, 1, std::size_t(1) << 32);
+    options.max_answer =
+        count_option(args, "max-answer", 4 * options.max_body, 1, std::size_t(1) << 36);
+    options.max_buffered = count_option(args, "max-buffered", 0, 0, std::size_t(1) << 40);
+    if (options.max_buffered != 0 && options.max_buffered < options.max_body) {
+        throw UsageError("--max-buffered " + std::to_string(options.max_buffered) +
+                         " is under --max-body " + std::to_string(options.max_body) +
+                         ": no request could be read");
+    }
     options.io_threads = count_option(args, "io-threads", 1, 1, 64);
     options.client_timeout =
         std::chrono::seconds(count_option(args, "client-timeout", 30, 1, 3600));
@@ -144,6 +152,11 @@ std::vector<OptionSpec> serve_options() {
           "characters of streamed text held back until the processors have seen what follows "
           "(default 64; 0: none)"},
          {"max-body", "BYTES", "largest request body (default 8388608); larger: 413"},
+         {"max-answer", "BYTES",
+          "largest answer a prompt expands to (default 4 x --max-body); larger: 413"},
+         {"max-buffered", "BYTES",
+          "request bodies and unsent answers held at once, all clients together (default: an "
+          "eighth of the machine's memory); over it: 503"},
          {"threads", "N", "threads of the pool that renders and runs processors (default: cores)"},
          {"io-threads", "N", "threads that read and write connections (default 1)"},
          {"client-timeout", "SECONDS",

@@ -67,18 +67,80 @@ Outcome Service::run_messages(const Prompt& prompt, std::vector<cmf::Message> me
     return deliver(prompt, std::move(messages), wire.get(), to, adapter_options);
 }
 
+AnswerText Service::run_within(const Prompt& prompt, const Json& inputs, std::string_view to,
+                               const tracing::TraceContext& trace, const AnswerBound& bound) const {
+    std::shared_ptr<const Adapter> wire = to == "cmf" ? nullptr : adapter(to);
+    std::vector<cmf::Message> messages = prepare_within(prompt, inputs, trace, bound);
+    bound.check(cmf_json_floor(messages), "the messages of the prompt");
+
+    AnswerText answer;
+    if (!run_input_processors(messages, answer.decisions)) {
+        answer.stopped = true;
+        return answer;
+    }
+    bound.check(cmf_json_floor(messages), "the messages after the processors");
+    if (!wire) {
+        answer.body = dump_messages_within(messages, bound);
+        return answer;
+    }
+    Json output = wire->to_wire(messages, prompt.agent_json, Json::object());
+    messages = {};
+    require_model(output, prompt, to);
+    if (output.is_string()) {
+        bound.check(output.get_ref<const std::string&>().size(), "the prompt text");
+        answer.body = std::move(output.get_ref<std::string&>());
+        answer.is_json = false;
+        return answer;
+    }
+    answer.body = dump_within(output, bound);
+    return answer;
+}
+
+std::vector<cmf::Message> Service::prepare_within(const Prompt& prompt, const Json& inputs,
+                                                  const tracing::TraceContext& trace,
+                                                  const AnswerBound& bound) const {
+    // prompty::prepare's steps and spans, with the bound checked between them: a thread input
+    // expands in the parse, into many times its size in memory, so its floor is measured first.
+    const prompty::Agent& agent = *prompt.agent;
+    if (!prompt.invokers.parser) {
+        throw InvokerError("no parser for template parser kind '" +
+                           agent.template_config.parser_kind + "'");
+    }
+    trace.redact_values(agent.environment_values);
+    tracing::Span span = trace.start("prepare");
+    const tracing::TraceContext inner{trace.tracer, &span};
+    try {
+        prompty::RenderOptions render_options;
+        render_options.trace = inner;
+        prompty::RenderResult rendered =
+            prompty::render(prompt.invokers, agent, inputs, render_options);
+        bound.check(rendered.text.size(), "the rendered prompt");
+        bound.check(expansion_floor(rendered.text, rendered.request),
+                    "the threads of the prompt, measured before they are expanded");
+        return prompty::parse(prompt.invokers, agent, rendered.text, rendered.request, inner);
+    } catch (const Error& e) {
+        span.emit_error(e.kind(), e.what());
+        throw;
+    }
+}
+
+bool Service::run_input_processors(std::vector<cmf::Message>& messages,
+                                   std::vector<pipeline::Decision>& decisions) const {
+    if (!processors_) return true;
+    pipeline::PipelineResult result = processors_->run("llm_input", std::move(messages));
+    decisions = std::move(result.decisions);
+    if (result.stopped) return false;
+    messages = std::move(result.messages);
+    return true;
+}
+
 Outcome Service::deliver(const Prompt& prompt, std::vector<cmf::Message> messages,
                          const Adapter* wire, std::string_view to,
                          const Json& adapter_options) const {
     Outcome outcome;
-    if (processors_) {
-        pipeline::PipelineResult result = processors_->run("llm_input", std::move(messages));
-        outcome.decisions = std::move(result.decisions);
-        if (result.stopped) {
-            outcome.stopped = true;
-            return outcome;
-        }
-        messages = std::move(result.messages);
+    if (!run_input_processors(messages, outcome.decisions)) {
+        outcome.stopped = true;
+        return outcome;
     }
     if (wire) {
         outcome.output = wire->to_wire(messages, prompt.agent_json, adapter_options);

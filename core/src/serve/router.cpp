@@ -152,6 +152,7 @@ Metrics::Route Router::route_of(std::string_view path) {
 }
 
 void Router::handle(Request request, const std::string& request_id, bool draining,
+                    const host::AnswerBound& answer_bound,
                     const boost::asio::any_io_executor& executor,
                     std::shared_ptr<ClientStream> client,
                     std::shared_ptr<Cancellation> cancellation, Done done) {
@@ -217,10 +218,11 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
     // The rest runs on the pool. The request and the target move there with the work.
     work_started();
     host_->async_call(
-        [this, route, request = std::move(request), target = std::move(target), request_id] {
+        [this, route, request = std::move(request), target = std::move(target), request_id,
+         answer_bound] {
             switch (route) {
                 case Route::prompts:
-                    return run_prompt(request, target, request_id);
+                    return run_prompt(request, target, request_id, answer_bound);
                 case Route::process:
                     return process(request, target, request_id);
                 default:
@@ -249,7 +251,7 @@ void Router::wait_idle() const {
 }
 
 Response Router::run_prompt(const Request& request, const Target& target,
-                            const std::string& request_id) const {
+                            const std::string& request_id, const host::AnswerBound& bound) const {
     const std::string name = target.path.substr(prompts_prefix.size());
     if (!prompts_) throw host::NotFound("no prompt named '" + name + "' (no --prompts folder)");
     std::shared_ptr<const host::Prompt> prompt;
@@ -274,10 +276,14 @@ Response Router::run_prompt(const Request& request, const Target& target,
     tracing::Span span = tracer_ ? tracer_->start("serve") : tracing::Span();
     span.emit("request_id", request_id);
     span.emit("inputs", {{"prompt", name}, {"to", to ? *to : "cmf"}});
-    host::Outcome outcome;
+    host::AnswerText outcome;
     try {
-        outcome = host_->service().run(*prompt, inputs, to ? *to : "cmf",
-                                       tracing::TraceContext{tracer_.get(), &span});
+        outcome = host_->service().run_within(*prompt, inputs, to ? *to : "cmf",
+                                              tracing::TraceContext{tracer_.get(), &span}, bound);
+    } catch (const host::AnswerTooLarge& e) {
+        span.emit_error(e.kind(), e.what());
+        return error_answer(http::status::payload_too_large, e.kind(), "answer_too_large",
+                            e.what());
     } catch (const Error& e) {
         span.emit_error(e.kind(), e.what());
         throw;
@@ -288,13 +294,13 @@ Response Router::run_prompt(const Request& request, const Target& target,
         return stopped_answer(outcome.decisions,
                               {{"decisions", decisions_json(outcome.decisions)}});
     }
-    span.emit("result", outcome.output);
-    if (outcome.output.is_string()) {
+    if (!outcome.is_json) {
         // A model prompt (chatml, harmony): the exact text, as `cmfpipe run` prints it.
-        return text_answer(http::status::ok, outcome.output.get<std::string>(),
-                           "text/plain; charset=utf-8");
+        if (span.active()) span.emit("result", outcome.body);
+        return text_answer(http::status::ok, std::move(outcome.body), "text/plain; charset=utf-8");
     }
-    return json_answer(http::status::ok, outcome.output);
+    if (span.active()) span.emit("result", parse_json(outcome.body, "answer"));
+    return text_answer(http::status::ok, std::move(outcome.body), "application/json");
 }
 
 Response Router::process(const Request& request, const Target& target,

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "cmfpipe/core/host/answer_bound.hpp"
 #include "cmfpipe/core/host/async.hpp"
 #include "cmfpipe/core/host/prompt_catalog.hpp"
 #include "cmfpipe/core/tracing.hpp"
@@ -55,12 +56,14 @@ class Router {
 
     static Metrics::Route route_of(std::string_view path);
 
-    // `draining`: the server is shutting down (GET /health answers 503 then). `executor`: the
-    // connection's, where a proxied request's I/O runs; `client` streams a proxied answer there;
-    // `cancellation` fires when the client goes away.
+    // `draining`: the server is shutting down (GET /health answers 503 then). `answer_bound`: a
+    // prompt route's answer is refused with 413 past it. `executor`: the connection's, where a
+    // proxied request's I/O runs; `client` streams a proxied answer there; `cancellation` fires
+    // when the client goes away.
     void handle(Request request, const std::string& request_id, bool draining,
-                const boost::asio::any_io_executor& executor, std::shared_ptr<ClientStream> client,
-                std::shared_ptr<Cancellation> cancellation, Done done);
+                const host::AnswerBound& answer_bound, const boost::asio::any_io_executor& executor,
+                std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation,
+                Done done);
     // Blocks until no work of a request is left on the pool (the server's last step: the work
     // refers to this router).
     void wait_idle() const;
@@ -70,8 +73,8 @@ class Router {
     bool wait_idle_for(std::chrono::milliseconds time) const;
 
   private:
-    Response run_prompt(const Request& request, const Target& target,
-                        const std::string& request_id) const;
+    Response run_prompt(const Request& request, const Target& target, const std::string& request_id,
+                        const host::AnswerBound& bound) const;
     Response process(const Request& request, const Target& target,
                      const std::string& request_id) const;
     Response parse_output(const Request& request, const Target& target) const;

@@ -1,13 +1,16 @@
 #pragma once
 // What the listener and every session of one server share.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
+#include "cmfpipe/core/host/answer_bound.hpp"
 #include "cmfpipe/core/serve/server.hpp"
+#include "memory_budget.hpp"
 #include "metrics.hpp"
 #include "router.hpp"
 
@@ -23,6 +26,14 @@ struct ServerState {
     std::string request_id(std::string_view given);
 
     const ServerOptions options;
+    // Made from `options` (initialized first): the prompt routes' answers, and what the server
+    // holds for its clients.
+    const host::AnswerBound answer_bound{options.max_answer, "--max-answer"};
+    // When sessions were last asked to shed stalled answers (steady_clock ticks).
+    std::atomic<std::chrono::steady_clock::rep> last_shed{0};
+    MemoryBudget buffered{options.max_buffered != 0
+                              ? options.max_buffered
+                              : default_max_buffered(options.max_body, options.max_answer)};
     LogSink log;
     Metrics metrics;
     std::unique_ptr<Router> router;

@@ -2,6 +2,7 @@
 #include "session.hpp"
 
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/chunk_encode.hpp>
@@ -9,6 +10,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <cstring>
+#include <vector>
 
 #include "request_framing.hpp"
 #include "server_state.hpp"
@@ -34,6 +36,16 @@ bool connection_gone(const beast::error_code& error) {
 // closed it (nginx's convention), or it ran out of --client-timeout.
 constexpr unsigned client_closed_request = 499;
 constexpr unsigned request_timeout = 408;
+
+// A body or an answer that would take the server over --max-buffered.
+Response busy_answer(const ServerState& state) {
+    Response busy = error_answer(http::status::service_unavailable, "LimitExceeded", "server_busy",
+                                 "the server holds its --max-buffered " +
+                                     std::to_string(state.buffered.limit()) +
+                                     " bytes of request bodies and unsent answers; retry later");
+    busy.set(http::field::retry_after, "1");
+    return busy;
+}
 
 }  // namespace
 
@@ -63,6 +75,29 @@ void Session::close_if_idle() {
 void Session::abort() {
     if (cancellation_) cancellation_->cancel();
     close();
+}
+
+void Session::shed_stalled_answers(ServerState& state) {
+    // Once per stall period at most: a burst of refusals asks once.
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    auto last = state.last_shed.load(std::memory_order_relaxed);
+    const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(stall);
+    if (now - last < period.count() ||
+        !state.last_shed.compare_exchange_strong(last, now, std::memory_order_relaxed))
+        return;
+    std::vector<std::shared_ptr<Session>> sessions;
+    {
+        std::lock_guard lock(state.sessions_mutex);
+        for (auto& [key, weak] : state.sessions)
+            if (auto session = weak.lock()) sessions.push_back(std::move(session));
+    }
+    for (auto& session : sessions) {
+        net::post(session->executor(), [session] {
+            if (session->answer_since_ &&
+                std::chrono::steady_clock::now() - *session->answer_since_ >= stall)
+                session->close();
+        });
+    }
 }
 
 void Session::read_request() {
@@ -108,6 +143,7 @@ void Session::on_header(beast::error_code error) {
         return refuse(error_answer(refusal->status, "ValueError", "malformed_request",
                                    "malformed HTTP request: " + refusal->message));
     }
+    if (!admit_body()) return;
     if (beast::iequals(header[http::field::expect], "100-continue")) {
         auto go_on =
             std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
@@ -129,6 +165,20 @@ void Session::begin_request() {
     started_ = std::chrono::steady_clock::now();
     state_.metrics.request_started();
     counted_ = true;
+}
+
+bool Session::admit_body() {
+    // A chunked body's size is known only at its end: it is held at --max-body until then.
+    const auto length = parser_->content_length();
+    const std::size_t bytes = length ? static_cast<std::size_t>(*length)
+                                     : (parser_->chunked() ? state_.options.max_body : 0);
+    if (auto share = state_.buffered.take_for_body(bytes)) {
+        held_ = std::move(*share);
+        return true;
+    }
+    shed_stalled_answers(state_);  // for the next requests: this one is refused
+    refuse(busy_answer(state_));
+    return false;
 }
 
 void Session::read_body() {
@@ -153,13 +203,14 @@ void Session::on_body(beast::error_code error) {
     if (error) return close();
 
     Request request = parser_->release();
+    held_.resize(request.body().size());  // never more than taken: a chunked body's real size
     keep_alive_ = request.keep_alive();
     cancellation_ = std::make_shared<Cancellation>();
     if (route_ == Metrics::Route::chat_completions || route_ == Metrics::Route::messages) {
         watch_client();
     }
-    state_.router->handle(std::move(request), request_id_, state_.draining, stream_.get_executor(),
-                          shared_from_this(), cancellation_,
+    state_.router->handle(std::move(request), request_id_, state_.draining, state_.answer_bound,
+                          stream_.get_executor(), shared_from_this(), cancellation_,
                           [self = shared_from_this()](std::optional<Response> response) {
                               net::dispatch(self->stream_.get_executor(),
                                             [self, response = std::move(response)]() mutable {
@@ -222,6 +273,7 @@ net::awaitable<void> Session::end() {
 }
 
 void Session::streamed(bool keep_alive) {
+    held_.reset();
     if (counted_) {
         counted_ = false;
         state_.metrics.request_finished(route_, stream_status_,
@@ -233,11 +285,21 @@ void Session::streamed(bool keep_alive) {
 
 void Session::answer(Response response) {
     if (closed_) return;
+    // The body's share becomes the answer's, held until it is written: an answer that would take
+    // the server over --max-buffered is dropped for a 503.
+    if (!held_.settle(response.body().size())) {
+        held_.reset();
+        shed_stalled_answers(state_);
+        const bool keep_alive = response.keep_alive();
+        response = busy_answer(state_);
+        response.keep_alive(keep_alive);
+    }
     response.set(http::field::server, "cmfpipe");
     response.set("x-request-id", request_id_);
     if (state_.draining) response.keep_alive(false);
     response.prepare_payload();
     response_ = std::move(response);
+    answer_since_ = std::chrono::steady_clock::now();
     stream_.expires_after(state_.options.client_timeout);
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code error, std::size_t) {
@@ -251,8 +313,10 @@ void Session::on_written(beast::error_code error, bool keep_alive) {
         state_.metrics.request_finished(route_, response_.result_int(),
                                         std::chrono::steady_clock::now() - started_);
     }
+    answer_since_.reset();
     if (error || !keep_alive) return close();
     response_ = {};
+    held_.reset();
     read_request();
 }
 
@@ -267,6 +331,7 @@ void Session::refuse(Response response) {
     response.set("x-request-id", request_id_);
     response.keep_alive(false);
     response.prepare_payload();
+    held_.reset();  // a body that is not read is not held
     response_ = std::move(response);
     stream_.expires_after(state_.options.client_timeout);
     http::async_write(stream_, response_,

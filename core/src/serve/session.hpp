@@ -18,6 +18,7 @@
 
 #include "client_stream.hpp"
 #include "http_answer.hpp"
+#include "memory_budget.hpp"
 #include "metrics.hpp"
 
 namespace cmfpipe::serve {
@@ -32,6 +33,10 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     boost::asio::any_io_executor executor() { return stream_.get_executor(); }
     // On the session's strand: closes the connection if it is waiting for a request.
     void close_if_idle();
+    // --max-buffered is short: every session whose answer has waited unread for longer than
+    // `stall` is closed, giving its share back (each on its own strand).
+    static void shed_stalled_answers(ServerState& state);
+    static constexpr std::chrono::milliseconds stall{1000};
     // On the session's strand: the grace period is over. The request in flight is cancelled (its
     // upstream connection closed) and the client's connection closed.
     void abort();
@@ -46,6 +51,9 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     void on_header(boost::beast::error_code error);
     // The header is read: the request's id, its route, its start (for the metrics).
     void begin_request();
+    // Takes the body's share of --max-buffered; when the server has not that much left, refuses
+    // the request with 503 and returns false.
+    bool admit_body();
     void read_body();
     void on_body(boost::beast::error_code error);
     void answer(Response response);
@@ -68,6 +76,10 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     boost::beast::tcp_stream stream_;
     boost::beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
+    // What this connection holds of --max-buffered: its request's body, then its answer until
+    // written. Declared before response_, so that it is given back after that is freed.
+    MemoryBudget::Share held_;
+    std::optional<std::chrono::steady_clock::time_point> answer_since_;  // its write began
     Response response_;  // alive while it is written
     ServerState& state_;
     std::string request_id_;

@@ -17,6 +17,7 @@
 
 #include "cmfpipe/adapter.hpp"
 #include "cmfpipe/cmf/message.hpp"
+#include "cmfpipe/core/host/answer_bound.hpp"
 #include "cmfpipe/core/pipeline/pipeline.hpp"
 #include "cmfpipe/core/prompty/agent.hpp"
 #include "cmfpipe/core/prompty/render.hpp"
@@ -45,6 +46,15 @@ struct Outcome {
     bool stopped = false;  // a processor stopped the request (the CLI's exit 3, HTTP 403)
 };
 
+// What a prompt came to as the text of an answer (`cmfpipe serve`), made under a bound.
+struct AnswerText {
+    // JSON as dump(2) and a newline; or, for a model prompt (chatml, harmony), its exact text.
+    std::string body;
+    bool is_json = true;
+    std::vector<pipeline::Decision> decisions;
+    bool stopped = false;  // body is empty then
+};
+
 class Service {
   public:
     // No pipeline: prompts and completions go through no processors.
@@ -64,6 +74,14 @@ class Service {
     Outcome run(const Prompt& prompt, const Json& inputs, std::string_view to,
                 const tracing::TraceContext& trace = {},
                 const Json& adapter_options = Json::object()) const;
+
+    // run() as the answer's text, under `bound`: the rendered text, what its threads expand to
+    // (before the parse makes them), the messages before and after the processors (measured as
+    // their CMF JSON, answer_bound.hpp) and the text as it is written are checked against it,
+    // AnswerTooLarge at the first step over it. For CMF the JSON of all the messages together is
+    // never built.
+    AnswerText run_within(const Prompt& prompt, const Json& inputs, std::string_view to,
+                          const tracing::TraceContext& trace, const AnswerBound& bound) const;
 
     // The same after prepare, for a conversation already read (a Prapti document, whose
     // messages are the document's and not a render's): llm_input -> to_wire(to).
@@ -85,6 +103,14 @@ class Service {
     std::shared_ptr<const Adapter> adapter(std::string_view kind) const;
 
   private:
+    // render -> parse as prompty::prepare does (the same spans), under `bound`.
+    std::vector<cmf::Message> prepare_within(const Prompt& prompt, const Json& inputs,
+                                             const tracing::TraceContext& trace,
+                                             const AnswerBound& bound) const;
+    // The llm_input processors over `messages` (kept as they are without a pipeline); false when
+    // one stopped the request.
+    bool run_input_processors(std::vector<cmf::Message>& messages,
+                              std::vector<pipeline::Decision>& decisions) const;
     // llm_input -> to_wire (or CMF JSON when `wire` is null).
     Outcome deliver(const Prompt& prompt, std::vector<cmf::Message> messages, const Adapter* wire,
                     std::string_view to, const Json& adapter_options) const;

@@ -20,6 +20,12 @@ struct ServerOptions {
     unsigned short port = 8080;  // 0: a free one (Server::listen returns it)
     std::size_t max_body = 8 * 1024 * 1024;
     std::size_t max_header = 16 * 1024;
+    // The largest answer a prompt route makes (its rendered text, its messages, its JSON); over
+    // it: 413. A small body can expand into a large answer (a thread of many short messages).
+    std::size_t max_answer = 4 * max_body;
+    // Request bodies being read and answers not yet sent, all connections together; a body that
+    // would take the server over it is refused with 503. 0: an eighth of the machine's memory.
+    std::size_t max_buffered = 0;
     std::size_t io_threads = 1;
     // The time a client has to send a whole request, counted from the end of the previous answer
     // (keep-alive idle time included), and to read an answer: a slow or silent client is closed.
