@@ -56,3 +56,58 @@ TEST_CASE("wire: the cut counts code points and never splits a UTF-8 sequence") 
     // step.
     CHECK(wire::cut_before_last_code_points(std::string(8, '\x80'), 1) == 4u);
 }
+
+TEST_CASE("wire: the window keeps what is not sent and some sent text, however long the part") {
+    wire::HeldBackText part(4);
+    std::string whole;
+    std::size_t narrowed = 0, widest = 0;
+    for (int i = 0; i < 400; ++i) {  // 400 deltas of 20 characters, the processors changing none
+        const std::string delta = "delta number " + std::string(1, char('a' + i % 26)) + " goes ";
+        whole += delta;
+        part.add(delta);
+        REQUIRE(part.update(part.window()));
+        part.release(false);
+        if (auto cut = part.narrowing_cut()) {
+            // A clean cut: after white space, before a letter.
+            CHECK(part.window()[*cut - 1] == ' ');
+            narrowed += part.narrow(*cut, std::string_view(part.window()).substr(*cut)) ? 1 : 0;
+        }
+        widest = std::max(widest, part.window().size());
+    }
+    CHECK(narrowed > 10);
+    CHECK(widest <= 2 * 8 * (64 + 4));  // 8000 characters came: the window stays near 1 KB
+    CHECK(whole.ends_with(part.window()));
+    CHECK(part.window().size() >= 64 + 4);  // the context and the held text
+    CHECK(part.sent() + part.held() == whole);
+    // At the end the processors see the whole part, checked against all that was sent.
+    CHECK_FALSE(part.update_whole("x" + whole));
+    REQUIRE(part.update_whole(whole));
+    CHECK(part.release(true) == whole.substr(whole.size() - 4));
+}
+
+TEST_CASE("wire: a window narrows only where the processors make the same of the shorter one") {
+    wire::HeldBackText part(0);
+    std::string whole;
+    for (int i = 0; i < 100; ++i) whole += "plain words ";
+    part.add(whole);
+    REQUIRE(part.update(whole));
+    part.release(false);
+    const auto cut = part.narrowing_cut();
+    REQUIRE(cut);
+    const std::string before = part.window();
+    // The processors rewrote the start of the shorter window: it stays as it was.
+    CHECK_FALSE(part.narrow(*cut, "[REDACTED]" + before.substr(*cut + 5)));
+    CHECK(part.window() == before);
+    CHECK_FALSE(part.narrowing_cut());  // not before the window has doubled
+    // What the window leaves out must be sent text only: a tail longer than the processed window
+    // is refused too.
+    part.add(whole);
+    REQUIRE(part.update(part.window()));
+    part.release(false);
+    const auto again = part.narrowing_cut();
+    REQUIRE(again);
+    CHECK_FALSE(part.narrow(*again, "x" + part.window()));
+    REQUIRE(part.narrow(*again, std::string_view(part.window()).substr(*again)));
+    CHECK(part.window() == (before + whole).substr(*again));
+    CHECK(part.sent() == before + whole);
+}

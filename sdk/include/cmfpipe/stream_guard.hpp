@@ -10,7 +10,12 @@
 //   - a processor's stop, or a rewrite of text already sent, ends the stream with the provider's
 //     error event: nothing after it goes out.
 // The processors always run: on every text delta, on every finished tool call, and over the
-// whole turn when the stream ends.
+// whole turn when the stream ends. On a delta or a finished call they see a window of the turn, so
+// that a step costs what its event does, however long the stream: the choice or block in hand,
+// each of its text parts as the text not sent yet and, before it, at least the holdback (and no
+// less than 64 code points) of the text already sent (wire::HeldBackText), and the one call that
+// just completed. When the stream ends they see the whole turn once: a policy over the whole turn
+// still stops it then, and a rewrite of any text already sent still ends it.
 #include <cstddef>
 #include <functional>
 #include <string>

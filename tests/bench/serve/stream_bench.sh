@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# What one streamed answer costs `cmfpipe serve` per event, as the stream gets longer. A real
+# server proxies a real upstream on 127.0.0.1 (stream_bench_upstream.py) that streams N
+# chat.completion.chunk text deltas of 200 characters as fast as it can; the client (curl) reads
+# each answer whole. Two servers side by side: --no-pipeline, and the default pipeline
+# (config/default.yaml: pii_redactor and data_policy). The figure is the server's CPU time (utime
+# + stime of every thread, /proc/PID/stat, read before and after) per delta, for each N; each
+# measurement spans at least BATCH deltas (several streams of a short N one after the other: the
+# clock ticks at 10 ms) and is repeated REPEATS times, the cases interleaved; medians are printed
+# and the ratio CPU-per-delta(largest N) / CPU-per-delta(smallest N) for each server, which stays
+# near 1 when a step costs what its event does, and grows with N when a step costs what the stream
+# so far does. Prints figures; gates nothing (the ctest that does is the stream guard tests'
+# "work does not grow with the stream").
+# usage: tests/bench/serve/stream_bench.sh
+#   env: SIZES="1024 4096 16384 65536" (N, smallest first) REPEATS=3 BATCH=65536 LIMIT=300
+#   (seconds the whole run may take: past it, it stops with what it has); CMFPIPE_BUILD_DIR
+#   (default build/; a copy of an older build's bin/ and lib/ works with LD_LIBRARY_PATH).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+build="${CMFPIPE_BUILD_DIR:-$root/build}"
+read -r -a sizes <<<"${SIZES:-1024 4096 16384 65536}"
+repeats="${REPEATS:-3}"
+batch="${BATCH:-65536}"
+limit="${LIMIT:-300}"
+[ "$#" -eq 0 ] || { sed -n '/^# usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+for n in "${sizes[@]}" "$repeats" "$batch" "$limit"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "stream_bench: '$n' is not a whole number above 0" >&2; exit 2; }
+done
+[ "${#sizes[@]}" -ge 2 ] || { echo "stream_bench: SIZES needs at least two" >&2; exit 2; }
+for tool in curl python3; do
+  command -v "$tool" >/dev/null || { echo "stream_bench: needs $tool" >&2; exit 2; }
+done
+[ -x "$build/bin/cmfpipe" ] || { echo "stream_bench: no $build/bin/cmfpipe (ninja -C build cmfpipe and the plugins)" >&2; exit 2; }
+
+work="$(mktemp -d)"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+started=$SECONDS
+
+start() {  # start NAME COMMAND...: in the background, its output in $work/NAME.log
+  local name="$1"
+  shift
+  "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  echo $! >"$work/$name.pid"
+}
+port_of() {  # the port NAME says it listens on
+  local port
+  for _ in $(seq 300); do
+    if port="$(grep -oE 'listening on (http://127\.0\.0\.1:)?[0-9]+' "$work/$1.log" | grep -oE '[0-9]+$')"; then
+      echo "$port"
+      return
+    fi
+    sleep 0.05
+  done
+  echo "stream_bench: $1 did not start: $(cat "$work/$1.log")" >&2
+  exit 1
+}
+hz="$(getconf CLK_TCK)"
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }  # utime + stime
+
+start upstream python3 "$root/tests/bench/serve/stream_bench_upstream.py"
+upstream_port="$(port_of upstream)"
+settings=(none default)
+declare -A flags=([none]="--no-pipeline" [default]="--config $root/config/default.yaml")
+declare -A label=([none]="--no-pipeline" [default]="default pipeline")
+declare -A url pid_of
+for s in "${settings[@]}"; do
+  # shellcheck disable=SC2086
+  start "serve_$s" "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 ${flags[$s]} \
+    --upstream "openai=http://127.0.0.1:$upstream_port/v1"
+  url[$s]="http://127.0.0.1:$(port_of "serve_$s")/v1/chat/completions"
+  pid_of[$s]="$(cat "$work/serve_$s.pid")"
+done
+
+# stream SETTING N: one streamed answer of N deltas, read whole; anything but a 200 that ends
+# with [DONE] and carries no error event stops the run.
+stream() {
+  local body status
+  body="{\"model\": \"deltas-$2\", \"stream\": true, \"messages\": [{\"role\": \"user\", \"content\": \"go\"}]}"
+  status="$(curl -sS -N --max-time 120 -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary "$body" "${url[$1]}" 2>&1)" || true
+  if [ "$status" != 200 ] || ! tail -c 64 "$work/answer" | grep -qF 'data: [DONE]' ||
+    grep -qF '"error"' "$work/answer"; then
+    echo "stream_bench: ${label[$1]}, $2 deltas: the answer is not the whole stream ($status):" >&2
+    tail -c 600 "$work/answer" >&2
+    exit 1
+  fi
+}
+
+# Each server once, and each N made by the upstream once, before anything is measured.
+for n in "${sizes[@]}"; do stream none "$n"; done
+stream default "${sizes[0]}"
+
+declare -A samples  # "SETTING N" -> CPU microseconds per delta, one a repeat
+for ((r = 1; r <= repeats; r++)); do
+  for n in "${sizes[@]}"; do
+    for s in "${settings[@]}"; do
+      if ((SECONDS - started > limit)); then
+        echo "stream_bench: past LIMIT=$limit s: stopped at repeat $r, N=$n (the medians below are of what was measured)" >&2
+        break 3
+      fi
+      streams=$(((batch + n - 1) / n))
+      before="$(cpu_ticks "${pid_of[$s]}")"
+      for ((k = 0; k < streams; k++)); do stream "$s" "$n"; done
+      after="$(cpu_ticks "${pid_of[$s]}")"
+      samples["$s $n"]+="$(awk -v t="$((after - before))" -v hz="$hz" -v d="$((streams * n))" \
+        'BEGIN {printf "%.3f", t / hz * 1e6 / d}') "
+    done
+  done
+done
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+first="${sizes[0]}"
+last="${sizes[-1]}"
+echo
+echo "stream_bench: $(date -u +%Y-%m-%d), $(nproc) cores shared by curl, the upstream and the servers; deltas of 200 characters; CPU µs per delta, median of ${repeats} (each over >= $batch deltas)"
+echo
+printf '| deltas in the stream |'
+for s in "${settings[@]}"; do printf ' %s |' "${label[$s]}"; done
+echo
+printf '|---|'
+for _ in "${settings[@]}"; do printf -- '---|'; done
+echo
+for n in "${sizes[@]}"; do
+  printf '| %s |' "$n"
+  for s in "${settings[@]}"; do printf ' %s (%s) |' "$(median "${samples["$s $n"]:-}")" "$(echo ${samples["$s $n"]:-})"; done
+  echo
+done
+printf '| **ratio %s / %s** |' "$last" "$first"
+for s in "${settings[@]}"; do
+  printf ' **%s** |' "$(awk -v a="$(median "${samples["$s $last"]:-}")" -v b="$(median "${samples["$s $first"]:-}")" \
+    'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a / b}')"
+done
+echo
+echo
+echo "(goal: ratio <= 1.5 for both; run in $((SECONDS - started)) s)"
