@@ -109,6 +109,14 @@ void rewrite_item(Json& items, ResponsesInput& fresh, const Json& item, const cm
             return rewrite_message_item(items, fresh, item, before, slots, after, index);
         }
         const ContentPart* only = after.size() == 1 ? after.part(0).get() : nullptr;
+        const auto* shown = only ? only->get_if<cmf::Text>() : nullptr;
+        if (type == "function_call" && shown && flagged.empty() && before.size() == 1 &&
+            before.part(0)->get_if<cmf::Text>()) {  // arguments shown as text, rewritten
+            Json out = item;
+            out["arguments"] = shown->text;
+            items.push_back(std::move(out));
+            return;
+        }
         if (type == "function_call" && only && flagged.empty()) {
             if (const auto* call = only->get_if<cmf::ToolCall>()) {
                 items.push_back(wire::rewrite_element(

@@ -104,10 +104,7 @@ TEST_CASE("openai request_messages reads Responses instructions, input strings a
           "input[3] assistant: text \"Checking.\" | text \"Not that part.\" "
           "custom={\"refusal\":\"Not that part.\"}\n"
           "input[4] assistant: call call_9 get_weather {\"city\":\"Oslo\"}\n"
-          "input[5] assistant: "
-          "custom={\"invalid_tool_arguments\":[{\"tool_call_id\":\"call_10\",\"name\":\"broken\","
-          "\"raw\":\"{oops\",\"error\":\"arguments are not valid JSON at 1:2: syntax error while "
-          "parsing object key - invalid literal; last read: '{o'; expected string literal\"}]}\n"
+          "input[5] assistant: text \"{oops\"\n"
           "input[6] tool: result call_9 get_weather \"-3C\"\n"
           "input[7] user: text \"And tomorrow?\"\n");
 }

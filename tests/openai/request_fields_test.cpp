@@ -165,3 +165,30 @@ TEST_CASE("openai request: members holding text the processors cannot see are re
             "audio":{"id":"audio_1"},"x_flags":{"n":1,"on":true,"none":null},"annotations":[]})");
     CHECK(adapter().with_request_messages(inert, read(inert), {}) == inert);
 }
+
+TEST_CASE("openai Responses request: function_call arguments of every shape are shown, redacted") {
+    const Json body = Json::parse(R"({"model":"gpt-4.1","input":[
+        {"type":"function_call","id":"fc_1","call_id":"c1","name":"f",
+         "arguments":"[\"bob\\u0040example.com\"]","status":"completed"},
+        {"type":"function_call","call_id":"c2","name":"g","arguments":"mail bob@example.com"},
+        {"type":"function_call_output","call_id":"c1","output":"ok"},
+        {"role":"user","content":"Go on."}]})");
+    CHECK(outline(read(body)) ==
+          "input[0] assistant: text \"[\\\"bob@example.com\\\"]\"\n"
+          "input[1] assistant: text \"mail bob@example.com\"\n"
+          "input[2] tool: result c1  \"ok\"\n"
+          "input[3] user: text \"Go on.\"\n");
+    CHECK(
+        adapter().with_request_messages(body, redacted(read(body), "llm_input"), {}).dump() ==
+        R"({"model":"gpt-4.1","input":[{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"[\"[REDACTED:EMAIL]\"]","status":"completed"},{"type":"function_call","call_id":"c2","name":"g","arguments":"mail [REDACTED:EMAIL]"},{"type":"function_call_output","call_id":"c1","output":"ok"},{"role":"user","content":"Go on."}]})");
+    Json deep = body;
+    deep["input"][0]["arguments"] = nested(513);
+    CHECK(thrown_message<cmfpipe::LimitExceeded>([&] { read(deep); }) ==
+          "openai request: input[0].arguments: arguments nested deeper than 512 levels "
+          "(max_depth): they cannot be shown to the processors");
+    Json noted = body;
+    noted["input"][3]["x_note"] = "bob";
+    CHECK(value_error(noted) ==
+          "openai request: input[3].x_note: this member holds text the pipeline cannot show to "
+          "its processors (refused, never forwarded unseen)");
+}

@@ -134,6 +134,16 @@ TEST_CASE("request fields: OpenAI arguments nested past max_depth are a 400, nev
           std::string(512, '[') + "\"[REDACTED:EMAIL]\"" + std::string(512, ']'));
 }
 
+TEST_CASE("request fields: a Responses-shaped body on the chat route is read and redacted alike") {
+    Proxy proxy;
+    Sent sent = send(proxy, "/v1/chat/completions", Json::parse(R"({"model":"gpt-test","input":[
+        {"type":"function_call","call_id":"c1","name":"f","arguments":"[\"bob@example.com\"]"},
+        {"role":"user","content":"Go on."}]})"));
+    REQUIRE(sent.answer.status == 200);
+    REQUIRE(sent.received == 1);
+    CHECK(sent.body["input"][0]["arguments"] == R"(["[REDACTED:EMAIL]"])");
+}
+
 TEST_CASE("request fields: OpenAI message names reach the upstream redacted") {
     Proxy proxy;
     Sent sent = chat(proxy, Json::parse(R"([
