@@ -12,7 +12,7 @@
 # so far does. Prints figures; gates nothing (the ctest that does is the stream guard tests'
 # "work does not grow with the stream").
 # usage: tests/bench/serve/stream_bench.sh
-#   env: SIZES="1024 4096 16384 65536" (N, smallest first) REPEATS=3 BATCH=65536 LIMIT=300
+#   env: SIZES="1024 4096 16384 65536" (N, smallest first) REPEATS=3 BATCH=32768 LIMIT=240
 #   (seconds the whole run may take: past it, it stops with what it has); CMFPIPE_BUILD_DIR
 #   (default build/; a copy of an older build's bin/ and lib/ works with LD_LIBRARY_PATH).
 set -euo pipefail
@@ -20,8 +20,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 build="${CMFPIPE_BUILD_DIR:-$root/build}"
 read -r -a sizes <<<"${SIZES:-1024 4096 16384 65536}"
 repeats="${REPEATS:-3}"
-batch="${BATCH:-65536}"
-limit="${LIMIT:-300}"
+batch="${BATCH:-32768}"
+limit="${LIMIT:-240}"
 [ "$#" -eq 0 ] || { sed -n '/^# usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 for n in "${sizes[@]}" "$repeats" "$batch" "$limit"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "stream_bench: '$n' is not a whole number above 0" >&2; exit 2; }
