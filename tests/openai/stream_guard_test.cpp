@@ -350,29 +350,38 @@ TEST_CASE("openai guarded stream: the work of a step does not grow with the stre
 }
 
 TEST_CASE("openai guarded stream: a window stays bounded when every delta holds an address") {
-    // The processors rewrite text all along the window: it still narrows, where the shorter
-    // window's processed text is the tail of the longer one's.
-    std::vector<std::string> events = {role};
-    std::string redacted;
-    for (int i = 0; i < 1000; ++i) {
-        events.push_back(text("write to joe.k@example.com or ann@example.org today "));
-        redacted += "write to [REDACTED:EMAIL] or [REDACTED:EMAIL] today ";
-    }
-    events.push_back(chunk("{}", "stop"));
-    events.push_back(done);
-    auto shown = std::make_shared<std::size_t>(0);
-    auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
-                                         {64}, Json::object());
-    const ShownRun run = run_counted(*stream, events, shown);
-    std::string client_text;
-    for (const Json& chunk : cmfpipe::wire::sse_events(run.client, "client").events) {
-        for (const Json& choice : chunk["choices"]) {
-            if (choice["delta"].contains("content"))
-                client_text += choice["delta"]["content"].get<std::string>();
+    // The processors rewrite text all along the window, short addresses or long ones (three times
+    // as long as what replaces them): it still narrows, where the shorter window's processed text
+    // is the tail of the longer one's, keeping the context.
+    const std::string short_ones = "write to joe.k@example.com or ann@example.org today ";
+    const std::string long_ones =
+        "write to averyveryverylongname.someone@subdomain.example.com and "
+        "another.quite.long.name.indeed@mail.subdomain.example.org today ";
+    for (const std::string& sentence : {short_ones, long_ones}) {
+        std::vector<std::string> events = {role};
+        std::string redacted;
+        for (int i = 0; i < 1000; ++i) {
+            events.push_back(text(sentence));
+            redacted += sentence == short_ones
+                            ? "write to [REDACTED:EMAIL] or [REDACTED:EMAIL] today "
+                            : "write to [REDACTED:EMAIL] and [REDACTED:EMAIL] today ";
         }
+        events.push_back(chunk("{}", "stop"));
+        events.push_back(done);
+        auto shown = std::make_shared<std::size_t>(0);
+        auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
+                                             {64}, Json::object());
+        const ShownRun run = run_counted(*stream, events, shown);
+        std::string client_text;
+        for (const Json& chunk : cmfpipe::wire::sse_events(run.client, "client").events) {
+            for (const Json& choice : chunk["choices"]) {
+                if (choice["delta"].contains("content"))
+                    client_text += choice["delta"]["content"].get<std::string>();
+            }
+        }
+        CHECK(client_text == redacted);
+        std::size_t most = 0;
+        for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
+        CHECK(most <= 4096);
     }
-    CHECK(client_text == redacted);
-    std::size_t most = 0;
-    for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
-    CHECK(most <= 4096);
 }

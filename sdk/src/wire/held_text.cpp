@@ -69,10 +69,13 @@ std::optional<std::size_t> HeldBackText::narrowing_cut() const {
     const std::size_t processed = window_sent_.size() + held_.size();
     const std::size_t droppable = cut_before_last_code_points(window_sent_, context_);
     if (2 * droppable < processed) return std::nullopt;
-    const std::size_t keep = processed - droppable;
+    // The raw text of what is kept is about as long as the processed, unless the processors
+    // shortened it (a long address redacted): `reach_` times as much is kept, more after a cut
+    // that kept too little.
+    const std::size_t keep = reach_ * (processed - droppable);
     if (keep >= window_.size()) return std::nullopt;
-    // Where the raw text of what is kept would start if the processors changed no length; a
-    // clean cut a little before it, else that place itself (narrow() checks either).
+    // A clean cut at or a little before that place, else the place itself (narrow() checks
+    // either).
     std::size_t at = window_.size() - keep;
     const std::size_t lowest = at > 4 * context_ ? at - 4 * context_ : 1;
     for (std::size_t x = at; x >= lowest; --x) {
@@ -92,13 +95,20 @@ bool HeldBackText::narrow(std::size_t cut, std::string_view processed_tail) {
              processed_tail.substr(0, window_sent_.size() - dropped) ==
                  std::string_view(window_sent_).substr(dropped) &&
              processed_tail.substr(window_sent_.size() - dropped) == held_;
-    if (agrees) {
-        window_.erase(0, cut);
-        window_sent_.erase(0, dropped);
+    if (agrees && dropped > cut_before_last_code_points(window_sent_, context_)) {
+        // The processors agree, but less than context_ code points of sent text would be left:
+        // the next try (on the next step) keeps more raw text.
+        reach_ = std::min<std::size_t>(2 * reach_, 64);
+        return false;
     }
-    narrow_at_ = std::max(narrow_at_, 2 * window_.size());
-    if (agrees) narrow_at_ = std::max(8 * (context_ + holdback_), 2 * window_.size());
-    return agrees;
+    if (!agrees) {  // tried again once the window has doubled
+        narrow_at_ = std::max(narrow_at_, 2 * window_.size());
+        return false;
+    }
+    window_.erase(0, cut);
+    window_sent_.erase(0, dropped);
+    narrow_at_ = std::max(8 * (context_ + holdback_), 2 * window_.size());
+    return true;
 }
 
 std::size_t cut_before_last_code_points(std::string_view text, std::size_t count) {

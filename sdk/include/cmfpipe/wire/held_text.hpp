@@ -57,9 +57,10 @@ class HeldBackText {
     // look for (an e-mail address, a phone or card number) can begin or continue.
     std::optional<std::size_t> narrowing_cut() const;
     // `processed_tail`: what the processors made of window().substr(cut) on their own. When it
-    // is the tail of what they made of the whole window, and all that is left out was sent, the
-    // window starts at `cut` from now on (true); otherwise it stays as it is, and narrowing waits
-    // until the window has doubled (false).
+    // is the tail of what they made of the whole window, all that is left out was sent, and at
+    // least the context is left, the window starts at `cut` from now on (true); otherwise it
+    // stays as it is (false), and narrowing is tried again on the next step with more text kept
+    // (too little context) or once the window has doubled.
     bool narrow(std::size_t cut, std::string_view processed_tail);
 
     // All the text sent so far (what update_whole checks).
@@ -75,6 +76,7 @@ class HeldBackText {
     std::string sent_;         // all the processed text sent
     std::string held_;         // processed, not sent
     std::size_t narrow_at_;    // the window size (bytes) at which narrowing is tried next
+    std::size_t reach_ = 2;    // raw bytes a narrowed window keeps per processed byte
     bool fresh_ = false;       // held_ is what the processors made of the whole window
 };
 
