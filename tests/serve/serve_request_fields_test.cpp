@@ -134,14 +134,15 @@ TEST_CASE("request fields: OpenAI arguments nested past max_depth are a 400, nev
           std::string(512, '[') + "\"[REDACTED:EMAIL]\"" + std::string(512, ']'));
 }
 
-TEST_CASE("request fields: a Responses-shaped body on the chat route is read and redacted alike") {
+TEST_CASE("request fields: a Responses-shaped body on the chat route is a 400 - never forwarded") {
+    // The route speaks Chat Completions only: a body is not read by its shape, so nothing it
+    // carries can pass as another API's fields the processors were not shown.
     Proxy proxy;
     Sent sent = send(proxy, "/v1/chat/completions", Json::parse(R"({"model":"gpt-test","input":[
         {"type":"function_call","call_id":"c1","name":"f","arguments":"[\"bob@example.com\"]"},
         {"role":"user","content":"Go on."}]})"));
-    REQUIRE(sent.answer.status == 200);
-    REQUIRE(sent.received == 1);
-    CHECK(sent.body["input"][0]["arguments"] == R"(["[REDACTED:EMAIL]"])");
+    CHECK(sent.answer.status == 400);
+    CHECK(sent.received == 0);
 }
 
 TEST_CASE("request fields: OpenAI message names reach the upstream redacted") {

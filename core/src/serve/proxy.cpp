@@ -45,9 +45,9 @@ namespace {
 
 const Proxy::Provider* provider_of(Metrics::Route route) {
     static const Proxy::Provider openai{Metrics::Route::chat_completions, "openai", "openai",
-                                        "/chat/completions"};
+                                        "/chat/completions", Json{{"apiType", "chat"}}};
     static const Proxy::Provider anthropic{Metrics::Route::messages, "anthropic", "anthropic",
-                                           "/messages"};
+                                           "/messages", Json::object()};
     if (route == openai.route) return &openai;
     if (route == anthropic.route) return &anthropic;
     return nullptr;
@@ -92,7 +92,7 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
     const host::Service& service = host_->service();
     const auto adapter = service.adapter(provider.adapter);
     pipeline::PipelineResult result =
-        service.process("llm_input", adapter->request_messages(body, Json::object()));
+        service.process("llm_input", adapter->request_messages(body, provider.adapter_options));
     record_(result.decisions, Metrics::route_label(provider.route), request_id);
     if (result.stopped) {
         return {{},
@@ -102,7 +102,8 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
                 nullptr,
                 nullptr};
     }
-    Json processed = adapter->with_request_messages(body, result.messages, Json::object());
+    Json processed =
+        adapter->with_request_messages(body, result.messages, provider.adapter_options);
     Prepared prepared{processed.dump(), std::nullopt, adapter, nullptr, nullptr};
     if (processed.value("stream", false) == true) {
         // The guard runs the llm_output processors on every step of the stream; the decisions
@@ -114,7 +115,7 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
              decisions = prepared.decisions](std::vector<cmf::Message> messages) {
                 return guard(provider, std::move(messages), request_id, *decisions);
             },
-            stream_options_, Json::object());
+            stream_options_, provider.adapter_options);
     }
     return prepared;
 }
@@ -142,8 +143,8 @@ Response Proxy::finish(const Provider& provider, const Response& upstream_answer
     }
     const host::Service& service = host_->service();
     const auto adapter = service.adapter(provider.adapter);
-    pipeline::PipelineResult result =
-        service.process("llm_output", adapter->from_wire(upstream_answer.body(), Json::object()));
+    pipeline::PipelineResult result = service.process(
+        "llm_output", adapter->from_wire(upstream_answer.body(), provider.adapter_options));
     record_(result.decisions, Metrics::route_label(provider.route), request_id);
     if (result.stopped) {
         return provider.error(http::status::forbidden, "Stopped", "stopped",
@@ -151,8 +152,9 @@ Response Proxy::finish(const Provider& provider, const Response& upstream_answer
     }
     Response answer{http::status::ok, 11};
     answer.set(http::field::content_type, "application/json");
-    answer.body() = adapter->with_response_messages(*parsed.value, result.messages, Json::object())
-                        .dump(-1, ' ', false, Json::error_handler_t::replace);
+    answer.body() =
+        adapter->with_response_messages(*parsed.value, result.messages, provider.adapter_options)
+            .dump(-1, ' ', false, Json::error_handler_t::replace);
     return answer;
 }
 

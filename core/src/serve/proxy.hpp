@@ -54,6 +54,9 @@ class Proxy {
         std::string adapter;   // the adapter kind that reads and writes its bodies
         std::string upstream;  // the --upstream NAME it goes to
         std::string path;      // below the upstream's base path
+        // What the adapter is told of every body: the one API this route speaks (a Responses
+        // body on the Chat Completions route is refused, not read by its shape).
+        Json adapter_options;
 
         // The provider's own error shape, so that its SDKs raise their usual exceptions.
         Response error(http::status status, std::string_view type, std::string_view code,
