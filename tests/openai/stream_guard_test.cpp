@@ -3,6 +3,8 @@
 // The upstream events are shaped as OpenAI sends them with stream_options.include_usage.
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "cmfpipe/errors.hpp"
 #include "support/guarded_stream.hpp"
 #include "support/registry.hpp"
@@ -383,5 +385,58 @@ TEST_CASE("openai guarded stream: a window stays bounded when every delta holds 
         std::size_t most = 0;
         for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
         CHECK(most <= 4096);
+    }
+}
+
+TEST_CASE("openai guarded stream: windows give the client what the whole turn gives, any cuts") {
+    // 40 turns of prose with e-mail addresses, cut into deltas of 1 to 300 characters anywhere
+    // (inside addresses too), with holdbacks from 24 (longer than any address) to 88: every
+    // address goes out redacted, nothing else changes, and no stream ends in an error.
+    std::mt19937 random(26);
+    const std::string letters = "abcdefghijklmnopqrstuvwxyz";
+    const std::vector<std::string> addresses = {"joe@example.com", "ann.lee@mail.example.org",
+                                                "x@y.io"};
+    for (int turn = 0; turn < 40; ++turn) {
+        std::string whole, redacted;
+        while (whole.size() < 20000) {
+            if (random() % 12 == 0) {
+                const std::string& address = addresses[random() % addresses.size()];
+                whole += address + " ";
+                redacted += "[REDACTED:EMAIL] ";
+                continue;
+            }
+            std::string word;
+            for (std::size_t n = 1 + random() % 9; n > 0; --n) word += letters[random() % 26];
+            word += random() % 7 == 0 ? "\n" : " ";
+            whole += word;
+            redacted += word;
+        }
+        std::vector<std::string> events = {role};
+        for (std::size_t at = 0; at < whole.size();) {
+            const std::size_t size = 1 + random() % 300;
+            events.push_back(text(whole.substr(at, size)));
+            at += size;
+        }
+        events.push_back(chunk("{}", "stop"));
+        events.push_back(done);
+        const std::size_t holdback = 24 + random() % 65;
+        auto shown = std::make_shared<std::size_t>(0);
+        auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
+                                             {holdback}, Json::object());
+        const ShownRun run = run_counted(*stream, events, shown);
+        std::string client_text;
+        for (const Json& chunk : cmfpipe::wire::sse_events(run.client, "client").events) {
+            REQUIRE_FALSE(chunk.contains("error"));
+            for (const Json& choice : chunk["choices"]) {
+                if (choice["delta"].contains("content"))
+                    client_text += choice["delta"]["content"].get<std::string>();
+            }
+        }
+        INFO("turn " << turn << ", holdback " << holdback);
+        CHECK(client_text == redacted);
+        CHECK(run.client.ends_with(done));
+        std::size_t most = 0;
+        for (std::size_t i = 1; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
+        CHECK(most <= 8192);
     }
 }
