@@ -60,6 +60,7 @@ struct Upstream::Connection {
     std::optional<beast::tcp_stream> plain;
     std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
     beast::flat_buffer buffer;
+    Clock::time_point idle_since{};  // when it went back to the pool
     beast::tcp_stream& tcp() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
     // Bytes read or decrypted past the answer, not yet parsed.
     std::size_t unread() {
@@ -156,7 +157,12 @@ std::unique_ptr<Upstream::Connection> Upstream::take_idle() {
 
 void Upstream::give_back(std::unique_ptr<Connection> connection) {
     constexpr std::size_t most_idle = 256;
+    // Longer than servers commonly keep an idle connection: it is most likely closed by now.
+    constexpr std::chrono::seconds longest_idle{30};
+    const auto now = Clock::now();
+    connection->idle_since = now;
     std::lock_guard lock(idle_mutex_);
+    while (!idle_.empty() && now - idle_.front()->idle_since > longest_idle) idle_.pop_front();
     if (idle_.size() < most_idle) idle_.push_back(std::move(connection));
 }
 

@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -37,9 +38,9 @@ struct UpstreamUrl {
 UpstreamUrl parse_upstream_url(std::string_view url);
 
 // What a client is told when the upstream fails it: 502 (unreachable, refused TLS, a broken
-// answer; reason "protocol", code upstream_protocol, for an answer that breaks HTTP framing: a 101, too many interim
-// answers, bytes past the answer's end) or 504 (no answer within --upstream-timeout, or the call
-// over --upstream-total-timeout). `reason` labels the metric.
+// answer; reason "protocol", code upstream_protocol, for an answer that breaks HTTP framing: a 101,
+// too many interim answers, bytes past the answer's end) or 504 (no answer within
+// --upstream-timeout, or the call over --upstream-total-timeout). `reason` labels the metric.
 class UpstreamFailure : public Error {
   public:
     UpstreamFailure(unsigned status, std::string reason, const std::string& message);
@@ -103,7 +104,8 @@ class Upstream {
     boost::asio::any_io_executor executor_;
     std::unique_ptr<boost::asio::ssl::context> tls_;
     std::mutex idle_mutex_;
-    std::vector<std::unique_ptr<Connection>> idle_;
+    // Oldest first: the newest is taken, and those idle too long are closed from the front.
+    std::deque<std::unique_ptr<Connection>> idle_;
 };
 
 }  // namespace cmfpipe::serve
