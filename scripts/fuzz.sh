@@ -10,6 +10,9 @@
 # found belongs in tests/fuzz/regressions/<target>/ (ctest replays them).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# ccache with paths relative to the checkout: a clone in another folder (CI's) reuses what this one
+# compiled (debug info then names the sources relative to the checkout).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 build="${CMFPIPE_FUZZ_BUILD_DIR:-$root/build-fuzz-o1}"
 seconds="${1:-60}"
 shift || true

@@ -6,6 +6,9 @@
 #   scripts/sanitize.sh --all   everything built, the whole suite run
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# ccache with paths relative to the checkout: a clone in another folder (CI's) reuses what this one
+# compiled (debug info then names the sources relative to the checkout).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 build="${CMFPIPE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${CMFPIPE_JOBS:-$(nproc)}"
 parser_tests=(jinja2_tests mustache_tests prompty_parser_tests prompty_tests cmf_tests
