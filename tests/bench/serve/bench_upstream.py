@@ -1,20 +1,60 @@
 #!/usr/bin/env python3
-"""The upstream serve_bench.sh measures against: an OpenAI chat completions endpoint on
-127.0.0.1 that answers every POST with "echo: " + the last user text, over kept-alive HTTP/1.1.
+"""The upstream the serve benchmarks measure against: an OpenAI chat completions endpoint on
+127.0.0.1 over kept-alive HTTP/1.1.
 
-    bench_upstream.py
+    bench_upstream.py [DELTA_CHARS]
+
+A request whose model is "deltas-N" is answered with a streamed turn (text/event-stream) of N
+chat.completion.chunk text deltas of DELTA_CHARS characters of prose each (default 200), then
+the finish chunk and "data: [DONE]" (stream_bench.sh); every other request with "echo: " + the
+last user text (serve_bench.sh).
 
 Prints "listening on PORT" once it accepts. One asyncio loop, no thread a request: it spends
 about a third of the CPU a request that tests/serve/mock_upstream.py (http.server, a thread a
 connection) does, so that on 2 shared cores the rates of (b) and (d) measure the proxies more
-than the stand-in behind them. It speaks only what wrk and the proxies send (Content-Length
-bodies); the serve tests keep the full mock.
+than the stand-in behind them. A stream is made once per N and written at once, with its
+Content-Length, so it goes as fast as the proxy reads: what is measured is the proxy's cost per
+event, not this script's. It speaks only what wrk and the proxies send (Content-Length bodies);
+the serve tests keep the full mock.
 """
 import asyncio
 import json
+import sys
+
+DELTA_CHARS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+# Prose without digits, quotes or backslashes (it goes into the JSON as it is) and without
+# personal data: the processors pass it unchanged.
+WORDS = ("the proxy reads each event of the stream once and hands it on the processors see a "
+         "window of the text not yet sent and a little of what was sent before it so that "
+         "nothing grows with the length of the turn while every span is still seen whole ")
+HEAD = ('data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1718000000,'
+        '"model":"bench","system_fingerprint":"fp_bench","choices":[{"index":0,"delta":')
+TAIL = ',"logprobs":null,"finish_reason":%s}]}\n\n'
+streams = {}
+
+
+def delta_text(i):
+    start = (i * 37) % len(WORDS)
+    return (WORDS * (DELTA_CHARS // len(WORDS) + 2))[start:start + DELTA_CHARS]
+
+
+def stream_of(n):
+    if n not in streams:
+        parts = [HEAD + '{"role":"assistant","content":""}' + TAIL % "null"]
+        for i in range(n):
+            parts.append(HEAD + '{"content":"' + delta_text(i) + '"}' + TAIL % "null")
+        parts.append(HEAD + "{}" + TAIL % '"stop"')
+        parts.append("data: [DONE]\n\n")
+        data = "".join(parts).encode()
+        streams[n] = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                      b"Content-Length: %d\r\n\r\n" % len(data)) + data
+    return streams[n]
 
 
 def answer_for(body):
+    model = str(body.get("model", ""))
+    if model.startswith("deltas-") and model[7:].isdigit():
+        return stream_of(int(model[7:]))
     text = ""
     for message in reversed(body.get("messages", [])):
         if message.get("role") == "user":

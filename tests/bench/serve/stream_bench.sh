@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What one streamed answer costs `cmfpipe serve` per event, as the stream gets longer. A real
-# server proxies a real upstream on 127.0.0.1 (stream_bench_upstream.py) that streams N
+# server proxies a real upstream on 127.0.0.1 (bench_upstream.py) that streams N
 # chat.completion.chunk text deltas of 200 characters as fast as it can; the client (curl) reads
 # each answer whole. Two servers side by side: --no-pipeline, and the default pipeline
 # (config/default.yaml: pii_redactor and data_policy). The figure is the server's CPU time (utime
@@ -60,7 +60,7 @@ port_of() {  # the port NAME says it listens on
 hz="$(getconf CLK_TCK)"
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }  # utime + stime
 
-start upstream python3 "$root/tests/bench/serve/stream_bench_upstream.py"
+start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
 upstream_port="$(port_of upstream)"
 settings=(none default)
 declare -A flags=([none]="--no-pipeline" [default]="--config $root/config/default.yaml")
