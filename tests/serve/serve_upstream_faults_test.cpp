@@ -128,44 +128,40 @@ TEST_CASE("upstream faults: a 302 goes back as it came - without an empty Conten
     CHECK(a.body.empty());
 }
 
-TEST_CASE("upstream faults: a stream trickling a byte a second trips --upstream-timeout") {
-    MockUpstream upstream;
-    ServeProcess server(
-        {"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--upstream-timeout", "2"});
-    HttpConnection client(server.port());
-    const auto start = std::chrono::steady_clock::now();
-    const HttpAnswer a =
-        client.request("POST", "/v1/chat/completions", chat("byte-drip", "t", true).dump(), {}, 15);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // Bytes came every second, never a whole event: the silence between events is what counts.
-    CHECK(seconds >= 1.9);
-    CHECK(seconds < 4);
-    CHECK(a.status == 200);
-    CHECK_THAT(a.body, Catch::Contains("\"code\":\"timeout\"") &&
-                           Catch::Contains("silent for --upstream-timeout"));
-}
+namespace {
 
-TEST_CASE("upstream faults: --upstream-total-timeout ends a stream whose events keep coming") {
+// A streamed request to `model` through a server started with `bound` SECONDS=2: the stream
+// must end after 2 s (not before, not much after) with the provider's timeout event saying why.
+void check_stream_cut(const std::string& bound, const std::string& model, const std::string& why) {
     MockUpstream upstream;
-    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline",
-                         "--upstream-total-timeout", "2"});
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline", bound, "2"});
     HttpConnection client(server.port());
     const auto start = std::chrono::steady_clock::now();
-    // "drip": an event every 0.2 s for 10 s.
     const HttpAnswer a =
-        client.request("POST", "/v1/chat/completions", chat("drip", "t", true).dump(), {}, 15);
+        client.request("POST", "/v1/chat/completions", chat(model, "t", true).dump(), {}, 15);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(seconds >= 1.9);
     CHECK(seconds < 4);
     CHECK(a.status == 200);
-    CHECK_THAT(a.body, Catch::Contains("\"code\":\"timeout\"") &&
-                           Catch::Contains("over --upstream-total-timeout"));
+    CHECK_THAT(a.body, Catch::Contains("\"code\":\"timeout\"") && Catch::Contains(why));
+    if (bound != "--upstream-total-timeout") return;
     // Not streamed: the same bound, a 504.
     HttpConnection plain(server.port());
     const HttpAnswer b =
         plain.request("POST", "/v1/chat/completions", chat("slow", "t").dump(), {}, 15);
     CHECK(b.status == 504);
     CHECK(error_code_of(b) == "upstream_timeout");
+}
+
+}  // namespace
+
+TEST_CASE("upstream faults: a stream trickling a byte a second trips --upstream-timeout") {
+    // Bytes come every second, never a whole event: the silence between events is what counts.
+    check_stream_cut("--upstream-timeout", "byte-drip", "silent for --upstream-timeout");
+}
+
+TEST_CASE("upstream faults: --upstream-total-timeout ends a stream whose events keep coming") {
+    // "drip": an event every 0.2 s for 10 s.
+    check_stream_cut("--upstream-total-timeout", "drip", "over --upstream-total-timeout");
 }
