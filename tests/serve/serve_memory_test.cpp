@@ -4,6 +4,7 @@
 // than --max-buffered; and the server's resident memory returns near where it started once they
 // are gone. Memory figures are read from /proc/PID/status (VmRSS, and VmHWM after resetting it
 // through clear_refs); under a sanitizer only the answers are checked.
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -105,6 +107,20 @@ const Json answer_too_large = {
       {"code", "answer_too_large"}}}};
 
 constexpr long megabyte_kb = 1024;
+
+// The status of the first answer head on `connection`, a 100 Continue included (read_head skips
+// those). For a 100, nothing past its head is read.
+int interim_or_final_status(HttpConnection& connection) {
+    std::string head;
+    pollfd ready{connection.fd(), POLLIN, 0};
+    while (head.find("\r\n\r\n") == std::string::npos && head.size() < 4096 &&
+           ::poll(&ready, 1, 10'000) == 1) {
+        char byte;
+        if (::recv(connection.fd(), &byte, 1, 0) != 1) break;
+        head += byte;
+    }
+    return head.size() > 12 ? std::stoi(head.substr(9, 3)) : 0;
+}
 
 }  // namespace
 
@@ -264,4 +280,57 @@ TEST_CASE(
         CHECK(after - before < 16 * megabyte_kb);
     }
     CHECK(other.request("GET", "/health").status == 200);
+}
+
+TEST_CASE(
+    "serve memory: over --max-buffered a new body is 503 before it is sent - the answer "
+    "left unread for over a second is dropped - then the body is served") {
+    constexpr std::size_t max_buffered = 12 << 20;
+    PromptServer served({"--max-buffered", std::to_string(max_buffered), "--no-pipeline"});
+    const std::string body =
+        "{\"question\":\"" + std::string((8 << 20) - 20, 'q') + "\"}";  // --max-body exactly
+    const std::string head = "POST /v1/prompts/chat HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                             std::to_string(body.size()) + "\r\n";
+
+    // A client that asks for an 8 MB answer and does not read it: with a small receive window,
+    // most of the answer stays in the server, counted against the budget.
+    HttpConnection unread(served.port());
+    const int window = 4096;
+    ::setsockopt(unread.fd(), SOL_SOCKET, SO_RCVBUF, &window, sizeof window);
+    REQUIRE(unread.send(head + "\r\n" + body));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+
+    // Another 8 MB body does not fit beside that answer: refused before it is sent (Expect).
+    HttpConnection refused(served.port());
+    REQUIRE(refused.send(head + "Expect: 100-continue\r\n\r\n"));
+    const HttpAnswer busy = refused.read_answer(10);
+    CHECK(busy.status == 503);
+    CHECK(busy.header("retry-after") == "1");
+    CHECK(json_of(busy) ==
+          Json{{"error",
+                {{"message", "the server holds its --max-buffered " + std::to_string(max_buffered) +
+                                 " bytes of request bodies and unsent answers; retry later"},
+                 {"type", "LimitExceeded"},
+                 {"code", "server_busy"}}}});
+
+    // The refusal had the server drop the answer waiting unread since over a second (on that
+    // connection's strand, a moment later): the same body, retried, is served.
+    std::optional<HttpConnection> retry;
+    for (int attempt = 0; attempt < 20 && !retry; ++attempt) {
+        HttpConnection next(served.port());
+        REQUIRE(next.send(head + "Expect: 100-continue\r\n\r\n"));
+        const int status = interim_or_final_status(next);
+        REQUIRE((status == 100 || status == 503));
+        if (status == 100)
+            retry.emplace(std::move(next));
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    REQUIRE(retry);
+    REQUIRE(retry->send(body));
+    const HttpAnswer served_answer = retry->read_answer(30);
+    CHECK(served_answer.status == 200);
+    CHECK(json_of(served_answer)[1]["content"][0]["text"] == std::string((8 << 20) - 20, 'q'));
+    // The unread client's connection was closed: what it reads ends before its answer does.
+    CHECK(unread.read_rest(5).size() < body.size());
 }

@@ -314,9 +314,10 @@ void Session::on_written(beast::error_code error, bool keep_alive) {
                                         std::chrono::steady_clock::now() - started_);
     }
     answer_since_.reset();
-    if (error || !keep_alive) return close();
+    // Written, or never to be: its memory and its share go back now, not when the session goes.
     response_ = {};
     held_.reset();
+    if (error || !keep_alive) return close();
     read_request();
 }
 
