@@ -19,8 +19,9 @@ constexpr unsigned indent_step = 2;
 constexpr std::size_t message_floor = 64;
 constexpr std::size_t part_floor = 40;
 
-// Where the serializer writes: a string that refuses to grow past the bound. The serializer
-// flushes its own small buffer into it, so the text overshoots the bound by at most that.
+// Where the serializer writes: a string that refuses to grow past the bound. The serializer is
+// nlohmann's own, the one dump() uses (so the text is dump's byte for byte); dump() itself offers
+// no bound, only a whole string at the end.
 class BoundedText : public nlohmann::detail::output_adapter_protocol<char> {
   public:
     BoundedText(std::string& text, const AnswerBound& bound) : text_(text), bound_(bound) {}
