@@ -95,14 +95,17 @@ class PiiRedactor : public cmfpipe::Processor {
         }
         if (const auto* call = part.get_if<cmf::ToolCall>()) {
             cmf::ToolCall copy = *call;
-            const bool changed = redact_in_place(copy.tool_call_id) | redact_in_place(copy.name) |
-                                 redact_strings(copy.arguments);
+            // Every field is redacted: no short circuit once one has changed.
+            bool changed = redact_in_place(copy.tool_call_id);
+            changed = redact_in_place(copy.name) || changed;
+            changed = redact_strings(copy.arguments) || changed;
             return changed ? cmf::ContentPart::make(std::move(copy)) : nullptr;
         }
         if (const auto* result = part.get_if<cmf::ToolResult>()) {
             cmf::ToolResult copy = *result;
-            const bool changed = redact_in_place(copy.tool_call_id) |
-                                 redact_in_place(copy.tool_name) | redact_strings(copy.content);
+            bool changed = redact_in_place(copy.tool_call_id);
+            changed = redact_in_place(copy.tool_name) || changed;
+            changed = redact_strings(copy.content) || changed;
             return changed ? cmf::ContentPart::make(std::move(copy)) : nullptr;
         }
         if (const auto* document = part.get_if<cmf::DocumentSource>()) {

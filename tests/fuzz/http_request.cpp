@@ -10,6 +10,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <string>
 
+#include "beast_assertions.hpp"
 #include "fuzz_input.hpp"
 #include "serve/request_framing.hpp"
 #include "serve/router.hpp"

@@ -13,6 +13,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/_experimental/test/stream.hpp>
 
+#include "beast_assertions.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/sse.hpp"
 #include "fuzz_input.hpp"
