@@ -72,8 +72,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         beast::test::stream upstream(io);
         client.connect(upstream);
         client.read_size(piece);
-        upstream.append(boost::beast::string_view(input.data(), input.size()));
-        upstream.close();  // the upstream's end of the connection: EOF after its bytes
+        // What the upstream sends is what the client reads, then the upstream's close (EOF).
+        client.append(boost::beast::string_view(input.data(), input.size()));
+        client.close_remote();
         std::exception_ptr failed;
         net::co_spawn(io, read_answer(client, event_stream, stop_early),
                       [&](std::exception_ptr error) { failed = error; });
