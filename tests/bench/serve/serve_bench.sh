@@ -52,32 +52,9 @@ for tool in wrk curl python3 ${peer:+node npm}; do
 done
 [ -x "$build/bin/cmfpipe" ] || { echo "serve_bench: no $build/bin/cmfpipe (ninja -C build cmfpipe and the plugins)" >&2; exit 2; }
 
-work="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
-# start NAME COMMAND...: a server in the background (its pid in $work/NAME.pid, its output in
-# $work/NAME.log); port_of NAME waits for the line that names its port and prints the port.
-start() {
-  local name="$1"
-  shift
-  "$@" >"$work/$name.log" 2>&1 &
-  pids+=($!)
-  echo $! >"$work/$name.pid"
-}
-port_of() {
-  local port
-  for _ in $(seq 300); do
-    if port="$(grep -oE 'listening on (http://127\.0\.0\.1:)?[0-9]+' "$work/$1.log" | grep -oE '[0-9]+$')"; then
-      echo "$port"
-      return
-    fi
-    sleep 0.05
-  done
-  echo "serve_bench: $1 did not start: $(cat "$work/$1.log")" >&2
-  exit 1
-}
+bench=serve_bench
+# shellcheck source=tests/bench/serve/processes.sh
+source "$root/tests/bench/serve/processes.sh"
 
 # post_script NAME BODY [HEADER: VALUE]...: a wrk Lua script that POSTs BODY as JSON; prints its path.
 post_script() {
@@ -133,8 +110,6 @@ measure() {
     cpu[$key:$pid]="$(awk -v t="${cpu[$key:$pid]}" -v hz="$hz" -v n="$answered" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}')"
   done
 }
-hz="$(getconf CLK_TCK)"
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }  # utime + stime
 to_ms() {  # 812.00us | 1.20ms | 2.00s -> ms
   awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /s$/ && v !~ /ms$/) n *= 1000; printf "%.3f", n }'
 }

@@ -32,33 +32,10 @@ for tool in curl python3; do
 done
 [ -x "$build/bin/cmfpipe" ] || { echo "stream_bench: no $build/bin/cmfpipe (ninja -C build cmfpipe and the plugins)" >&2; exit 2; }
 
-work="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+bench=stream_bench
+# shellcheck source=tests/bench/serve/processes.sh
+source "$root/tests/bench/serve/processes.sh"
 started=$SECONDS
-
-start() {  # start NAME COMMAND...: in the background, its output in $work/NAME.log
-  local name="$1"
-  shift
-  "$@" >"$work/$name.log" 2>&1 &
-  pids+=($!)
-  echo $! >"$work/$name.pid"
-}
-port_of() {  # the port NAME says it listens on
-  local port
-  for _ in $(seq 300); do
-    if port="$(grep -oE 'listening on (http://127\.0\.0\.1:)?[0-9]+' "$work/$1.log" | grep -oE '[0-9]+$')"; then
-      echo "$port"
-      return
-    fi
-    sleep 0.05
-  done
-  echo "stream_bench: $1 did not start: $(cat "$work/$1.log")" >&2
-  exit 1
-}
-hz="$(getconf CLK_TCK)"
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }  # utime + stime
 
 start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
 upstream_port="$(port_of upstream)"
