@@ -21,6 +21,7 @@
 #include "cmfpipe/json_parse.hpp"
 #include "support/hostile.hpp"
 #include "support/http_client.hpp"
+#include "support/process.hpp"
 #include "support/scratch.hpp"
 #include "support/serve_process.hpp"
 
@@ -333,4 +334,13 @@ TEST_CASE(
     CHECK(json_of(served_answer)[1]["content"][0]["text"] == std::string((8 << 20) - 20, 'q'));
     // The unread client's connection was closed: what it reads ends before its answer does.
     CHECK(unread.read_rest(5).size() < body.size());
+}
+
+TEST_CASE("serve memory: a --max-buffered under --max-body is refused at start, saying why") {
+    const ProcessResult result =
+        run_cli("serve", "--listen", "127.0.0.1:0", "--max-body", "1000", "--max-buffered", "10");
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err,
+               Catch::StartsWith("cmfpipe serve: --max-buffered 10 is under --max-body 1000: no "
+                                 "request could be read\n"));
 }
