@@ -106,26 +106,22 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
         adapter->with_request_messages(body, result.messages, provider.adapter_options);
     Prepared prepared{processed.dump(), std::nullopt, adapter, nullptr, nullptr};
     if (processed.value("stream", false) == true) {
-        // The guard runs the llm_output processors on every step of the stream; the decisions
-        // go to the log when they stop it, or else once, for the whole turn, at its end.
+        // The guard runs the llm_output processors on every step of the stream; the last run's
+        // decisions go to the log once the stream is over (proxy_stream.cpp).
         prepared.decisions = std::make_shared<StreamDecisions>();
         prepared.guarded = adapter->guard_stream(
             processed,
-            [this, &provider, request_id,
-             decisions = prepared.decisions](std::vector<cmf::Message> messages) {
-                return guard(provider, std::move(messages), request_id, *decisions);
+            [this, decisions = prepared.decisions](std::vector<cmf::Message> messages) {
+                return guard(std::move(messages), *decisions);
             },
             stream_options_, provider.adapter_options);
     }
     return prepared;
 }
 
-GuardVerdict Proxy::guard(const Provider& provider, std::vector<cmf::Message> messages,
-                          const std::string& request_id, StreamDecisions& decisions) const {
+GuardVerdict Proxy::guard(std::vector<cmf::Message> messages, StreamDecisions& decisions) const {
     pipeline::PipelineResult result = host_->service().process("llm_output", std::move(messages));
     decisions.last = result.decisions;
-    decisions.stopped = result.stopped;
-    if (result.stopped) record_(result.decisions, Metrics::route_label(provider.route), request_id);
     GuardVerdict verdict;
     verdict.messages = std::move(result.messages);
     verdict.stopped = result.stopped;

@@ -68,7 +68,6 @@ class Proxy {
     // `decisions` keeps the latest.
     struct StreamDecisions {
         std::vector<pipeline::Decision> last;
-        bool stopped = false;
     };
     struct Prepared {
         std::string body;                 // what the upstream receives
@@ -86,8 +85,7 @@ class Proxy {
     boost::asio::awaitable<std::optional<Response>> stream(
         const Provider& provider, Upstream& upstream, Prepared prepared, Upstream::Headers headers,
         ClientStream& client, Cancellation& cancellation, std::string request_id);
-    GuardVerdict guard(const Provider& provider, std::vector<cmf::Message> messages,
-                       const std::string& request_id, StreamDecisions& decisions) const;
+    GuardVerdict guard(std::vector<cmf::Message> messages, StreamDecisions& decisions) const;
     // An answer the upstream gave that is not its stream (an error status, or a whole body).
     boost::asio::awaitable<Response> not_streamed(const Provider& provider, Upstream& upstream,
                                                   Response upstream_answer, std::string request_id);

@@ -155,11 +155,11 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         }
         if (failed) ending = failure_event(guarded, "InternalError", "stream_failed", what(failed));
     }
-    // The whole turn's decisions, once, for the log and the metrics (a stop is logged as it
-    // happens).
-    if (!prepared.decisions->stopped) {
-        record_(prepared.decisions->last, Metrics::route_label(provider.route), request_id);
-    }
+    // The decisions of the guard's last run, once, for the log and the metrics: the stop's when a
+    // processor stopped the stream (nothing runs after it), else the whole turn's at its end. Not
+    // as each run happens: a guarded stream also runs the processors on narrower windows only to
+    // compare, and a stop there stops nothing.
+    record_(prepared.decisions->last, Metrics::route_label(provider.route), request_id);
     if (co_await send(std::move(ending))) {
         try {
             co_await client.end();
