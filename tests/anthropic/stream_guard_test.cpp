@@ -12,8 +12,7 @@ using cmfpipe::Json;
 using namespace cmfpipe::testing;
 
 const cmfpipe::Adapter& adapter() {
-    static const std::shared_ptr<cmfpipe::Adapter> a = bundled_plugins().make_adapter("anthropic");
-    return *a;
+    return bundled_adapter("anthropic");
 }
 
 const Json request = {{"model", "claude-sonnet-4-20250514"},

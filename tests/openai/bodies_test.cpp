@@ -19,8 +19,7 @@ using cmfpipe::Json;
 using namespace cmfpipe::testing;
 
 const cmfpipe::Adapter& adapter() {
-    static const std::shared_ptr<cmfpipe::Adapter> a = bundled_plugins().make_adapter("openai");
-    return *a;
+    return bundled_adapter("openai");
 }
 
 const std::filesystem::path cases =

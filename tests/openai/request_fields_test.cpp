@@ -16,8 +16,7 @@ using cmfpipe::Json;
 using namespace cmfpipe::testing;
 
 const cmfpipe::Adapter& adapter() {
-    static const std::shared_ptr<cmfpipe::Adapter> a = bundled_plugins().make_adapter("openai");
-    return *a;
+    return bundled_adapter("openai");
 }
 
 // A request whose assistant turn calls `lookup` with `arguments`, the wire's arguments string.

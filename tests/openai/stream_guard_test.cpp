@@ -16,8 +16,7 @@ using cmfpipe::Json;
 using namespace cmfpipe::testing;
 
 const cmfpipe::Adapter& adapter() {
-    static const std::shared_ptr<cmfpipe::Adapter> a = bundled_plugins().make_adapter("openai");
-    return *a;
+    return bundled_adapter("openai");
 }
 
 const Json request = {
@@ -319,6 +318,18 @@ LongTurn long_turn(std::size_t count) {
     return turn;
 }
 
+// The text content the client's chunks carried, joined.
+std::string client_content(const std::string& client) {
+    std::string text;
+    for (const Json& chunk : cmfpipe::wire::sse_events(client, "client").events) {
+        for (const Json& choice : chunk["choices"]) {
+            if (choice["delta"].contains("content"))
+                text += choice["delta"]["content"].get<std::string>();
+        }
+    }
+    return text;
+}
+
 }  // namespace
 
 TEST_CASE("openai guarded stream: the work of a step does not grow with the stream") {
@@ -334,14 +345,7 @@ TEST_CASE("openai guarded stream: the work of a step does not grow with the stre
                                          {16}, Json::object());
     const ShownRun run = run_counted(*stream, events, shown);
 
-    std::string client_text;
-    for (const Json& chunk : cmfpipe::wire::sse_events(run.client, "client").events) {
-        for (const Json& choice : chunk["choices"]) {
-            if (choice["delta"].contains("content"))
-                client_text += choice["delta"]["content"].get<std::string>();
-        }
-    }
-    CHECK(client_text == turn.redacted);
+    CHECK(client_content(run.client) == turn.redacted);
     CHECK(run.client.ends_with(done));
     REQUIRE(run.shown.size() == events.size() + 1);
     std::size_t most = 0;  // from the 100th delta on (10 KB of text) to the finish chunk
@@ -374,14 +378,7 @@ TEST_CASE("openai guarded stream: a window stays bounded when every delta holds 
         auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
                                              {64}, Json::object());
         const ShownRun run = run_counted(*stream, events, shown);
-        std::string client_text;
-        for (const Json& chunk : cmfpipe::wire::sse_events(run.client, "client").events) {
-            for (const Json& choice : chunk["choices"]) {
-                if (choice["delta"].contains("content"))
-                    client_text += choice["delta"]["content"].get<std::string>();
-            }
-        }
-        CHECK(client_text == redacted);
+        CHECK(client_content(run.client) == redacted);
         std::size_t most = 0;
         for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
         CHECK(most <= 4096);

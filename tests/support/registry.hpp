@@ -2,6 +2,10 @@
 // The one Registry::discover fixture of the test suite. CMFPIPE_PLUGIN_PATH is never read, so a
 // developer's environment cannot change what a test loads.
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -27,6 +31,17 @@ inline Registry discover_plugins(std::vector<std::filesystem::path> directories,
 inline const Registry& bundled_plugins() {
     static const Registry registry = discover_plugins({}, true, false);
     return registry;
+}
+
+// One adapter of the bundled plugins (openai, anthropic, ...), made once per kind and test
+// executable and shared, as the registry is.
+inline const Adapter& bundled_adapter(const std::string& kind) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<Adapter>> made;
+    std::lock_guard lock(mutex);
+    std::shared_ptr<Adapter>& adapter = made[kind];
+    if (!adapter) adapter = bundled_plugins().make_adapter(kind);
+    return *adapter;
 }
 
 }  // namespace cmfpipe::testing
