@@ -71,10 +71,11 @@ std::string block_text(const Json& block, const char* key) {
 
 class MessagesStreamGuard final : public wire::GuardedStreamBase {
   public:
-    MessagesStreamGuard(StreamGuard guard, std::size_t holdback, Json options)
-        : GuardedStreamBase(source),
+    MessagesStreamGuard(StreamGuard guard, StreamGuardOptions stream_options, Json options)
+        : GuardedStreamBase(source, stream_options.stop),
           guard_(std::move(guard)),
-          holdback_(holdback),
+          holdback_(stream_options.holdback),
+          final_length_(std::move(stream_options.final_length)),
           options_(std::move(options)) {}
 
     Events push(const SseEvent& event) override {
@@ -430,6 +431,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
 
     StreamGuard guard_;
     std::size_t holdback_;
+    FinalLength final_length_;  // empty: the holdback alone decides what is held
     Json options_;
     MessageSoFar so_far_;
     std::vector<BlockState> blocks_;  // per content block, by index
@@ -444,7 +446,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
 std::unique_ptr<GuardedStream> guard_messages_stream(StreamGuard guard,
                                                      const StreamGuardOptions& stream_options,
                                                      Json options) {
-    return std::make_unique<MessagesStreamGuard>(std::move(guard), stream_options.holdback,
+    return std::make_unique<MessagesStreamGuard>(std::move(guard), stream_options,
                                                  std::move(options));
 }
 

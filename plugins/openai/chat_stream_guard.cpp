@@ -136,10 +136,11 @@ bool empty_choice(const Json& choice) {
 
 class ChatStreamGuard final : public wire::GuardedStreamBase {
   public:
-    ChatStreamGuard(StreamGuard guard, std::size_t holdback, Json options)
-        : GuardedStreamBase(source),
+    ChatStreamGuard(StreamGuard guard, StreamGuardOptions stream_options, Json options)
+        : GuardedStreamBase(source, stream_options.stop),
           guard_(std::move(guard)),
-          holdback_(holdback),
+          holdback_(stream_options.holdback),
+          final_length_(std::move(stream_options.final_length)),
           options_(std::move(options)) {}
 
     Events push(const SseEvent& event) override {
@@ -502,6 +503,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
 
     StreamGuard guard_;
     std::size_t holdback_;
+    FinalLength final_length_;  // empty: the holdback alone decides what is held
     Json options_;
     ChatCompletionSoFar so_far_{/*refusals_fail=*/false};
     std::map<std::int64_t, ChoiceState> choices_;
@@ -513,8 +515,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
 std::unique_ptr<GuardedStream> guard_chat_stream(StreamGuard guard,
                                                  const StreamGuardOptions& stream_options,
                                                  Json options) {
-    return std::make_unique<ChatStreamGuard>(std::move(guard), stream_options.holdback,
-                                             std::move(options));
+    return std::make_unique<ChatStreamGuard>(std::move(guard), stream_options, std::move(options));
 }
 
 }  // namespace cmfpipe::openai

@@ -104,6 +104,9 @@ class GuardedPluginStream final : public GuardedStream {
     bool ended() const override {
         return guarded(who_, [&] { return stream_->ended(); });
     }
+    bool content_sent() const override {
+        return guarded(who_, [&] { return stream_->content_sent(); });
+    }
     wire::SseEvent error_event(std::string_view type, std::string_view code,
                                std::string_view message) const override {
         return guarded(who_, [&] { return stream_->error_event(type, code, message); });

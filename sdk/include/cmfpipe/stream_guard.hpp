@@ -18,6 +18,7 @@
 // still stops it then, and a rewrite of any text already sent still ends it.
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +40,30 @@ struct GuardVerdict {
 // Runs the llm_output processors over the turn so far (the host's pipeline). May throw.
 using StreamGuard = std::function<GuardVerdict(std::vector<cmf::Message>)>;
 
+// How a guarded stream ends when a processor stops it (or rewrites text already sent) after
+// the client has had part of the answer.
+enum class StreamStop {
+    // As the provider's own safety filter ends a turn, which no SDK retries: Chat Completions
+    // finish_reason "content_filter", Responses response.incomplete with
+    // incomplete_details.reason "content_filter", Anthropic stop_reason "refusal".
+    content_filter,
+    error_event,  // the provider's error event (error_event below); `--stream-stop error-event`
+};
+
+// Of the text of one part as the llm_output processors made it so far, how many leading bytes
+// can no longer change whatever text comes after (the processors' incremental interface,
+// Processor::final_length). nullopt: some processor cannot tell, so only the holdback applies.
+using FinalLength = std::function<std::optional<std::size_t>(std::string_view)>;
+
 struct StreamGuardOptions {
-    std::size_t holdback = 64;  // characters of a text part held back until more text comes
+    StreamGuardOptions(std::size_t holdback_ = 64)
+        : holdback(holdback_) {}  // NOLINT: {64} reads well
+
+    std::size_t holdback;  // characters of a text part held back until more text comes
+    StreamStop stop = StreamStop::content_filter;
+    // Set by the host when every llm_output processor can tell: text goes out as soon as it is
+    // final, the holdback staying the upper bound of what is held. Empty: the holdback alone.
+    FinalLength final_length;
 };
 
 class GuardedStream {
@@ -56,6 +79,11 @@ class GuardedStream {
     // stream that was cut, the error event that tells the client so.
     virtual std::vector<wire::SseEvent> finish(bool complete) = 0;
     virtual bool ended() const = 0;
+    // Whether an event that carries part of the answer (text, reasoning, a tool call, a refusal)
+    // has been released. Until then the proxy holds what push() returned (the provider's opening
+    // events), so that a stop decided before any of the answer went out is answered as a
+    // non-streamed stop is (403 in the provider's error shape). The default: from the start.
+    virtual bool content_sent() const { return true; }
     // The provider's error event, as its non-streamed error body is spelled (serve's
     // error_answer: type "Stopped", code "stopped" for a processor's stop; "UpstreamError" and
     // "timeout" or "broken" for a failure the proxy meets itself). OpenAI:

@@ -10,6 +10,17 @@ void GuardedStreamBase::end_with(std::vector<SseEvent>& out, SseEvent error) {
     ended_ = true;
 }
 
+void GuardedStreamBase::stop(std::vector<SseEvent>& out, std::string_view reason) {
+    if (stop_ == StreamStop::error_event)
+        return end_with(out, error_event("Stopped", "stopped", reason));
+    for (SseEvent& event : filter_ending(reason)) out.push_back(std::move(event));
+    ended_ = true;
+}
+
+std::vector<SseEvent> GuardedStreamBase::filter_ending(std::string_view reason) {
+    return {error_event("Stopped", "stopped", reason)};
+}
+
 void GuardedStreamBase::broken(std::vector<SseEvent>& out, const std::string& what) {
     end_with(out, error_event("UpstreamError", "broken",
                               source_ +

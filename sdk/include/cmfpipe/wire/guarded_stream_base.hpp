@@ -18,7 +18,15 @@ class GuardedStreamBase : public GuardedStream {
     bool ended() const override { return ended_; }
 
   protected:
-    explicit GuardedStreamBase(std::string_view source) : source_(source) {}
+    GuardedStreamBase(std::string_view source, StreamStop stop) : source_(source), stop_(stop) {}
+
+    // A processor stopped the turn, or rewrote text already sent (`reason` says which): the
+    // provider's filter ending (StreamStop::content_filter) or its error event "Stopped"; nothing
+    // after it.
+    void stop(std::vector<SseEvent>& out, std::string_view reason);
+    // The events that end the turn as the provider's own safety filter ends one. The default is
+    // the error event, for a provider that has no such ending.
+    virtual std::vector<SseEvent> filter_ending(std::string_view reason);
 
     // `error` goes out last; nothing after it.
     void end_with(std::vector<SseEvent>& out, SseEvent error);
@@ -33,6 +41,7 @@ class GuardedStreamBase : public GuardedStream {
 
   private:
     std::string source_;
+    StreamStop stop_;
 };
 
 }  // namespace cmfpipe::wire
