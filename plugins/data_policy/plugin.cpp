@@ -57,6 +57,13 @@ class DataPolicyProcessor : public cmfpipe::Processor {
         if (missing.empty()) return ProcessorResult::allow();
         return ProcessorResult::modify(message.with_labels_added(missing));
     }
+
+    // It labels or denies by the views' data policies, never by their text, and never changes
+    // text: all of a streamed text is final.
+    std::optional<std::size_t> final_length(std::string_view text,
+                                            const cmfpipe::ProcessorContext&) const override {
+        return text.size();
+    }
 };
 
 void register_kinds(cmfpipe::Registrar& r) {

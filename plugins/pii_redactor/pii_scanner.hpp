@@ -38,6 +38,15 @@ std::vector<Match> find_phones(std::string_view text);
 // place the longer one).
 std::vector<Match> find_pii(std::string_view text, bool emails, bool phones, bool cards);
 
+// Of `text`, the end of a streamed part as redact() made it, the length of the prefix that no
+// match of the selected kinds can reach into, whatever text follows: the offset after the last
+// character no address, phone or card number could span (and that does not end one that could
+// still grow or vanish), "[REDACTED:...]" standing for what it replaced. 0 when such a span may
+// start before `text` does, or when no such character is found in the last `max_final_scan`
+// bytes (the cost stays bounded). Scans back from the end.
+inline constexpr std::size_t max_final_scan = 1024;
+std::size_t final_length(std::string_view text, bool emails, bool phones, bool cards);
+
 // `text` with each match replaced by "[REDACTED:EMAIL]", "[REDACTED:PHONE]" or "[REDACTED:CARD]".
 std::string redact(std::string_view text, const std::vector<Match>& matches);
 

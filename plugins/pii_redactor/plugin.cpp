@@ -79,6 +79,13 @@ class PiiRedactor : public cmfpipe::Processor {
         return cmfpipe::ProcessorResult::modify(out.with_labels_added({s_.label}));
     }
 
+    // Text before the last character no address, phone or card number could span is final
+    // (pii::final_length): in prose, all but the word being written.
+    std::optional<std::size_t> final_length(std::string_view text,
+                                            const cmfpipe::ProcessorContext&) const override {
+        return pii::final_length(text, s_.emails, s_.phones, s_.cards);
+    }
+
   private:
     // The redacted copy of a part, or nullptr when it holds nothing to redact. Thinking is sent
     // back to the model with the conversation, and tool results go to it as input: both leave.

@@ -77,6 +77,12 @@ class ToolGuard : public cmfpipe::Processor {
         return ProcessorResult::allow();
     }
 
+    // It judges tool calls only and never changes text: all of a streamed text is final.
+    std::optional<std::size_t> final_length(std::string_view text,
+                                            const cmfpipe::ProcessorContext&) const override {
+        return text.size();
+    }
+
   private:
     std::vector<Rule> rules_;
 };

@@ -160,6 +160,12 @@ pipeline::PipelineResult Service::process(std::string_view hook,
     return processors_->run(hook, std::move(messages));
 }
 
+std::optional<std::size_t> Service::final_length(std::string_view hook,
+                                                 std::string_view text) const {
+    if (!processors_) return text.size();
+    return processors_->final_length(hook, text);
+}
+
 std::vector<cmf::Message> Service::parse_output(std::string_view kind, std::string_view completion,
                                                 const Json& options) const {
     return adapter(kind)->from_wire(completion, options);

@@ -128,6 +128,27 @@ std::vector<std::string> Pipeline::processors_for(std::string_view hook) const {
     return names;
 }
 
+std::optional<std::size_t> Pipeline::final_length(std::string_view hook,
+                                                  std::string_view text) const {
+    if (std::find(std::begin(known_hooks), std::end(known_hooks), hook) == std::end(known_hooks)) {
+        throw ValueError("unknown hook '" + std::string(hook) + "' (known: llm_input, llm_output)");
+    }
+    std::size_t final = text.size();
+    for (const auto& stage : stages_) {
+        if (!stage->runs_at(hook) || stage->config.mode == Mode::audit) continue;
+        const ProcessorContext context{hook, stage->config.name, 0, 0, &stage->capabilities};
+        std::optional<std::size_t> its;
+        try {  // a plugin's is guarded already (plugin_guard.cpp); a built-in's may throw
+            its = stage->processor->final_length(text, context);
+        } catch (...) {
+            return std::nullopt;
+        }
+        if (!its) return std::nullopt;
+        final = std::min(final, *its);
+    }
+    return final;
+}
+
 PipelineResult Pipeline::run(std::string_view hook, std::vector<cmf::Message> messages) const {
     if (std::find(std::begin(known_hooks), std::end(known_hooks), hook) == std::end(known_hooks)) {
         throw ValueError("unknown hook '" + std::string(hook) + "' (known: llm_input, llm_output)");

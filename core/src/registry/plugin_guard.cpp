@@ -164,6 +164,16 @@ class GuardedProcessor final : public Guarded<Processor> {
                             const ProcessorContext& context) const override {
         return call([&](const Processor& p) { return p.process(message, context); });
     }
+    // Only a hint that lets text out sooner: a plugin that throws here cannot tell (nullopt), and
+    // the holdback decides, as it does for a processor without the interface.
+    std::optional<std::size_t> final_length(std::string_view text,
+                                            const ProcessorContext& context) const override {
+        try {
+            return plugin()->final_length(text, context);
+        } catch (...) {
+            return std::nullopt;
+        }
+    }
 };
 
 }  // namespace

@@ -109,12 +109,17 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
         // The guard runs the llm_output processors on every step of the stream; the last run's
         // decisions go to the log once the stream is over (proxy_stream.cpp).
         prepared.decisions = std::make_shared<StreamDecisions>();
+        // Text the processors will no longer change goes out at once (the holdback the bound).
+        StreamGuardOptions options = stream_options_;
+        options.final_length = [this](std::string_view text) {
+            return host_->service().final_length("llm_output", text);
+        };
         prepared.guarded = adapter->guard_stream(
             processed,
             [this, decisions = prepared.decisions](std::vector<cmf::Message> messages) {
                 return guard(std::move(messages), *decisions);
             },
-            stream_options_, provider.adapter_options);
+            options, provider.adapter_options);
     }
     return prepared;
 }

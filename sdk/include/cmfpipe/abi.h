@@ -7,9 +7,11 @@
  * the Registrar of plugin.hpp, the CMF model). */
 #include <stdint.h>
 
-/* 4: Registrar::host() (HostServices: plugins obtain other kinds from the host);
+/* 5: Processor::final_length (the incremental interface of streamed answers), StreamGuardOptions
+ *    (stop, final_length) in Adapter::guard_stream;
+ * 4: Registrar::host() (HostServices: plugins obtain other kinds from the host);
  * 3: Adapter::guard_stream; 2: from_wire_each, provider bodies */
-#define CMFPIPE_ABI_VERSION 4u
+#define CMFPIPE_ABI_VERSION 5u
 
 #ifdef __cplusplus
 extern "C" {

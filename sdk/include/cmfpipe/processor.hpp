@@ -66,6 +66,24 @@ class Processor {
     // PluginError and applies the processor's on_error setting; the host never crashes.
     virtual ProcessorResult process(const cmf::Message& message,
                                     const ProcessorContext& context) const = 0;
+
+    // The incremental interface of a streamed answer (optional). `text` is the end of one text or
+    // thinking part of the answer so far, as the pipeline made it (all processors applied); it
+    // starts somewhere in text that already went out, and nothing before its start can be seen.
+    // Answer how many of its leading bytes this processor will no longer change, whatever text
+    // follows (the text after may still change): the stream guard sends those at once instead of
+    // holding the last --stream-holdback characters back. nullopt (the default): cannot tell, so
+    // the holdback alone decides. The pii_redactor, say, answers the offset after the last
+    // character that no e-mail address, phone or card number could span. Called on every delta:
+    // scan back from the end, so the cost does not grow with `text`; be conservative at its
+    // start (a span that may reach past it is not final). const and thread-safe like process();
+    // a throw counts as nullopt.
+    virtual std::optional<std::size_t> final_length(std::string_view text,
+                                                    const ProcessorContext& context) const {
+        (void)text;
+        (void)context;
+        return std::nullopt;
+    }
 };
 
 }  // namespace cmfpipe

@@ -53,9 +53,13 @@ class EditCustom : public cmfpipe::Processor {
     }
 };
 
-// Always throws.
+// Always throws (also when asked how much of a streamed text is final).
 class Throw : public cmfpipe::Processor {
     ProcessorResult process(const Message&, const ProcessorContext&) const override {
+        throw std::runtime_error("boom");
+    }
+    std::optional<std::size_t> final_length(std::string_view,
+                                            const ProcessorContext&) const override {
         throw std::runtime_error("boom");
     }
 };

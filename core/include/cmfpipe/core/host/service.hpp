@@ -92,6 +92,11 @@ class Service {
     pipeline::PipelineResult process(std::string_view hook,
                                      std::vector<cmf::Message> messages) const;
 
+    // How much of a streamed text part's `text` (as process(hook) made it) the processors at
+    // `hook` will no longer change (pipeline::Pipeline::final_length); without a pipeline, all of
+    // it. What a proxy sets as StreamGuardOptions::final_length.
+    std::optional<std::size_t> final_length(std::string_view hook, std::string_view text) const;
+
     // A completion back to CMF: adapter(kind)->from_wire(completion, options).
     std::vector<cmf::Message> parse_output(std::string_view kind, std::string_view completion,
                                            const Json& options) const;

@@ -17,6 +17,7 @@
 // the messages as they were then (earlier accepted changes kept, the stopping one not applied).
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,13 @@ class Pipeline {
     // Runs the processors registered for `hook` (one of known_hooks; ValueError otherwise).
     // Thread-safe: run() may be called concurrently; processors must be (see processor.hpp).
     PipelineResult run(std::string_view hook, std::vector<cmf::Message> messages) const;
+
+    // The processors' incremental interface (Processor::final_length) at `hook`: of `text`, the
+    // end of a streamed text part as run() made it, how many leading bytes none of them will
+    // change whatever follows. The least of their answers (clamped to the text); nullopt as soon
+    // as one cannot tell; all of `text` when none runs there. Audit-mode processors count for
+    // nothing: their changes are discarded. Thread-safe, like run().
+    std::optional<std::size_t> final_length(std::string_view hook, std::string_view text) const;
 
     // Processors that will run at `hook`, in order (disabled ones, also by on_error, excluded).
     std::vector<std::string> processors_for(std::string_view hook) const;
