@@ -12,8 +12,14 @@
 //   - a tool_use block's events are held until its content_block_stop, then guarded with the
 //     message: passed, they go out as they came; changed, as the minimal start/delta/stop;
 //   - everything else (message_start, ping, other blocks) passes as it came.
+// A processor's stop (or a rewrite of text already sent) ends the message as Anthropic's own
+// refusal does: the open block stops, message_delta with stop_reason "refusal", message_stop (or,
+// with StreamStop::error_event, the error event "stopped").
+#include <set>
+
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 
@@ -79,6 +85,18 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
           options_(std::move(options)) {}
 
     Events push(const SseEvent& event) override {
+        Events out = push_event(event);
+        note_released(out);
+        return out;
+    }
+    Events finish(bool complete) override {
+        Events out = finish_stream(complete);
+        note_released(out);
+        return out;
+    }
+    bool content_sent() const override { return content_sent_; }
+
+    Events push_event(const SseEvent& event) {
         Events out;
         if (ended_) return out;
         line_ = event.line;
@@ -111,7 +129,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         return out;
     }
 
-    Events finish(bool complete) override {
+    Events finish_stream(bool complete) {
         Events out;
         if (ended_) return out;
         line_ = 0;
@@ -137,6 +155,60 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     }
 
   private:
+    // Which blocks the client has open (their content_block_start went out, their stop not yet),
+    // and whether part of the answer went out: a delta, or the start of a block that carries some
+    // (a tool_use's name, text in the start itself). message_start, ping and an empty text or
+    // thinking start are no part of it.
+    void note_released(const Events& out) {
+        for (const SseEvent& event : out) {
+            if (event.event == "content_block_delta") {
+                content_sent_ = true;
+                continue;
+            }
+            const bool start = event.event == "content_block_start";
+            if (!start && event.event != "content_block_stop") continue;
+            const JsonParse data = try_parse_json(event.data);
+            if (!data.value || !data.value->is_object()) continue;
+            const Json index = data.value->value("index", Json());
+            if (!index.is_number_unsigned()) continue;
+            if (!start) {
+                open_out_.erase(index.get<std::size_t>());
+                continue;
+            }
+            open_out_.insert(index.get<std::size_t>());
+            const Json block = data.value->value("content_block", Json::object());
+            const BlockState::Kind kind =
+                block.is_object() ? kind_of(block) : BlockState::Kind::other;
+            const bool text_kind =
+                kind == BlockState::Kind::text || kind == BlockState::Kind::thinking;
+            if (!text_kind ||
+                !block_text(block, kind == BlockState::Kind::thinking ? "thinking" : "text")
+                     .empty())
+                content_sent_ = true;
+        }
+    }
+
+    // The provider's own refusal ending: each block the client has open stops, then
+    // message_delta with stop_reason "refusal" (and the usage known so far) and message_stop.
+    // Held text and tool calls are dropped: they are what was stopped.
+    Events filter_ending(std::string_view /*reason*/) override {
+        Events out;
+        for (std::size_t index : open_out_) {
+            out.push_back(named_event("content_block_stop",
+                                      {{"type", "content_block_stop"}, {"index", index}}));
+        }
+        open_out_.clear();
+        Json usage = Json::object();
+        if (so_far_.message().is_object()) usage = so_far_.message().value("usage", usage);
+        if (!usage.is_object() || !usage.contains("output_tokens")) usage["output_tokens"] = 0;
+        out.push_back(named_event(
+            "message_delta", {{"type", "message_delta"},
+                              {"delta", {{"stop_reason", "refusal"}, {"stop_sequence", nullptr}}},
+                              {"usage", std::move(usage)}}));
+        out.push_back(named_event("message_stop", {{"type", "message_stop"}}));
+        return out;
+    }
+
     void take_event(const SseEvent& event, const Json& data, const BlockEvent& added, Events& out) {
         switch (added.kind) {
             case EventKind::error:  // the provider's own error: it ends the stream
@@ -331,7 +403,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         }
         GuardVerdict verdict = guard_(std::move(turn));
         if (verdict.stopped) {
-            end_with(out, error_event("Stopped", "stopped", verdict.reason));
+            stop(out, verdict.reason);
             return false;
         }
         processed_ = with_body_response_messages(view_, verdict.messages, options_);
@@ -343,7 +415,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
             const bool same_kind = at < blocks.size() && kind_of(blocks[at]) == block.kind;
             const std::string text = same_kind ? block_text(blocks[at], block.key()) : "";
             if (!(scope.whole ? block.text->update_whole(text) : block.text->update(text))) {
-                end_with(out, error_event("Stopped", "stopped", wire::sent_text_changed));
+                stop(out, wire::sent_text_changed);
                 return false;
             }
         }
@@ -435,6 +507,8 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     Json options_;
     MessageSoFar so_far_;
     std::vector<BlockState> blocks_;  // per content block, by index
+    std::set<std::size_t> open_out_;  // the blocks the client has open
+    bool content_sent_ = false;       // an event with part of the answer went out
     // The message the processors last saw (tool_use blocks not complete left out), where each
     // block is in it, and what the processors made of it.
     Json view_, processed_;

@@ -11,10 +11,14 @@
 //   - tool-call fragments are held per call until the call is complete (a fragment of another
 //     index, the choice's finish_reason, or the end of the stream), then guarded with the turn;
 //   - everything else (role, usage, finish chunks) passes as it came, after what it follows.
+// A processor's stop (or a rewrite of text already sent) ends the turn as OpenAI's own filter
+// does: finish_reason "content_filter" for each open choice, then [DONE] (or, with
+// StreamStop::error_event, the error event "Stopped").
 #include <map>
 #include <set>
 
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 #include "openai_wire.hpp"
@@ -144,6 +148,18 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
           options_(std::move(options)) {}
 
     Events push(const SseEvent& event) override {
+        Events out = push_event(event);
+        note_released(out);
+        return out;
+    }
+    Events finish(bool complete) override {
+        Events out = finish_stream(complete);
+        note_released(out);
+        return out;
+    }
+    bool content_sent() const override { return content_sent_; }
+
+    Events push_event(const SseEvent& event) {
         Events out;
         if (ended_) return out;
         line_ = event.line;
@@ -174,7 +190,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return out;
     }
 
-    Events finish(bool complete) override {
+    Events finish_stream(bool complete) {
         Events out;
         if (ended_) return out;
         line_ = 0;
@@ -205,6 +221,65 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     }
 
   private:
+    // Until part of the answer went out: whether one of `out` carries some (text, reasoning, a
+    // refusal, a tool call). Role chunks, empty text and usage are no part of it.
+    void note_released(const Events& out) {
+        for (const SseEvent& event : out) {
+            if (content_sent_) return;
+            const JsonParse data = try_parse_json(event.data);
+            if (!data.value || !data.value->is_object()) continue;
+            auto choices = data.value->find("choices");
+            if (choices == data.value->end() || !choices->is_array()) continue;
+            for (const Json& choice : *choices) {
+                auto delta = choice.is_object() ? choice.find("delta") : choice.end();
+                if (!choice.is_object() || delta == choice.end() || !delta->is_object()) continue;
+                for (const auto& [key, value] : delta->items()) {
+                    if ((value.is_string() && !value.get_ref<const std::string&>().empty() &&
+                         key != "role") ||
+                        (key == "tool_calls" && value.is_array() && !value.empty()))
+                        content_sent_ = true;
+                }
+            }
+        }
+    }
+
+    // The provider's own safety-filter ending: each choice whose finish_reason has not gone out
+    // finishes with "content_filter" (an empty delta), then [DONE]. Held text and calls are
+    // dropped: they are what was stopped.
+    Events filter_ending(std::string_view /*reason*/) override {
+        Events out;
+        for (const auto& [index, state] : choices_) {
+            if (finished_out_.count(index) == 0) out.push_back(filter_chunk(index, &state));
+        }
+        if (choices_.empty()) out.push_back(filter_chunk(0, nullptr));
+        out.push_back(SseEvent{"", "[DONE]"});
+        return out;
+    }
+
+    // Choice `index`'s last chunk, shaped as the upstream's (or from the turn's head when none
+    // went by), with an empty delta and finish_reason "content_filter".
+    SseEvent filter_chunk(std::int64_t index, const ChoiceState* state) const {
+        ChunkShape shape;
+        if (state && !state->text_shape.chunk.is_null()) {
+            shape = state->text_shape;
+        } else if (state && !state->calls.empty()) {
+            shape = state->calls.begin()->second.shape;
+        } else {
+            shape.chunk = so_far_.head();
+            shape.chunk.erase("usage");
+            shape.chunk["object"] = "chat.completion.chunk";
+            shape.chunk["choices"] = Json::array();
+            shape.choice = {{"index", index}, {"delta", Json::object()}};
+        }
+        Json chunk = std::move(shape.chunk);
+        Json choice = std::move(shape.choice);
+        choice["delta"] = Json::object();
+        if (choice.contains("logprobs")) choice["logprobs"] = nullptr;
+        choice["finish_reason"] = "content_filter";
+        chunk["choices"] = Json::array({std::move(choice)});
+        return data_event(chunk);
+    }
+
     // A legacy function_call delta names a function no processor would see: refused, not passed.
     static void refuse_unguarded(const wire::WireNode& chunk,
                                  const std::vector<ChoiceDelta>& deltas) {
@@ -304,6 +379,9 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             }
             if (state.open_call && !close_call(d.index, out)) return;
         }
+        for (const ChoiceDelta& d : deltas) {
+            if (d.finished) finished_out_.insert(d.index);  // its finish_reason goes out below
+        }
         for (std::int64_t index : text_scope.choices) narrow_windows(index);
         if (whole) return;
         if (!changed) {
@@ -378,7 +456,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     }
 
     // Runs the processors over `scope`. False when they stopped it or rewrote text already sent:
-    // the error event is out and the stream ended.
+    // the stream's stop ending is out (stop()) and the stream ended.
     bool run_guard(const Scope& scope, Events& out) {
         view_ = view_of(scope);
         if (view_["choices"].empty()) return true;
@@ -391,7 +469,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         }
         GuardVerdict verdict = guard_(std::move(turn));
         if (verdict.stopped) {
-            end_with(out, error_event("Stopped", "stopped", verdict.reason));
+            stop(out, verdict.reason);
             return false;
         }
         processed_ = with_chat_response_messages(view_, verdict.messages, options_);
@@ -401,7 +479,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             for (TextPart& part : state->second.texts) {
                 const std::string text = message_text(choice["message"], part.field);
                 if (!(scope.whole ? part.text.update_whole(text) : part.text.update(text))) {
-                    end_with(out, error_event("Stopped", "stopped", wire::sent_text_changed));
+                    stop(out, wire::sent_text_changed);
                     return false;
                 }
             }
@@ -507,6 +585,8 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     Json options_;
     ChatCompletionSoFar so_far_{/*refusals_fail=*/false};
     std::map<std::int64_t, ChoiceState> choices_;
+    std::set<std::int64_t> finished_out_;  // the choices whose finish_reason went out
+    bool content_sent_ = false;            // an event with part of the answer went out
     Json view_, processed_;  // the turn the processors last saw, and what they made of it
 };
 

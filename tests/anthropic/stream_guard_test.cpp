@@ -72,6 +72,20 @@ std::string error_event(const char* type, const std::string& message) {
 
 const char* const redact = redact_and_guard_tools;
 
+// How a stop ends the message by default (StreamStop::content_filter): as Anthropic's refusal,
+// with the usage known so far (message_start's here).
+const std::string refusal =
+    event("message_delta",
+          R"({"type":"message_delta","delta":{"stop_reason":"refusal",)"
+          R"("stop_sequence":null},"usage":{"input_tokens":25,"output_tokens":1}})") +
+    message_stop;
+
+cmfpipe::StreamGuardOptions error_event_stop(std::size_t holdback) {
+    cmfpipe::StreamGuardOptions options{holdback};
+    options.stop = cmfpipe::StreamStop::error_event;
+    return options;
+}
+
 }  // namespace
 
 TEST_CASE("anthropic guarded stream: plain text with holdback 0 passes event for event") {
@@ -114,11 +128,19 @@ TEST_CASE("anthropic guarded stream: an email split across three deltas is redac
     CHECK(run.all().find("joe") == std::string::npos);
 }
 
-TEST_CASE("anthropic guarded stream: a rewrite of text already sent ends it with the error") {
-    const GuardedRun run =
-        run_guarded(adapter(), request, redact, 0,
-                    message_start + text_start(0) + text(0, "mail joe@exam") + text(0, "ple.com") +
-                        block_stop(0) + message_delta + message_stop);
+TEST_CASE("anthropic guarded stream: a rewrite of text already sent ends it as a refusal") {
+    const std::string upstream = message_start + text_start(0) + text(0, "mail joe@exam") +
+                                 text(0, "ple.com") + block_stop(0) + message_delta + message_stop;
+    GuardedRun run = run_guarded(adapter(), request, redact, 0, upstream);
+    // The open text block stops first.
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0),
+                                                 text(0, "mail joe@exam"), block_stop(0) + refusal,
+                                                 "", "", ""});
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+
+    // --stream-stop error-event: the provider's error event instead.
+    run = run_guarded(adapter(), request, redact, error_event_stop(0), upstream);
     CHECK(run.pushed == std::vector<std::string>{
                             message_start, text_start(0), text(0, "mail joe@exam"),
                             error_event("stopped",
@@ -140,12 +162,17 @@ TEST_CASE("anthropic guarded stream: a tool_use block is held until its stop, th
                                                  tool_use_delta, message_stop});
 }
 
-TEST_CASE("anthropic guarded stream: a denied tool call gives the error event and nothing of it") {
-    const GuardedRun run = run_guarded(
-        adapter(), request, redact, 0,
-        message_start + text_start(0) + text(0, "Deleting.") + block_stop(0) +
-            tool_start(1, "toolu_01", "delete_rows") + input(1, R"({"table": "users"})") +
-            block_stop(1) + tool_use_delta + message_stop);
+TEST_CASE("anthropic guarded stream: a denied tool call ends the message as a refusal") {
+    const std::string upstream = message_start + text_start(0) + text(0, "Deleting.") +
+                                 block_stop(0) + tool_start(1, "toolu_01", "delete_rows") +
+                                 input(1, R"({"table": "users"})") + block_stop(1) +
+                                 tool_use_delta + message_stop;
+    GuardedRun run = run_guarded(adapter(), request, redact, 0, upstream);
+    CHECK(run.pushed == std::vector<std::string>{message_start, text_start(0), text(0, "Deleting."),
+                                                 block_stop(0), "", "", refusal, "", ""});
+    CHECK(run.finished == "");
+
+    run = run_guarded(adapter(), request, redact, error_event_stop(0), upstream);
     CHECK(run.pushed == std::vector<std::string>{
                             message_start, text_start(0), text(0, "Deleting."), block_stop(0), "",
                             "",
@@ -166,16 +193,46 @@ TEST_CASE("anthropic guarded stream: two tool calls, each released when complete
     CHECK(run.pushed == std::vector<std::string>{message_start, "", "", first, "", "", second,
                                                  tool_use_delta, message_stop});
 
-    // The second denied: the first is out, then the error, nothing of the second.
+    // The second denied: the first is out, then the refusal, nothing of the second.
     run = run_guarded(adapter(), request, redact, 8,
                       message_start + first + tool_start(1, "toolu_02", "send_mail") +
                           input(1, "{}") + block_stop(1) + tool_use_delta + message_stop);
     CHECK(run.pushed ==
-          std::vector<std::string>{message_start, "", "", first, "", "",
-                                   error_event("stopped",
-                                               "processor 'guard_tools' stopped the answer: tool "
-                                               "call tool://_/send_mail is not allowed"),
-                                   "", ""});
+          std::vector<std::string>{message_start, "", "", first, "", "", refusal, "", ""});
+}
+
+TEST_CASE("anthropic guarded stream: content_sent once text or a tool call goes out, not before") {
+    auto stream = adapter().guard_stream(request, pipeline_guard(redact), {5}, Json::object());
+    stream->push(sse_event(message_start));
+    stream->push(sse_event(text_start(0)));
+    stream->push(sse_event(ping));
+    CHECK_FALSE(stream->content_sent());  // the opening events carry none of the answer
+    CHECK(text_of(stream->push(sse_event(text(0, "Hello")))) == "");
+    CHECK_FALSE(stream->content_sent());  // held back
+    CHECK(text_of(stream->push(sse_event(text(0, " world")))) == text(0, "Hello "));
+    CHECK(stream->content_sent());
+
+    stream = adapter().guard_stream(request, pipeline_guard(redact), {5}, Json::object());
+    const std::string call =
+        tool_start(0, "toolu_01", "get_weather") + input(0, R"({"city": "Paris"})");
+    stream->push(sse_event(message_start));
+    stream->push(sse_event(tool_start(0, "toolu_01", "get_weather")));
+    stream->push(sse_event(input(0, R"({"city": "Paris"})")));
+    CHECK_FALSE(stream->content_sent());  // a call is held until complete
+    CHECK(text_of(stream->push(sse_event(block_stop(0)))) == call + block_stop(0));
+    CHECK(stream->content_sent());
+}
+
+TEST_CASE("anthropic guarded stream: a stop closes the one block open, not those before") {
+    const std::string thinking = block_start(0, R"({"type":"thinking","thinking":""})") +
+                                 delta(0, R"({"type":"thinking_delta","thinking":"Hm."})") +
+                                 block_stop(0);
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact, 0,
+                    message_start + thinking + text_start(1) + text(1, "mail joe@exam") +
+                        text(1, "ple.com") + block_stop(1) + message_delta + message_stop);
+    CHECK(run.all() == message_start + thinking + text_start(1) + text(1, "mail joe@exam") +
+                           block_stop(1) + refusal);
 }
 
 TEST_CASE("anthropic guarded stream: a tool call a processor changed goes out whole") {

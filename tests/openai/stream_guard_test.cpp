@@ -63,6 +63,15 @@ std::string error_event(const char* message, const char* type, const char* code)
 
 const char* const redact = redact_and_guard_tools;
 
+// How a stop ends a one-choice turn by default (StreamStop::content_filter).
+const std::string content_filter = chunk("{}", "content_filter") + done;
+
+cmfpipe::StreamGuardOptions error_event_stop(std::size_t holdback) {
+    cmfpipe::StreamGuardOptions options{holdback};
+    options.stop = cmfpipe::StreamStop::error_event;
+    return options;
+}
+
 }  // namespace
 
 TEST_CASE("openai guarded stream: plain text with holdback 0 passes event for event") {
@@ -100,10 +109,17 @@ TEST_CASE("openai guarded stream: an email split across three deltas is redacted
     CHECK(run.all().find("joe") == std::string::npos);
 }
 
-TEST_CASE("openai guarded stream: a rewrite of text already sent ends it with the error event") {
-    const GuardedRun run =
-        run_guarded(adapter(), request, redact, 0,
-                    role + text("mail joe@exam") + text("ple.com") + chunk("{}", "stop") + done);
+TEST_CASE("openai guarded stream: a rewrite of text already sent ends it as the content filter") {
+    const std::string upstream =
+        role + text("mail joe@exam") + text("ple.com") + chunk("{}", "stop") + done;
+    GuardedRun run = run_guarded(adapter(), request, redact, 0, upstream);
+    CHECK(run.pushed ==
+          std::vector<std::string>{role, text("mail joe@exam"), content_filter, "", ""});
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+
+    // --stream-stop error-event: the provider's error event instead.
+    run = run_guarded(adapter(), request, redact, error_event_stop(0), upstream);
     CHECK(run.pushed ==
           std::vector<std::string>{
               role, text("mail joe@exam"),
@@ -111,7 +127,6 @@ TEST_CASE("openai guarded stream: a rewrite of text already sent ends it with th
                   "the llm_output processors changed text that was already sent to the client",
                   "Stopped", "stopped"),
               "", ""});
-    CHECK(run.finished == "");
     CHECK(run.ended);
 }
 
@@ -126,19 +141,53 @@ TEST_CASE("openai guarded stream: a tool call is held until complete, then goes 
           std::vector<std::string>{"", "", "", start + args1 + args2 + finish, usage, done});
 }
 
-TEST_CASE("openai guarded stream: a denied tool call gives the error event and nothing of it") {
-    const GuardedRun run = run_guarded(adapter(), request, redact, 8,
-                                       call_start(0, "call_1", "delete_rows", true) +
-                                           call_args(0, R"({"table":"users"})") +
-                                           chunk("{}", "tool_calls") + usage + done);
+TEST_CASE("openai guarded stream: a denied tool call ends the turn as the content filter") {
+    const std::string upstream = call_start(0, "call_1", "delete_rows", true) +
+                                 call_args(0, R"({"table":"users"})") + chunk("{}", "tool_calls") +
+                                 usage + done;
+    GuardedRun run = run_guarded(adapter(), request, redact, 8, upstream);
+    CHECK(run.pushed == std::vector<std::string>{"", "", content_filter, "", ""});
+    CHECK(run.finished == "");
+    CHECK(run.ended);
+
+    run = run_guarded(adapter(), request, redact, error_event_stop(8), upstream);
     CHECK(run.pushed == std::vector<std::string>{
                             "", "",
                             error_event("processor 'guard_tools' stopped the answer: tool call "
                                         "tool://_/delete_rows requires one of the roles: admin",
                                         "Stopped", "stopped"),
                             "", ""});
-    CHECK(run.finished == "");
     CHECK(run.ended);
+}
+
+TEST_CASE("openai guarded stream: content_sent once text or a tool call goes out, not before") {
+    auto stream = adapter().guard_stream(request, pipeline_guard(redact), {5}, Json::object());
+    CHECK_FALSE(stream->content_sent());
+    stream->push(sse_event(role));
+    CHECK_FALSE(stream->content_sent());  // the role chunk's "" is no text
+    CHECK(text_of(stream->push(sse_event(text("Hello")))) == "");
+    CHECK_FALSE(stream->content_sent());  // held back
+    CHECK(text_of(stream->push(sse_event(text(" world")))) == text("Hello "));
+    CHECK(stream->content_sent());
+
+    stream = adapter().guard_stream(request, pipeline_guard(redact), {5}, Json::object());
+    const std::string start = call_start(0, "call_1", "get_weather", true);
+    const std::string args = call_args(0, R"({"city":"Paris"})");
+    stream->push(sse_event(start));
+    stream->push(sse_event(args));
+    CHECK_FALSE(stream->content_sent());  // a call is held until complete
+    CHECK(text_of(stream->push(sse_event(chunk("{}", "tool_calls")))) ==
+          start + args + chunk("{}", "tool_calls"));
+    CHECK(stream->content_sent());
+}
+
+TEST_CASE("openai guarded stream: a stop ends each open choice, not one that finished") {
+    // Choice 1 finished and went out; choice 0's rewrite stops the turn.
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, 0,
+        text("ok", 1) + chunk("{}", "stop", 1) + text("mail joe@exam") + text("ple.com") + done);
+    CHECK(run.pushed == std::vector<std::string>{text("ok", 1), chunk("{}", "stop", 1),
+                                                 text("mail joe@exam"), content_filter, ""});
 }
 
 TEST_CASE("openai guarded stream: two parallel tool calls, each released when complete") {
@@ -152,16 +201,11 @@ TEST_CASE("openai guarded stream: two parallel tool calls, each released when co
     CHECK(run.pushed ==
           std::vector<std::string>{"", "", start0 + args0, "", start1 + args1 + finish, done});
 
-    // The second denied: the first is out, then the error, nothing of the second.
+    // The second denied: the first is out, then the filter's ending, nothing of the second.
     const std::string start2 = call_start(1, "call_2", "send_mail", false);
     run = run_guarded(adapter(), request, redact, 8,
                       start0 + args0 + start2 + call_args(1, "{}") + finish + done);
-    CHECK(run.pushed == std::vector<std::string>{
-                            "", "", start0 + args0, "",
-                            error_event("processor 'guard_tools' stopped the answer: tool call "
-                                        "tool://_/send_mail is not allowed",
-                                        "Stopped", "stopped"),
-                            ""});
+    CHECK(run.pushed == std::vector<std::string>{"", "", start0 + args0, "", content_filter, ""});
 }
 
 TEST_CASE("openai guarded stream: a tool call a processor changed goes out whole, in one event") {

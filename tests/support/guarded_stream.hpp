@@ -82,6 +82,15 @@ inline std::string text_of(const std::vector<wire::SseEvent>& events) {
     return out;
 }
 
+// One whole SSE event's text as the reader hands it over.
+inline wire::SseEvent sse_event(std::string_view text) {
+    wire::SseReader reader("upstream", 1 << 20);
+    std::vector<wire::SseEvent> events;
+    reader.feed(text, events);
+    REQUIRE(events.size() == 1);
+    return events[0];
+}
+
 // `upstream` (SSE bytes, fed in pieces of `piece` bytes) through `stream`; finish(complete).
 inline GuardedRun run_guarded(GuardedStream& stream, std::string_view upstream, bool complete,
                               std::size_t piece = 7) {
@@ -123,10 +132,11 @@ inline ShownRun run_counted(GuardedStream& stream, const std::vector<std::string
     return run;
 }
 
+// `options`: a holdback (a number) or the whole StreamGuardOptions.
 inline GuardedRun run_guarded(const Adapter& adapter, const Json& request, const std::string& yaml,
-                              std::size_t holdback, std::string_view upstream,
+                              const StreamGuardOptions& options, std::string_view upstream,
                               bool complete = true) {
-    auto stream = adapter.guard_stream(request, pipeline_guard(yaml), {holdback}, Json::object());
+    auto stream = adapter.guard_stream(request, pipeline_guard(yaml), options, Json::object());
     return run_guarded(*stream, upstream, complete);
 }
 
