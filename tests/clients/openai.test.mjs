@@ -1,0 +1,321 @@
+// The openai SDK (package.json's version) through `cmfpipe serve`: Chat Completions (plain,
+// streamed, a tool loop, parallel calls, json_schema), Responses (plain, streamed, a tool loop,
+// a denied call in a stream), models and embeddings. Each checks what the upstream received
+// (e-mail addresses redacted) and what the client got.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import OpenAI from 'openai';
+
+import { CLIENT_TIMEOUT_MS, collect, EMAIL, onlyRecord, REDACTED, Stand, TEST_TIMEOUT } from './harness.mjs';
+
+// Redacted arguments are written anew, as compact JSON; arguments with nothing to redact pass
+// as they came.
+const REDACTED_ARGS = `{"email":"${REDACTED}"}`;
+
+let stand;
+let client;
+before(async () => {
+  stand = await Stand.start();
+  client = new OpenAI({ baseURL: stand.baseURL, apiKey: 'sk-clients', maxRetries: 0, timeout: CLIENT_TIMEOUT_MS });
+});
+after(() => stand?.stop());
+
+const lookupTool = {
+  type: 'function',
+  function: {
+    name: 'lookup_user',
+    description: 'Finds a user by e-mail address',
+    parameters: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+  },
+};
+const cityTool = (name) => ({
+  type: 'function',
+  function: { name, parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+});
+
+describe('openai chat completions', () => {
+  test('plain: system and user text reach the upstream redacted; the answer arrives field for field', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const answer = await client.chat.completions.create({
+      model: 'flow-echo',
+      messages: [
+        { role: 'system', content: `The owner is ${EMAIL}.` },
+        { role: 'user', content: `Write to ${EMAIL}` },
+      ],
+      temperature: 0.2,
+    });
+    const sent = onlyRecord(stand, assert);
+    assert.equal(sent.path, '/v1/chat/completions');
+    assert.deepEqual(sent.body, {
+      model: 'flow-echo',
+      messages: [
+        { role: 'system', content: `The owner is ${REDACTED}.` },
+        { role: 'user', content: `Write to ${REDACTED}` },
+      ],
+      temperature: 0.2,
+    });
+    assert.deepEqual(answer, {
+      id: 'chatcmpl-flow', object: 'chat.completion', created: 1700000000, model: 'flow-echo',
+      system_fingerprint: 'fp_flow',
+      choices: [{
+        index: 0, message: { role: 'assistant', content: `echo: Write to ${REDACTED}`, refusal: null },
+        logprobs: null, finish_reason: 'stop',
+      }],
+      usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+    });
+  });
+
+  test('stream: the text arrives redacted, never an address in pieces; ids, model and usage as sent', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const chunks = await collect(await client.chat.completions.create({
+      model: 'pii', stream: true, messages: [{ role: 'user', content: `Mail ${EMAIL} please` }],
+    }));
+    const sent = onlyRecord(stand, assert);
+    assert.deepEqual(sent.body.messages, [{ role: 'user', content: `Mail ${REDACTED} please` }]);
+    assert.equal(sent.body.stream, true);
+    const text = chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('');
+    assert.equal(text, `Mail ${REDACTED} please`);
+    for (const c of chunks) assert.ok(!(c.choices[0]?.delta?.content ?? '').includes('@'), JSON.stringify(c));
+    assert.ok(chunks.every((c) => c.id === 'chatcmpl-1' && c.model === 'pii' && c.object === 'chat.completion.chunk'));
+    assert.equal(chunks.at(-1).choices[0].finish_reason, 'stop');
+  });
+
+  test('stream with a tool call: its id, name and (redacted) arguments arrive whole', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const stream = client.chat.completions.stream({
+      model: 'flow-tool', messages: [{ role: 'user', content: 'Who is the user?' }], tools: [lookupTool],
+      stream_options: { include_usage: true },
+    });
+    const final = await stream.finalChatCompletion();
+    onlyRecord(stand, assert);
+    assert.equal(final.id, 'chatcmpl-flow');
+    assert.equal(final.choices[0].finish_reason, 'tool_calls');
+    assert.deepEqual(final.choices[0].message.tool_calls, [{
+      id: 'call_lookup_1', type: 'function',
+      function: { name: 'lookup_user', arguments: REDACTED_ARGS },
+    }]);
+    assert.deepEqual(final.usage, { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+  });
+
+  test('tools: a two-turn loop; arguments and tool results reach the upstream redacted', TEST_TIMEOUT, async () => {
+    const messages = [{ role: 'user', content: 'Who is the user?' }];
+    stand.mark();
+    const first = await client.chat.completions.create({ model: 'flow-tool', messages, tools: [lookupTool] });
+    assert.deepEqual(onlyRecord(stand, assert).body.tools, [lookupTool]);
+    assert.equal(first.choices[0].finish_reason, 'tool_calls');
+    assert.deepEqual(first.choices[0].message.tool_calls, [{
+      id: 'call_lookup_1', type: 'function',
+      function: { name: 'lookup_user', arguments: REDACTED_ARGS },
+    }]);
+    // The client's own history holds the address in the call and in the tool's result.
+    const call = { id: 'call_lookup_1', type: 'function', function: { name: 'lookup_user', arguments: `{"email": "${EMAIL}"}` } };
+    stand.mark();
+    const second = await client.chat.completions.create({
+      model: 'flow-tool',
+      tools: [lookupTool],
+      messages: [...messages, { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: 'call_lookup_1', content: `${EMAIL} is user 7` }],
+    });
+    const sent = onlyRecord(stand, assert);
+    assert.deepEqual(sent.body.messages.slice(1), [
+      { role: 'assistant', content: null, tool_calls: [{ ...call, function: { name: 'lookup_user', arguments: REDACTED_ARGS } }] },
+      { role: 'tool', tool_call_id: 'call_lookup_1', content: `${REDACTED} is user 7` },
+    ]);
+    assert.equal(second.choices[0].message.content, `done: ${REDACTED} is user 7`);
+    assert.equal(second.choices[0].finish_reason, 'stop');
+  });
+
+  for (const streamed of [false, true]) {
+    test(`parallel tools${streamed ? ', streamed' : ''}: both calls arrive with their ids; both results go back`, TEST_TIMEOUT, async () => {
+      const tools = [cityTool('get_weather'), cityTool('get_time')];
+      const messages = [{ role: 'user', content: 'Weather and time in Paris?' }];
+      stand.mark();
+      const first = streamed
+        ? await client.chat.completions.stream({ model: 'flow-parallel', messages, tools, parallel_tool_calls: true }).finalChatCompletion()
+        : await client.chat.completions.create({ model: 'flow-parallel', messages, tools, parallel_tool_calls: true });
+      assert.equal(onlyRecord(stand, assert).body.parallel_tool_calls, true);
+      const calls = first.choices[0].message.tool_calls.map(({ id, type, function: f }) => ({ id, type, name: f.name, arguments: f.arguments }));
+      assert.deepEqual(calls, [
+        { id: 'call_weather_1', type: 'function', name: 'get_weather', arguments: '{"city": "Paris"}' },
+        { id: 'call_time_1', type: 'function', name: 'get_time', arguments: '{"city": "Paris"}' },
+      ]);
+      stand.mark();
+      const second = await client.chat.completions.create({
+        model: 'flow-parallel', tools,
+        messages: [...messages, { role: 'assistant', content: null, tool_calls: first.choices[0].message.tool_calls.map(({ id, type, function: f }) => ({ id, type, function: { name: f.name, arguments: f.arguments } })) },
+          { role: 'tool', tool_call_id: 'call_weather_1', content: 'sunny' },
+          { role: 'tool', tool_call_id: 'call_time_1', content: `noon, ask ${EMAIL}` }],
+      });
+      const sent = onlyRecord(stand, assert);
+      assert.deepEqual(sent.body.messages.slice(2), [
+        { role: 'tool', tool_call_id: 'call_weather_1', content: 'sunny' },
+        { role: 'tool', tool_call_id: 'call_time_1', content: `noon, ask ${REDACTED}` },
+      ]);
+      assert.equal(second.choices[0].message.content, `done: sunny | noon, ask ${REDACTED}`);
+    });
+  }
+
+  test('response_format json_schema: passes as sent; the JSON answer parses, its address redacted', TEST_TIMEOUT, async () => {
+    const responseFormat = {
+      type: 'json_schema',
+      json_schema: {
+        name: 'place', strict: true,
+        schema: {
+          type: 'object', additionalProperties: false, required: ['city', 'contact'],
+          properties: { city: { type: 'string' }, contact: { type: 'string' } },
+        },
+      },
+    };
+    stand.mark();
+    const answer = await client.chat.completions.parse({
+      model: 'flow-json', messages: [{ role: 'user', content: 'Where?' }], response_format: responseFormat,
+    });
+    assert.deepEqual(onlyRecord(stand, assert).body.response_format, responseFormat);
+    assert.deepEqual(answer.choices[0].message.parsed, { city: 'Paris', contact: REDACTED });
+  });
+});
+
+describe('openai responses', () => {
+  test('plain: instructions and input reach the upstream redacted; the response arrives field for field', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const answer = await client.responses.create({
+      model: 'flow-echo', instructions: `The owner is ${EMAIL}.`, input: `Write to ${EMAIL}`, store: false,
+    });
+    const sent = onlyRecord(stand, assert);
+    assert.equal(sent.path, '/v1/responses');
+    assert.equal(sent.body.instructions, `The owner is ${REDACTED}.`);
+    assert.ok(JSON.stringify(sent.body.input).includes(`Write to ${REDACTED}`), JSON.stringify(sent.body.input));
+    assert.ok(!JSON.stringify(sent.body).includes(EMAIL));
+    assert.equal(sent.body.store, false);
+    assert.equal(answer.id, 'resp_flow');
+    assert.equal(answer.status, 'completed');
+    assert.equal(answer.instructions, `The owner is ${REDACTED}.`);
+    assert.deepEqual(answer.output, [{
+      id: 'msg_flow', type: 'message', status: 'completed', role: 'assistant',
+      content: [{ type: 'output_text', text: `echo: Write to ${REDACTED}`, annotations: [], logprobs: [] }],
+    }]);
+    assert.equal(answer.output_text, `echo: Write to ${REDACTED}`);
+    assert.deepEqual(answer.usage, {
+      input_tokens: 11, input_tokens_details: { cached_tokens: 0 }, output_tokens: 7,
+      output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 18,
+    });
+  });
+
+  test('stream: the events arrive in order, text redacted, the completed response whole', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const events = await collect(await client.responses.create({
+      model: 'flow-echo', input: [{ role: 'user', content: `Write to ${EMAIL}` }], stream: true,
+    }));
+    const sent = onlyRecord(stand, assert);
+    assert.ok(!JSON.stringify(sent.body).includes(EMAIL), JSON.stringify(sent.body));
+    assert.equal(sent.body.stream, true);
+    const types = events.map((e) => e.type);
+    assert.equal(types[0], 'response.created');
+    assert.equal(types.at(-1), 'response.completed');
+    const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    assert.equal(text, `echo: Write to ${REDACTED}`);
+    assert.equal(events.find((e) => e.type === 'response.output_text.done').text, `echo: Write to ${REDACTED}`);
+    const completed = events.at(-1).response;
+    assert.equal(completed.id, 'resp_flow');
+    assert.deepEqual(completed.output[0].content[0].text, `echo: Write to ${REDACTED}`);
+    assert.ok(!JSON.stringify(events).includes(EMAIL));
+  });
+
+  test('tools: a two-turn loop; the call arrives whole, arguments and output go back redacted', TEST_TIMEOUT, async () => {
+    const tools = [{ type: 'function', name: 'lookup_user', strict: false, parameters: lookupTool.function.parameters }];
+    stand.mark();
+    const first = await client.responses.create({ model: 'flow-tool', input: 'Who is the user?', tools });
+    assert.deepEqual(onlyRecord(stand, assert).body.tools, tools);
+    assert.deepEqual(first.output, [{
+      id: 'fc_lookup_1', type: 'function_call', status: 'completed', call_id: 'call_lookup_1',
+      name: 'lookup_user', arguments: REDACTED_ARGS,
+    }]);
+    stand.mark();
+    const second = await client.responses.create({
+      model: 'flow-tool', tools,
+      input: [
+        { role: 'user', content: 'Who is the user?' },
+        { type: 'function_call', call_id: 'call_lookup_1', name: 'lookup_user', arguments: `{"email": "${EMAIL}"}` },
+        { type: 'function_call_output', call_id: 'call_lookup_1', output: `${EMAIL} is user 7` },
+      ],
+    });
+    const sent = onlyRecord(stand, assert);
+    assert.deepEqual(sent.body.input.slice(1), [
+      { type: 'function_call', call_id: 'call_lookup_1', name: 'lookup_user', arguments: REDACTED_ARGS },
+      { type: 'function_call_output', call_id: 'call_lookup_1', output: `${REDACTED} is user 7` },
+    ]);
+    assert.equal(second.output_text, `done: ${REDACTED} is user 7`);
+  });
+
+  test('stream tools: the function call arrives in its events, whole, redacted', TEST_TIMEOUT, async () => {
+    const tools = [{ type: 'function', name: 'lookup_user', strict: false, parameters: lookupTool.function.parameters }];
+    stand.mark();
+    const events = await collect(await client.responses.create({ model: 'flow-tool', input: 'Who?', tools, stream: true }));
+    onlyRecord(stand, assert);
+    const done = events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item);
+    assert.deepEqual(done, [{
+      id: 'fc_lookup_1', type: 'function_call', status: 'completed', call_id: 'call_lookup_1',
+      name: 'lookup_user', arguments: REDACTED_ARGS,
+    }]);
+    const args = events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.delta).join('');
+    assert.equal(args, REDACTED_ARGS);
+    assert.equal(events.at(-1).type, 'response.completed');
+  });
+
+  test('a call tool_guard denies in a streamed answer never reaches the client; the turn ends as a content filter', TEST_TIMEOUT, async () => {
+    stand.mark();
+    let events = [];
+    let refused = null;
+    try {
+      events = await collect(await client.responses.create({ model: 'flow-delete', input: 'Delete user 7', stream: true }));
+    } catch (error) {
+      refused = error;
+    }
+    onlyRecord(stand, assert);
+    assert.ok(!JSON.stringify(events).includes('delete_user'), JSON.stringify(events));
+    assert.ok(!events.some((e) => e.type.startsWith('response.function_call')));
+    if (refused) {
+      // Stopped before any byte went out: answered as a non-streamed stop.
+      assert.equal(refused.status, 403, String(refused));
+      assert.equal(events.length, 0);
+    } else {
+      const last = events.at(-1);
+      assert.equal(last.type, 'response.incomplete', JSON.stringify(last));
+      assert.deepEqual(last.response.incomplete_details, { reason: 'content_filter' });
+      assert.ok(!last.response.output.some((item) => item.type === 'function_call'));
+    }
+  });
+});
+
+describe('openai models and embeddings', () => {
+  // The same SDK straight at the upstream: what the client must get through cmfpipe.
+  const direct = () => new OpenAI({ baseURL: `http://127.0.0.1:${stand.upstream.port}/v1`, apiKey: 'sk-clients', maxRetries: 0, timeout: CLIENT_TIMEOUT_MS });
+
+  test('models.list and models.retrieve: as the upstream answers them', TEST_TIMEOUT, async () => {
+    const expectedList = [];
+    for await (const model of direct().models.list()) expectedList.push(model);
+    assert.ok(expectedList.length > 0);
+    const expectedOne = await direct().models.retrieve(expectedList[0].id);
+    stand.mark();
+    const listed = [];
+    for await (const model of client.models.list()) listed.push(model);
+    const one = await client.models.retrieve(expectedList[0].id);
+    assert.deepEqual(listed, expectedList);
+    assert.deepEqual(one, expectedOne);
+    const received = stand.received();
+    assert.deepEqual(received.map((r) => r.path), ['/v1/models', `/v1/models/${expectedList[0].id}`]);
+    assert.equal(received[0].headers.authorization, 'Bearer sk-clients');
+  });
+
+  test('embeddings.create: text input reaches the upstream redacted; token arrays as they are', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const answer = await client.embeddings.create({ model: 'text-embedding-3-small', input: [`Contact ${EMAIL}`, 'plain'] });
+    const sent = onlyRecord(stand, assert);
+    assert.equal(sent.path, '/v1/embeddings');
+    assert.deepEqual(sent.body.input, [`Contact ${REDACTED}`, 'plain']);
+    assert.deepEqual(answer, await direct().embeddings.create({ model: 'text-embedding-3-small', input: [`Contact ${REDACTED}`, 'plain'] }));
+    stand.mark();
+    await client.embeddings.create({ model: 'text-embedding-3-small', input: [[101, 202, 303]] });
+    assert.deepEqual(onlyRecord(stand, assert).body.input, [[101, 202, 303]]);
+  });
+});
