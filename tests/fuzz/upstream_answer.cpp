@@ -49,13 +49,13 @@ net::awaitable<void> read_answer(beast::test::stream& stream, bool event_stream,
         Response answer = co_await exchange(
             stream, buffer, request, max_answer, deadlines, [](Clock::time_point) {}, "fuzz", &sink,
             exchanged);
-        // As Upstream::post judges it: bytes past the answer's end refuse it.
+        // As Upstream::call judges it: bytes past the answer's end refuse it.
         if (exchanged.reusable && buffer.size() > 0)
             throw protocol_failure("fuzz", "bytes came after the answer's end");
         if (event_stream) (void)reader.finish();
         (void)answer;
     } catch (const boost::system::system_error&) {
-        // A broken answer: post() turns it into a 502 (or a retry on a stale connection).
+        // A broken answer: call() turns it into a 502 (or a retry on a stale connection).
     }
 }
 

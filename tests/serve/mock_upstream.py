@@ -4,11 +4,18 @@
     mock_upstream.py RECORD_FILE [--tls CERT KEY] [--vectors VECTORS_JSON]
 
 Prints "listening on PORT" once it accepts. Every request it receives is appended to RECORD_FILE
-as one JSON line {"path", "headers", "body"}. The request's "model" picks the answer:
+as one JSON line {"method", "path", "headers", "body"}. Routes (below /v1, as the providers'):
+  POST /chat/completions, /messages, /responses (mock_responses.py)   the answers below
+  GET /models, /models/ID     OpenAI's list and model objects; Anthropic's with anthropic-version
+  POST /embeddings            a deterministic vector per input (a string, strings or token arrays;
+                              encoding_format base64 as the SDKs ask), usage
+  POST /messages/count_tokens {"input_tokens": N}, N the characters of the received texts
+The request's "model" picks the answer:
   fail-500  500 with an error body        slow     answers after 3 s
   cut       a Content-Length it never fills, then closes
   pii       the assistant says "Mail ada@example.com"
   tool      a call of tool delete_user    recorded-N   the response recorded in process
+  reasoning (Responses) a reasoning item with a summary and encrypted_content before the echo
                                           vector N of --vectors (Prompty's vectors.json)
   anything else: "echo: " + the last user text
 Faulty upstreams (the answer is always "echo: " + the last user text, so a client can tell whose
@@ -27,15 +34,22 @@ text a few characters an event, the tool call's arguments in fragments; besides:
   drip      one event every 0.2 s for 10 s; a client that goes away is recorded as
             {"path", "client_gone_after": EVENTS_SENT}
 """
+import base64
+import hashlib
 import json
 import ssl
+import struct
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from mock_responses import last_input_text, pieces, responses_answer, responses_events
+
 
 def last_user_text(body):
+    if "messages" not in body:
+        return last_input_text(body)
     for message in reversed(body.get("messages", [])):
         if message.get("role") != "user":
             continue
@@ -67,10 +81,6 @@ def anthropic_answer(body, text=None, tool=None):
     return {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
             "content": content, "stop_reason": "tool_use" if tool else "end_turn",
             "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}}
-
-
-def pieces(text, size=4):
-    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
 
 
 def openai_events(body, text, tool=None):
@@ -135,18 +145,44 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def do_POST(self):
+    def received(self):
+        """The request's body, recorded with its method, path and headers."""
         length = int(self.headers.get("Content-Length", "0"))
         raw = self.rfile.read(length)
-        line = json.dumps({"path": self.path,
+        line = json.dumps({"method": self.command, "path": self.path,
                            "headers": {k.lower(): v for k, v in self.headers.items()},
                            "body": raw.decode("utf-8", "replace")}) + "\n"
         with self.server.record_lock:  # whole lines, readable before the answer leaves
             self.server.record.write(line)
             self.server.record.flush()
-        body = json.loads(raw)
+        return raw
+
+    def do_GET(self):
+        self.received()
+        path = self.path.split("?")[0]
+        anthropic = "anthropic-version" in self.headers
+        if path.endswith("/models"):
+            return self.reply(200, model_list(anthropic, self.path))
+        model_id = path.rsplit("/models/", 1)[-1] if "/models/" in path else None
+        found = [m for m in MODELS if m == model_id]
+        if found:
+            return self.reply(200, model_object(anthropic, found[0]))
+        if anthropic:
+            return self.reply(404, {"type": "error", "error": {
+                "type": "not_found_error", "message": "model: %s" % model_id}})
+        return self.reply(404, {"error": {
+            "message": "The model '%s' does not exist" % model_id,
+            "type": "invalid_request_error", "param": "model", "code": "model_not_found"}})
+
+    def do_POST(self):
+        body = json.loads(self.received())
         model = body.get("model", "")
-        make = anthropic_answer if self.path.endswith("/messages") else openai_answer
+        if self.path.endswith("/embeddings"):
+            return self.reply(200, embeddings_answer(body))
+        if self.path.endswith("/messages/count_tokens"):
+            return self.reply(200, {"input_tokens": sum(len(t) for t in anthropic_texts(body))})
+        make = {"/messages": anthropic_answer,
+                "/responses": responses_answer}.get(self.path[self.path.rfind("/"):], openai_answer)
         if model == "fail-500":
             return self.reply(500, {"error": {"message": "upstream broke", "type": "server_error"}})
         if body.get("stream") is True:
@@ -174,7 +210,9 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(200, make(body, text="echo: " + last_user_text(body)))
 
     def stream(self, body, model):
-        events_of = anthropic_events if self.path.endswith("/messages") else openai_events
+        events_of = {"/messages": anthropic_events,
+                     "/responses": responses_events}.get(self.path[self.path.rfind("/"):],
+                                                         openai_events)
         text = {"pii": "Mail ada@example.com please",
                 "tool": "Deleting.",
                 "drip": "x" * 200}.get(model, "echo: " + last_user_text(body))
@@ -223,6 +261,64 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+MODELS = ["gpt-test", "text-embedding-test", "claude-test"]
+
+
+def model_object(anthropic, model_id):
+    if anthropic:
+        return {"type": "model", "id": model_id, "display_name": model_id.title(),
+                "created_at": "2025-02-19T00:00:00Z"}
+    return {"id": model_id, "object": "model", "created": 1700000000, "owned_by": "system"}
+
+
+def model_list(anthropic, target):
+    """The list shapes: OpenAI's {"object": "list", "data"}, Anthropic's paged one (?limit=N)."""
+    models = [model_object(anthropic, m) for m in MODELS]
+    if not anthropic:
+        return {"object": "list", "data": models}
+    query = dict(p.split("=", 1) for p in target.partition("?")[2].split("&") if "=" in p)
+    page = models[:int(query.get("limit", "20"))]
+    return {"data": page, "has_more": len(page) < len(models), "first_id": page[0]["id"],
+            "last_id": page[-1]["id"]}
+
+
+def embeddings_answer(body):
+    """One vector per input, made from a hash of it (the same input, the same vector)."""
+    given = body["input"]
+    inputs = [given] if isinstance(given, str) or (given and isinstance(given[0], int)) else given
+    size = body.get("dimensions", 8)
+    data = []
+    for index, item in enumerate(inputs):
+        digest = hashlib.sha256(json.dumps(item).encode()).digest()
+        vector = [(digest[i % len(digest)] - 128) / 128 for i in range(size)]
+        if body.get("encoding_format") == "base64":
+            vector = base64.b64encode(struct.pack("<%df" % size, *vector)).decode()
+        data.append({"object": "embedding", "index": index, "embedding": vector})
+    tokens = sum(len(item) // 4 + 1 if isinstance(item, str) else len(item) for item in inputs)
+    return {"object": "list", "data": data, "model": body.get("model"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
+def anthropic_texts(body):
+    """Every text of a Messages body: system, text blocks, tool inputs and results."""
+    def of(content):
+        if isinstance(content, str):
+            return [content]
+        texts = []
+        for block in content or []:
+            if "text" in block:
+                texts.append(block["text"])
+            if "input" in block:
+                texts.append(json.dumps(block["input"]))
+            if "content" in block:
+                texts += of(block["content"])
+        return texts
+    texts = of(body.get("system"))
+    for message in body.get("messages", []):
+        texts += of(message.get("content"))
+    return texts
 
 
 def raw_answer(answer, length_delta=0, length=True):

@@ -81,6 +81,14 @@ std::string_view Metrics::route_label(Route route) {
             return "/v1/chat/completions";
         case Route::messages:
             return "/v1/messages";
+        case Route::responses:
+            return "/v1/responses";
+        case Route::models:
+            return "/v1/models";
+        case Route::embeddings:
+            return "/v1/embeddings";
+        case Route::count_tokens:
+            return "/v1/messages/count_tokens";
         default:
             return "other";
     }

@@ -43,6 +43,10 @@ class Metrics {
         parse_output,
         chat_completions,
         messages,
+        responses,
+        models,  // GET /v1/models and /v1/models/{id}
+        embeddings,
+        count_tokens,
         other,
         count_
     };

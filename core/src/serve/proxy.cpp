@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cmfpipe/json_parse.hpp"
+#include "provider_routes.hpp"
 #include "request_framing.hpp"
 
 namespace cmfpipe::serve {
@@ -46,11 +47,14 @@ namespace {
 const Proxy::Provider* provider_of(Metrics::Route route) {
     static const Proxy::Provider openai{Metrics::Route::chat_completions, "openai", "openai",
                                         "/chat/completions", Json{{"apiType", "chat"}}};
+    static const Proxy::Provider responses{Metrics::Route::responses, "openai", "openai",
+                                           "/responses", Json{{"apiType", "responses"}}};
     static const Proxy::Provider anthropic{Metrics::Route::messages, "anthropic", "anthropic",
                                            "/messages", Json::object()};
     if (route == openai.route) return &openai;
+    if (route == responses.route) return &responses;
     if (route == anthropic.route) return &anthropic;
-    return nullptr;
+    return pass_through_provider(route);
 }
 
 }  // namespace
@@ -66,23 +70,38 @@ Proxy::Proxy(std::shared_ptr<host::Host> host,
 
 Proxy::~Proxy() = default;
 
-Response Proxy::failure_answer(Metrics::Route route, std::exception_ptr error) {
+Response Proxy::failure_answer(const Provider& provider, std::exception_ptr error) {
     Response answer = error_answer(error);
-    const Provider* provider = provider_of(route);
-    if (provider == nullptr || provider->adapter != "anthropic") return answer;
+    if (provider.adapter != "anthropic") return answer;
     const Json body = parse_json(answer.body(), "answer");
-    return provider->error(answer.result(), body["error"]["type"].get<std::string>(),
-                           body["error"]["code"].get<std::string>(),
-                           body["error"]["message"].get<std::string>());
+    return provider.error(answer.result(), body["error"]["type"].get<std::string>(),
+                          body["error"]["code"].get<std::string>(),
+                          body["error"]["message"].get<std::string>());
 }
 
-bool Proxy::serves(Metrics::Route route) const {
+const Proxy::Provider* Proxy::provider_for(Metrics::Route route, const Request& request) const {
     const Provider* provider = provider_of(route);
-    return provider != nullptr && upstreams_.count(provider->upstream) > 0;
+    if (route == Metrics::Route::models) {
+        const bool openai = upstreams_.count("openai") > 0;
+        const bool anthropic = upstreams_.count("anthropic") > 0;
+        // Anthropic's SDKs send anthropic-version with every call; OpenAI's never do.
+        const bool asks_anthropic = request.find("anthropic-version") != request.end();
+        provider =
+            &models_provider(anthropic && (asks_anthropic || !openai) ? "anthropic" : "openai");
+    }
+    if (provider == nullptr || upstreams_.count(provider->upstream) == 0) return nullptr;
+    return provider;
+}
+
+std::string_view Proxy::upstreams_of(Metrics::Route route) {
+    if (route == Metrics::Route::models) return "openai or anthropic";
+    const Provider* provider = provider_of(route);
+    return provider ? std::string_view(provider->upstream) : std::string_view("none");
 }
 
 Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text,
                                const std::string& request_id) const {
+    if (provider.input == Provider::Input::none) return Prepared{};  // a GET: no body to read
     const Json body = parse_json(text, std::string(body_source));
     if (!body.is_object()) {
         throw ValueError(
@@ -91,8 +110,12 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
     }
     const host::Service& service = host_->service();
     const auto adapter = service.adapter(provider.adapter);
-    pipeline::PipelineResult result =
-        service.process("llm_input", adapter->request_messages(body, provider.adapter_options));
+    const bool embeddings = provider.input == Provider::Input::embedding_inputs;
+    EmbeddingTexts texts;
+    if (embeddings) texts = embedding_texts(body);
+    pipeline::PipelineResult result = service.process(
+        "llm_input",
+        embeddings ? texts.messages : adapter->request_messages(body, provider.adapter_options));
     record_(result.decisions, Metrics::route_label(provider.route), request_id);
     if (result.stopped) {
         return {{},
@@ -102,10 +125,11 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
                 nullptr,
                 nullptr};
     }
-    Json processed =
-        adapter->with_request_messages(body, result.messages, provider.adapter_options);
+    Json processed = embeddings ? with_embedding_texts(body, texts, result.messages)
+                                : adapter->with_request_messages(body, result.messages,
+                                                                 provider.adapter_options);
     Prepared prepared{processed.dump(), std::nullopt, adapter, nullptr, nullptr};
-    if (processed.value("stream", false) == true) {
+    if (provider.guards_answer && processed.value("stream", false) == true) {
         // The guard runs the llm_output processors on every step of the stream; the last run's
         // decisions go to the log once the stream is over (proxy_stream.cpp).
         prepared.decisions = std::make_shared<StreamDecisions>();
@@ -159,11 +183,11 @@ Response Proxy::finish(const Provider& provider, const Response& upstream_answer
     return answer;
 }
 
-net::awaitable<std::optional<Response>> Proxy::answer(Metrics::Route route, Request request,
-                                                      std::string request_id,
+// `provider` is one of the static ones of provider_of and models_provider: it outlives the call.
+net::awaitable<std::optional<Response>> Proxy::answer(const Provider& provider, Request request,
+                                                      std::string path, std::string request_id,
                                                       std::shared_ptr<ClientStream> client,
                                                       std::shared_ptr<Cancellation> cancellation) {
-    const Provider& provider = *provider_of(route);
     Upstream& upstream = *upstreams_.at(provider.upstream);
 
     // The work is a named local, not a temporary inside the co_await: g++ 12 destroys the
@@ -184,20 +208,21 @@ net::awaitable<std::optional<Response>> Proxy::answer(Metrics::Route route, Requ
             headers.emplace_back(name, std_view(field.value()));
     }
     headers.emplace_back("x-request-id", request_id);
-    headers.emplace_back("content-type", "application/json");
+    if (provider.method == http::verb::post)
+        headers.emplace_back("content-type", "application/json");
     if (prepared.guarded) {
         std::optional<Response> streamed =
-            co_await stream(provider, upstream, std::move(prepared), std::move(headers), *client,
-                            *cancellation, std::move(request_id));
+            co_await stream(provider, upstream, std::move(path), std::move(prepared),
+                            std::move(headers), *client, *cancellation, std::move(request_id));
         co_return streamed;
     }
 
     const auto started = std::chrono::steady_clock::now();
     Response upstream_answer;
-    std::string path = provider.path;
     try {
-        upstream_answer = co_await upstream.post(std::move(path), std::move(prepared.body),
-                                                 std::move(headers), cancellation.get());
+        upstream_answer =
+            co_await upstream.call(provider.method, std::move(path), std::move(prepared.body),
+                                   std::move(headers), cancellation.get());
     } catch (const UpstreamFailure& e) {
         metrics_.upstream_error(upstream.name(), e.reason());
         throw;
@@ -210,10 +235,14 @@ net::awaitable<std::optional<Response>> Proxy::answer(Metrics::Route route, Requ
 
 net::awaitable<Response> Proxy::not_streamed(const Provider& provider, Upstream& upstream,
                                              Response upstream_answer, std::string request_id) {
-    if (upstream_answer.result_int() / 100 != 2) {
-        // The provider's own refusal (401, 429, 500...) goes back as it came.
-        metrics_.upstream_error(upstream.name(),
-                                "status_" + std::to_string(upstream_answer.result_int()));
+    const bool refused = upstream_answer.result_int() / 100 != 2;
+    if (refused || !provider.guards_answer) {
+        // The provider's own refusal (401, 429, 500...) goes back as it came, and so does an
+        // answer that is not a conversation (a model list, embeddings, a token count).
+        if (refused) {
+            metrics_.upstream_error(upstream.name(),
+                                    "status_" + std::to_string(upstream_answer.result_int()));
+        }
         Response passed{upstream_answer.result(), 11};
         const auto type = upstream_answer[http::field::content_type];
         if (!type.empty()) passed.set(http::field::content_type, type);

@@ -1,13 +1,14 @@
 #pragma once
-// The provider-compatible routes of `cmfpipe serve`: POST /v1/chat/completions (OpenAI, upstream
-// "openai") and POST /v1/messages (Anthropic, upstream "anthropic"). The client's request body is
-// read into CMF by the provider's adapter, passes the llm_input processors (a stop answers 403 in
-// the provider's error shape and nothing reaches the upstream; a modification is what the upstream
-// receives), goes to the upstream; its answer is read back into CMF, passes the llm_output
-// processors, and returns in the provider's form with every other field as the upstream sent it.
-// A streamed request ("stream": true) is answered as the upstream's events come, each guarded by
-// the provider's adapter (cmfpipe/stream_guard.hpp); a client that goes away ends the upstream
-// call.
+// The provider-compatible routes of `cmfpipe serve`: POST /v1/chat/completions and /v1/responses
+// (OpenAI, upstream "openai") and POST /v1/messages (Anthropic, upstream "anthropic"), and the
+// routes SDKs call besides (provider_routes.hpp: models, embeddings, count_tokens). The client's
+// request body is read into CMF by the provider's adapter, passes the llm_input processors (a stop
+// answers 403 in the provider's error shape and nothing reaches the upstream; a modification is
+// what the upstream receives), goes to the upstream; its answer is read back into CMF, passes the
+// llm_output processors, and returns in the provider's form with every other field as the upstream
+// sent it. A streamed request ("stream": true) is answered as the upstream's events come, each
+// guarded by the provider's adapter (cmfpipe/stream_guard.hpp); a client that goes away ends the
+// upstream call.
 // Boost 1.74's awaitable.hpp uses std::exchange without including <utility>.
 #include <utility>
 
@@ -39,16 +40,6 @@ class Proxy {
           Record record, StreamGuardOptions stream_options);
     ~Proxy();
 
-    // Whether an upstream serves `route` (chat_completions: "openai", messages: "anthropic").
-    bool serves(Metrics::Route route) const;
-    // The answer to give, or nothing when it was streamed to `client` already. `cancellation`
-    // fires when the client goes away.
-    boost::asio::awaitable<std::optional<Response>> answer(
-        Metrics::Route route, Request request, std::string request_id,
-        std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation);
-    // What answer() threw, as the provider of `route` spells an error.
-    static Response failure_answer(Metrics::Route route, std::exception_ptr error);
-
     struct Provider {
         Metrics::Route route;
         std::string adapter;   // the adapter kind that reads and writes its bodies
@@ -57,11 +48,34 @@ class Proxy {
         // What the adapter is told of every body: the one API this route speaks (a Responses
         // body on the Chat Completions route is refused, not read by its shape).
         Json adapter_options;
+        // What of the request passes llm_input: its conversation (read by the adapter), the text
+        // inputs of an embeddings request, or nothing (a GET has no body).
+        enum class Input { conversation, embedding_inputs, none };
+        Input input = Input::conversation;
+        // The answer passes llm_output (a conversation's); else it goes back as it came.
+        bool guards_answer = true;
+        http::verb method = http::verb::post;
+        // The client's target past the route (a model id, a query) follows `path` upstream.
+        bool takes_target_tail = false;
 
         // The provider's own error shape, so that its SDKs raise their usual exceptions.
         Response error(http::status status, std::string_view type, std::string_view code,
                        std::string_view message) const;
     };
+
+    // The provider that answers `request` on `route`; nullptr when no upstream is configured for
+    // it. /v1/models goes to "anthropic" when the request has an anthropic-version header, else to
+    // "openai" (to whichever of the two is configured when only one is).
+    const Provider* provider_for(Metrics::Route route, const Request& request) const;
+    // The --upstream names `route` can go to, for the 404 that says none is configured.
+    static std::string_view upstreams_of(Metrics::Route route);
+    // The answer to give, or nothing when it was streamed to `client` already. `path`: below the
+    // upstream's base path. `cancellation` fires when the client goes away.
+    boost::asio::awaitable<std::optional<Response>> answer(
+        const Provider& provider, Request request, std::string path, std::string request_id,
+        std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation);
+    // What answer() threw, as `provider` spells an error.
+    static Response failure_answer(const Provider& provider, std::exception_ptr error);
 
   private:
     // The processors' verdict on a streamed turn so far (the guard each GuardedStream calls);
@@ -83,8 +97,9 @@ class Proxy {
     // The upstream's answer to a streamed request, read and guarded as it comes
     // (proxy_stream.cpp).
     boost::asio::awaitable<std::optional<Response>> stream(
-        const Provider& provider, Upstream& upstream, Prepared prepared, Upstream::Headers headers,
-        ClientStream& client, Cancellation& cancellation, std::string request_id);
+        const Provider& provider, Upstream& upstream, std::string path, Prepared prepared,
+        Upstream::Headers headers, ClientStream& client, Cancellation& cancellation,
+        std::string request_id);
     GuardVerdict guard(std::vector<cmf::Message> messages, StreamDecisions& decisions) const;
     // An answer the upstream gave that is not its stream (an error status, or a whole body).
     boost::asio::awaitable<Response> not_streamed(const Provider& provider, Upstream& upstream,

@@ -54,7 +54,8 @@ std::string what(std::exception_ptr error) {
 }  // namespace
 
 net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, Upstream& upstream,
-                                                      Prepared prepared, Upstream::Headers headers,
+                                                      std::string path, Prepared prepared,
+                                                      Upstream::Headers headers,
                                                       ClientStream& client,
                                                       Cancellation& cancellation,
                                                       std::string request_id) {
@@ -110,13 +111,13 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     };
 
     const auto started = std::chrono::steady_clock::now();
-    std::string path = provider.path;
     Response upstream_answer;
     std::string ending;  // the stream's last events
     bool cut = false;    // the upstream broke off: what is held gets checked, then the error
     try {
-        upstream_answer = co_await upstream.post(std::move(path), std::move(prepared.body),
-                                                 std::move(headers), &cancellation, &sink);
+        upstream_answer =
+            co_await upstream.call(http::verb::post, std::move(path), std::move(prepared.body),
+                                   std::move(headers), &cancellation, &sink);
     } catch (const UpstreamFailure& e) {
         metrics_.upstream_error(upstream.name(), e.reason());
         if (!streaming) throw;  // nothing sent yet: the client gets 502 or 504

@@ -7,6 +7,7 @@
 #include "cmfpipe/core/pipeline/messages_file.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
+#include "provider_routes.hpp"
 
 namespace cmfpipe::serve {
 namespace {
@@ -148,7 +149,18 @@ Metrics::Route Router::route_of(std::string_view path) {
     if (path == "/v1/parse-output") return Route::parse_output;
     if (path == "/v1/chat/completions") return Route::chat_completions;
     if (path == "/v1/messages") return Route::messages;
+    if (path == "/v1/responses") return Route::responses;
+    if (is_models_path(path)) return Route::models;
+    if (path == "/v1/embeddings") return Route::embeddings;
+    if (path == "/v1/messages/count_tokens") return Route::count_tokens;
     return Route::other;
+}
+
+bool Router::proxied(Metrics::Route route) {
+    using Route = Metrics::Route;
+    return route == Route::chat_completions || route == Route::messages ||
+           route == Route::responses || route == Route::models || route == Route::embeddings ||
+           route == Route::count_tokens;
 }
 
 void Router::handle(Request request, const std::string& request_id, bool draining,
@@ -184,25 +196,33 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
             return done(error_answer(http::status::not_found, "NotFound", "unknown_route",
                                      "no route " + target.path));
         case Route::chat_completions:
-        case Route::messages: {
-            if (!proxy_->serves(route)) {
-                return done(error_answer(
-                    http::status::not_found, "NotFound", "no_upstream",
-                    "no upstream is configured for " + target.path + " (--upstream " +
-                        (route == Route::messages ? "anthropic" : "openai") + "=URL)"));
+        case Route::messages:
+        case Route::responses:
+        case Route::models:
+        case Route::embeddings:
+        case Route::count_tokens: {
+            const Proxy::Provider* provider = proxy_->provider_for(route, request);
+            if (provider == nullptr) {
+                return done(error_answer(http::status::not_found, "NotFound", "no_upstream",
+                                         "no upstream is configured for " + target.path +
+                                             " (--upstream " +
+                                             std::string(Proxy::upstreams_of(route)) + "=URL)"));
             }
-            if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
+            if (!is_method(request, provider->method)) {
+                return done(method_not_allowed(std_view(http::to_string(provider->method))));
+            }
+            std::string path = upstream_path(*provider, target.path, std_view(request.target()));
             work_started();
             tracing::Span span = tracer_ ? tracer_->start("proxy") : tracing::Span();
             span.emit("request_id", request_id);
             span.emit("inputs", {{"route", target.path}});
             boost::asio::co_spawn(
                 executor,
-                proxy_->answer(route, std::move(request), request_id, std::move(client),
-                               std::move(cancellation)),
-                [this, route, span = std::move(span), done = std::move(done)](
+                proxy_->answer(*provider, std::move(request), std::move(path), request_id,
+                               std::move(client), std::move(cancellation)),
+                [this, provider, span = std::move(span), done = std::move(done)](
                     std::exception_ptr error, std::optional<Response> answer) mutable {
-                    if (error) answer = Proxy::failure_answer(route, error);
+                    if (error) answer = Proxy::failure_answer(*provider, error);
                     span.emit("result", answer ? Json{{"status", answer->result_int()}}
                                                : Json{{"status", 200}, {"streamed", true}});
                     span.end();

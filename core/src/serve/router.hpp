@@ -55,6 +55,8 @@ class Router {
     ~Router();
 
     static Metrics::Route route_of(std::string_view path);
+    // Whether `route` is answered by the upstream (the proxy's routes).
+    static bool proxied(Metrics::Route route);
 
     // `draining`: the server is shutting down (GET /health answers 503 then). `answer_bound`: a
     // prompt route's answer is refused with 413 past it. `executor`: the connection's, where a

@@ -206,9 +206,7 @@ void Session::on_body(beast::error_code error) {
     held_.resize(request.body().size());  // never more than taken: a chunked body's real size
     keep_alive_ = request.keep_alive();
     cancellation_ = std::make_shared<Cancellation>();
-    if (route_ == Metrics::Route::chat_completions || route_ == Metrics::Route::messages) {
-        watch_client();
-    }
+    if (Router::proxied(route_)) watch_client();
     state_.router->handle(std::move(request), request_id_, state_.draining, state_.answer_bound,
                           stream_.get_executor(), shared_from_this(), cancellation_,
                           [self = shared_from_this()](std::optional<Response> response) {

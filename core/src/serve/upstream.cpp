@@ -200,9 +200,10 @@ net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect(
     co_return connection;
 }
 
-net::awaitable<Response> Upstream::post(std::string path, std::string body, Headers headers,
-                                        Cancellation* cancellation, StreamSink* sink) {
-    http::request<http::string_body> request{http::verb::post, url_.base_path + path, 11};
+net::awaitable<Response> Upstream::call(http::verb method, std::string path, std::string body,
+                                        Headers headers, Cancellation* cancellation,
+                                        StreamSink* sink) {
+    http::request<http::string_body> request{method, url_.base_path + path, 11};
     const bool default_port = url_.port == (url_.tls ? "443" : "80");
     request.set(http::field::host, url_.host + (default_port ? "" : ":" + url_.port));
     for (auto& [name, value] : headers) request.set(name, value);

@@ -63,7 +63,7 @@ struct UpstreamOptions {
     std::string ca_file;  // trusted certificates besides the system's (a private CA, a test's)
 };
 
-// How post() hands over an answer that is read as it comes (a provider's event stream).
+// How call() hands over an answer that is read as it comes (a provider's event stream).
 struct StreamSink {
     // Called with the answer's header: true to have its body handed over piece by piece.
     std::function<bool(const http::response_header<>&)> wants;
@@ -83,11 +83,12 @@ class Upstream {
     const std::string& name() const { return name_; }
     const UpstreamUrl& url() const { return url_; }
 
-    // POST base_path + path; the answer, whatever its status (its body empty when `sink` took
-    // it). UpstreamFailure when none came, or when the answer broke off; reason "cancelled" when
-    // `cancellation` fired (the connection is closed at once, the upstream sees the call end).
-    boost::asio::awaitable<Response> post(std::string path, std::string body, Headers headers,
-                                          Cancellation* cancellation = nullptr,
+    // `method` base_path + path (a body only where `body` is not empty); the answer, whatever its
+    // status (its body empty when `sink` took it). UpstreamFailure when none came, or when the
+    // answer broke off; reason "cancelled" when `cancellation` fired (the connection is closed at
+    // once, the upstream sees the call end).
+    boost::asio::awaitable<Response> call(http::verb method, std::string path, std::string body,
+                                          Headers headers, Cancellation* cancellation = nullptr,
                                           StreamSink* sink = nullptr);
 
     struct Connection;
