@@ -268,7 +268,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         block.text->add(initial);
         // Text in the start event itself is text like a delta's.
         if (!run_guard(Scope{.blocks = {index}}, out)) return;
-        std::string now = block.text->release(false);
+        std::string now = block.text->release(false, final_length_);
         narrow_window(index);
         if (now == initial) {
             out.push_back(event);
@@ -289,7 +289,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         }
         block.text->add(text);
         if (!run_guard(Scope{.blocks = {index}}, out)) return;
-        std::string now = block.text->release(false);
+        std::string now = block.text->release(false, final_length_);
         narrow_window(index);
         if (now == text) {
             out.push_back(event);

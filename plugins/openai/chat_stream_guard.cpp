@@ -361,7 +361,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                 Json& member = choice["delta"][key];
                 std::string text;
                 TextPart* part = state.text(field);
-                if (part && !released[field]) text = part->text.release(d.finished);
+                if (part && !released[field]) text = part->text.release(d.finished, final_length_);
                 released[field] = true;
                 if (member == text) continue;
                 changed = true;

@@ -41,6 +41,18 @@ inline StreamGuard pipeline_guard(const std::string& yaml,
     };
 }
 
+// The stream options cmfpipe serve gives a guard: `holdback`, and the pipeline `yaml`'s word on
+// which text is final (Pipeline::final_length over its llm_output processors).
+inline StreamGuardOptions serve_options(const std::string& yaml, std::size_t holdback = 64) {
+    auto pipeline = std::make_shared<const pipeline::Pipeline>(pipeline::Pipeline::build(
+        pipeline::parse_pipeline_config(yaml, "test.yaml", "."), bundled_plugins()));
+    StreamGuardOptions options{holdback};
+    options.final_length = [pipeline](std::string_view text) {
+        return pipeline->final_length("llm_output", text);
+    };
+    return options;
+}
+
 // `inner`, adding to `*shown` the bytes of the messages each run is shown (as CMF JSON): the work
 // a step gives the processors.
 inline StreamGuard counting_guard(StreamGuard inner, std::shared_ptr<std::size_t> shown) {

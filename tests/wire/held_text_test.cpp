@@ -78,7 +78,7 @@ TEST_CASE("wire: the window keeps what is not sent and some sent text, however l
     CHECK(widest <= 2 * 8 * (64 + 4));  // 8000 characters came: the window stays near 1 KB
     CHECK(whole.ends_with(part.window()));
     CHECK(part.window().size() >= 64 + 4);  // the context and the held text
-    CHECK(part.sent() + part.held() == whole);
+    CHECK(part.sent() + std::string(part.held()) == whole);
     // At the end the processors see the whole part, checked against all that was sent.
     CHECK_FALSE(part.update_whole("x" + whole));
     REQUIRE(part.update_whole(whole));
@@ -110,4 +110,91 @@ TEST_CASE("wire: a window narrows only where the processors make the same of the
     REQUIRE(part.narrow(*again, std::string_view(part.window()).substr(*again)));
     CHECK(part.window() == (before + whole).substr(*again));
     CHECK(part.sent() == before + whole);
+}
+
+namespace {
+
+// A stand-in for the processors' word: final up to the last space (the pii_redactor's rule for
+// prose), counting how often it is asked and what it is shown.
+struct UpToLastSpace {
+    std::shared_ptr<std::vector<std::string>> shown = std::make_shared<std::vector<std::string>>();
+    cmfpipe::FinalLength function() const {
+        return [shown = shown](std::string_view text) -> std::optional<std::size_t> {
+            shown->emplace_back(text);
+            const std::size_t space = text.rfind(' ');
+            return space == std::string_view::npos ? 0 : space + 1;
+        };
+    }
+};
+
+}  // namespace
+
+TEST_CASE("wire: text the processors say is final goes out at once, the holdback the bound") {
+    UpToLastSpace final;
+    wire::HeldBackText part(64);
+    REQUIRE(part.update("Hello wor"));
+    CHECK(part.release(false) == "");  // no final length: the holdback alone holds it all
+    CHECK(part.release(false, final.function()) == "Hello ");
+    CHECK(*final.shown == std::vector<std::string>{"Hello wor"});
+    REQUIRE(part.update("Hello world, write to ada@exa"));
+    CHECK(part.release(false, final.function()) == "world, write to ");
+    // The processors are shown the processed window: the sent text before the held.
+    CHECK(final.shown->back() == "Hello world, write to ada@exa");
+    CHECK(part.held() == "ada@exa");
+    // What the holdback allows goes out when it is more than what is final: never more than
+    // `holdback` code points are held.
+    wire::HeldBackText small(3);
+    REQUIRE(small.update("abcdefgh"));
+    CHECK(small.release(false, final.function()) == "abcde");
+    // A final length past the text, or within a UTF-8 sequence, is taken as far as it may go.
+    wire::HeldBackText utf8(64);
+    REQUIRE(utf8.update("a\xc3\xa9 b"));
+    CHECK(utf8.release(false, [](std::string_view) { return std::optional<std::size_t>(2); }) ==
+          "a");
+    CHECK(utf8.release(false, [](std::string_view) { return std::optional<std::size_t>(99); }) ==
+          "\xc3\xa9 b");
+    // nullopt: the processors cannot tell, the holdback decides.
+    wire::HeldBackText unknown(2);
+    REQUIRE(unknown.update("abcd"));
+    CHECK(unknown.release(false, [](std::string_view) { return std::nullopt; }) == "ab");
+    CHECK(unknown.release(true, final.function()) == "cd");
+}
+
+TEST_CASE("wire: the raw text that went out, and the rewrites in it, are followed") {
+    wire::HeldBackText part(0, /*map_raw=*/true);
+    part.add("write to ada");
+    REQUIRE(part.update("write to ada"));
+    UpToLastSpace final;
+    wire::HeldBackText held(64, true);
+    held.add("write to ada");
+    REQUIRE(held.update("write to ada"));
+    CHECK(held.release(false, final.function()) == "write to ");
+    CHECK(held.raw_released() == 9u);
+    held.add("@example.com today");
+    REQUIRE(held.update("write to [REDACTED:EMAIL] today"));
+    CHECK(held.release(false, final.function()) == "[REDACTED:EMAIL] ");
+    // Past the rewrite: the raw text up to "today" went out, the address as its redaction.
+    CHECK(held.raw_released() == std::string("write to ada@example.com ").size());
+    CHECK(held.take_rewrites() ==
+          std::vector<wire::HeldBackText::Rewrite>{{9, 24, "[REDACTED:EMAIL]"}});
+    CHECK(held.take_rewrites().empty());
+    // A rewrite half sent (the holdback cut into it): the raw text goes as far as its start.
+    wire::HeldBackText cut(10, true);
+    cut.add("mail bob@example.org now");
+    REQUIRE(cut.update("mail [REDACTED:EMAIL] now"));
+    CHECK(cut.release(false) == "mail [REDACTED:");
+    CHECK(cut.raw_released() == 5u);
+    CHECK(cut.take_rewrites().empty());
+    CHECK(cut.release(true) == "EMAIL] now");
+    CHECK(cut.raw_released() == 24u);
+    CHECK(cut.take_rewrites() ==
+          std::vector<wire::HeldBackText::Rewrite>{{5, 20, "[REDACTED:EMAIL]"}});
+    // Without map_raw nothing is followed.
+    CHECK(part.release(true) == "write to ada");
+    CHECK(part.raw_released() == 12u);
+    wire::HeldBackText plain(0);
+    plain.add("abc");
+    REQUIRE(plain.update("abc"));
+    plain.release(true);
+    CHECK(plain.raw_released() == 0u);
 }

@@ -23,51 +23,117 @@ bool clean_cut(std::string_view text, std::size_t at) {
     return at > 0 && at < text.size() && ascii_space(text[at - 1]) && ascii_letter(text[at]);
 }
 
+// The length of the common prefix of `a` and `b`.
+std::size_t common_prefix(std::string_view a, std::string_view b) {
+    const std::size_t most = std::min(a.size(), b.size());
+    std::size_t n = 0;
+    while (n < most && a[n] == b[n]) ++n;
+    return n;
+}
+
+// The length of the common suffix of `a` and `b`, at most `most`.
+std::size_t common_suffix(std::string_view a, std::string_view b, std::size_t most) {
+    most = std::min({most, a.size(), b.size()});
+    std::size_t n = 0;
+    while (n < most && a[a.size() - 1 - n] == b[b.size() - 1 - n]) ++n;
+    return n;
+}
+
 }  // namespace
 
-HeldBackText::HeldBackText(std::size_t holdback)
+HeldBackText::HeldBackText(std::size_t holdback, bool map_raw)
     : holdback_(holdback),
       context_(std::max(holdback, min_context)),
       // Narrowing is not worth its extra run of the processors below a few contexts' worth.
-      narrow_at_(8 * (context_ + holdback_)) {}
+      narrow_at_(8 * (context_ + holdback_)),
+      map_raw_(map_raw) {}
 
 bool HeldBackText::update(std::string_view processed) {
     fresh_ = false;
-    if (!processed.starts_with(window_sent_)) {
-        held_.clear();
+    if (!processed.starts_with(sent_in_window())) {
+        processed_.resize(window_sent_);
         return false;
     }
-    held_.assign(processed.substr(window_sent_.size()));
+    processed_.assign(processed);
     fresh_ = true;
     return true;
 }
 
 bool HeldBackText::update_whole(std::string_view processed) {
-    fresh_ = false;  // held_ now follows the whole part, not the window: no narrowing from here
+    fresh_ =
+        false;  // processed_ now follows the whole part, not the window: no narrowing from here
     narrow_at_ = std::string::npos;
-    if (!processed.starts_with(sent_)) {
-        held_.clear();
-        return false;
-    }
-    held_.assign(processed.substr(sent_.size()));
+    processed_.resize(window_sent_);
+    if (!processed.starts_with(sent_)) return false;
+    processed_.append(processed.substr(sent_.size()));
     return true;
 }
 
-std::string HeldBackText::release(bool whole) {
-    const std::size_t cut = whole ? held_.size() : cut_before_last_code_points(held_, holdback_);
-    std::string out = held_.substr(0, cut);
+std::string HeldBackText::release(bool whole, const FinalLength& final_length) {
+    const std::string_view held = this->held();
+    std::size_t cut = whole ? held.size() : cut_before_last_code_points(held, holdback_);
+    if (final_length && cut < held.size()) {
+        // The processors' word, of the processed window: what they will not change goes out.
+        const std::optional<std::size_t> final = final_length(processed_);
+        if (final && *final > window_sent_) {
+            std::size_t upto = std::min(*final, processed_.size()) - window_sent_;
+            for (int k = 0;
+                 k < 3 && upto > 0 && upto < held.size() && continuation_byte(held[upto]); ++k)
+                --upto;  // never within a UTF-8 sequence
+            cut = std::max(cut, upto);
+        }
+    }
+    std::string out(held.substr(0, cut));
     sent_ += out;
-    window_sent_ += out;
-    held_.erase(0, cut);
+    window_sent_ += cut;
+    if (map_raw_) follow_raw(whole);
     return out;
+}
+
+void HeldBackText::follow_raw(bool whole) {
+    const std::size_t raw_start = raw_size_ - window_.size();
+    const std::size_t processed_start = sent_.size() - window_sent_;
+    if (raw_anchor_ < raw_start || processed_anchor_ < processed_start) {
+        // Narrowed past the anchor: the window starts where raw and processed text match.
+        raw_anchor_ = raw_start;
+        processed_anchor_ = processed_start;
+    }
+    const std::size_t raw_at = raw_anchor_ - raw_start;
+    const std::size_t processed_at = processed_anchor_ - processed_start;
+    // Where the processed text sent ends (whole: all the raw text is out, all processed).
+    const std::size_t sent_at = whole ? processed_.size() : window_sent_;
+    const std::string_view raw = std::string_view(window_).substr(raw_at);
+    const std::string_view processed = std::string_view(processed_).substr(processed_at);
+    const std::size_t equal = common_prefix(raw, processed);
+    if (processed_at + equal >= sent_at && !(whole && equal < raw.size())) {
+        raw_anchor_ += sent_at - processed_at;  // all sent text matches the raw text one to one
+    } else {
+        // A rewrite starts after `equal`; it ends where the equal text at the end starts.
+        const std::size_t tail =
+            common_suffix(raw, processed, std::min(raw.size(), processed.size()) - equal);
+        const std::size_t rewrite_end = processed_at + processed.size() - tail;  // in processed_
+        if (sent_at >= rewrite_end) {
+            rewrites_.push_back(
+                {raw_anchor_ + equal, raw_anchor_ + raw.size() - tail,
+                 std::string(processed.substr(equal, processed.size() - tail - equal))});
+            raw_anchor_ += raw.size() - tail + (sent_at - rewrite_end);
+        } else {  // part of the rewrite is still held: the raw text goes as far as its start
+            raw_anchor_ += equal;
+            processed_anchor_ += equal;
+            raw_released_ = std::max(raw_released_, raw_anchor_);
+            return;
+        }
+    }
+    processed_anchor_ = processed_start + sent_at;
+    if (whole) raw_anchor_ = raw_size_;
+    raw_released_ = std::max(raw_released_, raw_anchor_);
 }
 
 std::optional<std::size_t> HeldBackText::narrowing_cut() const {
     if (!fresh_ || window_.size() < narrow_at_) return std::nullopt;
-    // The processed window is window_sent_ + held_: it keeps the last context_ code points sent
-    // and all that is held.
-    const std::size_t processed = window_sent_.size() + held_.size();
-    const std::size_t droppable = cut_before_last_code_points(window_sent_, context_);
+    // The processed window keeps the last context_ code points sent and all that is held.
+    const std::size_t processed = processed_.size();
+    const std::size_t droppable = cut_before_last_code_points(sent_in_window(), context_);
     if (2 * droppable < processed) return std::nullopt;
     // The raw text of what is kept is about as long as the processed, unless the processors
     // shortened it (a long address redacted): `reach_` times as much is kept, more after a cut
@@ -87,15 +153,13 @@ std::optional<std::size_t> HeldBackText::narrowing_cut() const {
 }
 
 bool HeldBackText::narrow(std::size_t cut, std::string_view processed_tail) {
-    const std::size_t processed = window_sent_.size() + held_.size();
+    const std::size_t processed = processed_.size();
     bool agrees = fresh_ && cut <= window_.size() && processed_tail.size() <= processed;
     const std::size_t dropped = agrees ? processed - processed_tail.size() : 0;
     // Only sent text may leave the window, and the tail must be the processed window's own.
-    agrees = agrees && dropped <= window_sent_.size() &&
-             processed_tail.substr(0, window_sent_.size() - dropped) ==
-                 std::string_view(window_sent_).substr(dropped) &&
-             processed_tail.substr(window_sent_.size() - dropped) == held_;
-    if (agrees && dropped > cut_before_last_code_points(window_sent_, context_)) {
+    agrees = agrees && dropped <= window_sent_ &&
+             processed_tail == std::string_view(processed_).substr(dropped);
+    if (agrees && dropped > cut_before_last_code_points(sent_in_window(), context_)) {
         // The processors agree, but less than context_ code points of sent text would be left:
         // the next try (on the next step) keeps more raw text.
         reach_ = std::min<std::size_t>(2 * reach_, 64);
@@ -106,7 +170,8 @@ bool HeldBackText::narrow(std::size_t cut, std::string_view processed_tail) {
         return false;
     }
     window_.erase(0, cut);
-    window_sent_.erase(0, dropped);
+    processed_.erase(0, dropped);
+    window_sent_ -= dropped;
     narrow_at_ = std::max(8 * (context_ + holdback_), 2 * window_.size());
     return true;
 }

@@ -15,12 +15,26 @@
 //   part.add(delta_text);                       // the upstream's raw text for the part
 //   processed = processors(part.window());
 //   if (!part.update(processed)) -> end the stream: sent_text_changed
-//   std::string now = part.release(/*whole=*/part_ended);     // "" when nothing is releasable
+//   std::string now = part.release(/*whole=*/part_ended, options.final_length);  // "" when none
 //   if (auto cut = part.narrowing_cut()) part.narrow(*cut, processors(part.window().substr(*cut)));
+//
+// The processors may say how much of the processed text is final (StreamGuardOptions::
+// final_length): that much goes out at once, the holdback staying the bound of what is held.
+//
+// What travels with the raw text (an OpenAI delta's logprobs, one entry a token) can follow it
+// (map_raw): raw_released() is how much of the raw part went out as processed text, and
+// take_rewrites() names the raw spans the processors rewrote in what went out. The raw and the
+// processed text are matched where they are equal: from the last point known to match, forward
+// over the equal text and back from the end over the equal text; what lies between is one rewrite,
+// released once the processed text past it is.
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cmfpipe/stream_guard.hpp"
 
 namespace cmfpipe::wire {
 
@@ -34,10 +48,14 @@ class HeldBackText {
     // (with a holdback of 0, a rewrite of what was just sent is still caught).
     static constexpr std::size_t min_context = 64;
 
-    explicit HeldBackText(std::size_t holdback);
+    // `map_raw`: follow the raw text as it goes out (raw_released, take_rewrites).
+    explicit HeldBackText(std::size_t holdback, bool map_raw = false);
 
     // The upstream's raw text for the part, as it comes (O(size of `raw`)).
-    void add(std::string_view raw) { window_.append(raw); }
+    void add(std::string_view raw) {
+        window_.append(raw);
+        raw_size_ += raw.size();
+    }
     // The raw text the processors see on a step: from the window's start to the end.
     const std::string& window() const { return window_; }
 
@@ -48,8 +66,23 @@ class HeldBackText {
     // when it does not start with all the text sent.
     bool update_whole(std::string_view processed);
     // What may go out now, marked sent: the text passed and not yet sent, less its last
-    // `holdback` code points unless `whole` (the part ended). "" when nothing is releasable.
-    std::string release(bool whole);
+    // `holdback` code points unless `whole` (the part ended), or up to the end of what the
+    // processors say is final when that is more (`final_length` of the processed window; empty:
+    // the holdback alone). "" when nothing is releasable.
+    std::string release(bool whole, const FinalLength& final_length = {});
+
+    // With map_raw: the raw bytes of the part (from its start) whose processed text has all gone
+    // out. Without: 0.
+    std::size_t raw_released() const { return raw_released_; }
+    // A span of raw text the processors rewrote, [raw_begin, raw_end) of the part, and what it
+    // became.
+    struct Rewrite {
+        std::size_t raw_begin = 0, raw_end = 0;
+        std::string text;
+        bool operator==(const Rewrite&) const = default;
+    };
+    // With map_raw: the rewrites in what went out since the last call, in order.
+    std::vector<Rewrite> take_rewrites() { return std::exchange(rewrites_, {}); }
 
     // A raw offset in window() where the window could start from now on, when it holds enough
     // sent text to be worth narrowing (at least half of it could go); nullopt otherwise.
@@ -66,18 +99,31 @@ class HeldBackText {
     // All the text sent so far (what update_whole checks).
     const std::string& sent() const { return sent_; }
     // Passed by the processors, not sent yet.
-    const std::string& held() const { return held_; }
+    std::string_view held() const { return std::string_view(processed_).substr(window_sent_); }
 
   private:
+    std::string_view sent_in_window() const {
+        return std::string_view(processed_).substr(0, window_sent_);
+    }
+    // map_raw: after `processed_` up to window_sent_ went out, how far the raw text went.
+    void follow_raw(bool whole);
+
     std::size_t holdback_;
-    std::size_t context_;      // code points of sent text a window keeps
-    std::string window_;       // raw text from the window's start
-    std::string window_sent_;  // processed text sent since the window's start
-    std::string sent_;         // all the processed text sent
-    std::string held_;         // processed, not sent
-    std::size_t narrow_at_;    // the window size (bytes) at which narrowing is tried next
-    std::size_t reach_ = 2;    // raw bytes a narrowed window keeps per processed byte
-    bool fresh_ = false;       // held_ is what the processors made of the whole window
+    std::size_t context_;          // code points of sent text a window keeps
+    std::string window_;           // raw text from the window's start
+    std::string processed_;        // processed text from the window's start: sent, then held
+    std::size_t window_sent_ = 0;  // bytes of processed_ sent
+    std::string sent_;             // all the processed text sent
+    std::size_t narrow_at_;        // the window size (bytes) at which narrowing is tried next
+    std::size_t reach_ = 2;        // raw bytes a narrowed window keeps per processed byte
+    bool fresh_ = false;           // processed_ is what the processors made of the whole window
+
+    // map_raw. Offsets from the part's start: raw_anchor_ raw bytes are processed_anchor_ bytes
+    // of processed text, exactly (a point where both are known to match).
+    bool map_raw_;
+    std::size_t raw_size_ = 0;  // raw bytes added
+    std::size_t raw_anchor_ = 0, processed_anchor_ = 0, raw_released_ = 0;
+    std::vector<Rewrite> rewrites_;
 };
 
 // The offset in `text` before its last `count` code points (0 when it has no more than that).
