@@ -113,7 +113,26 @@ describe('ai sdk: a stop is one upstream call', () => {
       assert.deepEqual(calls, []);
     });
 
-    test(`streamText, ${name}: a refused tool call ends the stream once, never retried`, TEST_TIMEOUT, async () => {
+    test(`streamText, ${name}: a call refused before any byte went out is a 403, never retried`, TEST_TIMEOUT, async () => {
+      const calls = [];
+      const errors = [];
+      stand.mark();
+      const result = streamText({
+        model: providers[name].model('flow-delete-only'), prompt: 'Delete user 7',
+        tools: { delete_user: deleteTool(calls) }, abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+        onError: ({ error }) => errors.push(error),
+      });
+      const parts = [];
+      for await (const part of result.fullStream) parts.push(part);
+      assert.deepEqual(parts.filter((p) => p.type.startsWith('tool-')), [], 'no part of the refused call reaches the client');
+      assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
+      assert.deepEqual(calls, []);
+      assert.equal(errors.length, 1, errors.map(String).join('; '));
+      assert.equal(errors[0].statusCode, 403, String(errors[0]));
+      assert.equal(errors[0].isRetryable, false);
+    });
+
+    test(`streamText, ${name}: a call refused after text ends the turn as a content filter, never retried`, TEST_TIMEOUT, async () => {
       const calls = [];
       const errors = [];
       stand.mark();
@@ -126,14 +145,11 @@ describe('ai sdk: a stop is one upstream call', () => {
       for await (const part of result.fullStream) parts.push(part);
       assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
       assert.deepEqual(calls, []);
-      assert.ok(!parts.some((p) => p.type.startsWith('tool-') && JSON.stringify(p).includes('delete_user')), JSON.stringify(parts));
-      const finish = parts.find((p) => p.type === 'finish');
-      if (errors.length > 0) {
-        // Stopped before any byte went out: the 403 of a non-streamed stop.
-        assert.equal(errors[0].statusCode ?? errors[0].lastError?.statusCode, 403, String(errors[0]));
-      } else {
-        assert.equal(finish?.finishReason, 'content-filter', JSON.stringify(parts));
-      }
+      assert.deepEqual(errors.map(String), []);
+      assert.deepEqual(parts.filter((p) => p.type.startsWith('tool-')), [], 'no part of the refused call reaches the client');
+      const text = parts.filter((p) => p.type === 'text-delta').map((p) => p.text).join('');
+      assert.ok(text.length > 0 && 'Deleting now.'.startsWith(text), `the text before the call: ${JSON.stringify(text)}`);
+      assert.equal(parts.find((p) => p.type === 'finish')?.finishReason, 'content-filter', JSON.stringify(parts));
     });
   }
 });

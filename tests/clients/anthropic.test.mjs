@@ -33,11 +33,18 @@ const weatherTool = {
 describe('anthropic messages', () => {
   test('plain: system and user text reach the upstream redacted; the message arrives field for field', TEST_TIMEOUT, async () => {
     stand.mark();
-    const message = await client.messages.create({
+    const { data: message, response, request_id: requestId } = await client.messages.create({
       model: 'flow-echo', max_tokens: 64, system: `The owner is ${EMAIL}.`,
       messages: [{ role: 'user', content: `Write to ${EMAIL}` }],
-    });
+    }).withResponse();
     const sent = onlyRecord(stand, assert);
+    // The provider's headers (flow_upstream.py's): its request id is the SDK's request_id;
+    // cmfpipe's own id travels as x-cmfpipe-request-id.
+    assert.equal(requestId, 'req_flow_ant_1');
+    assert.equal(response.headers.get('request-id'), 'req_flow_ant_1');
+    assert.equal(response.headers.get('anthropic-ratelimit-requests-remaining'), '99');
+    assert.match(response.headers.get('x-cmfpipe-request-id') ?? '', /./);
+    assert.equal(sent.headers['x-cmfpipe-request-id'], response.headers.get('x-cmfpipe-request-id'));
     assert.equal(sent.path, '/v1/messages');
     assert.equal(sent.headers.authorization, 'Bearer sk-ant-clients');
     assert.ok(sent.headers['anthropic-version']);
@@ -132,6 +139,30 @@ describe('anthropic messages', () => {
       assert.deepEqual(second.content, [{ type: 'text', text: `done: sunny, says ${REDACTED}` }]);
     });
   }
+});
+
+describe('anthropic stops', () => {
+  test('a call tool_guard denies after text in a stream never reaches the client; the turn ends as a refusal', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const events = [];
+    const stream = client.messages.stream({ model: 'flow-delete', max_tokens: 64, messages: [{ role: 'user', content: 'Delete user 7' }] });
+    stream.on('streamEvent', (event) => events.push(event));
+    const final = await stream.finalMessage();
+    onlyRecord(stand, assert);
+    assert.ok(!JSON.stringify(events).includes('delete_user'), JSON.stringify(events));
+    assert.equal(final.stop_reason, 'refusal');
+    assert.deepEqual(final.content, [{ type: 'text', text: 'Deleting now.' }]);
+  });
+
+  test('a call tool_guard denies before any byte of a stream went out: a 403 in the Anthropic error shape', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const refused = await client.messages.stream({ model: 'flow-delete-only', max_tokens: 64, messages: [{ role: 'user', content: 'Delete user 7' }] })
+      .finalMessage().then((message) => ({ message }), (error) => error);
+    onlyRecord(stand, assert);
+    assert.equal(refused.status, 403, JSON.stringify(refused.message ?? String(refused)));
+    assert.equal(refused.error.type, 'error');
+    assert.match(refused.error.error.message, /guard_tools/);
+  });
 });
 
 describe('anthropic countTokens and models', () => {

@@ -8,6 +8,7 @@ mock records every request); any other request goes to the mock unchanged. The m
   flow-echo      answers "echo: " + the last user text
   flow-delete    says "Deleting now." and calls delete_user {"id": 7} (which the clients'
                  pipeline refuses)
+  flow-delete-only  the same call with no text before it (a stop before any byte is sent)
   flow-tool      calls lookup_user {"email": "ada@example.com"}; once the conversation holds the
                  tool's result, answers "done: " + that result
   flow-parallel  calls get_weather and get_time at once ({"city": "Paris"}); then "done: " + the
@@ -16,7 +17,8 @@ mock records every request); any other request goes to the mock unchanged. The m
   flow-thinking  (Anthropic) a signed thinking block that names ada@example.com and a call of
                  get_weather; then "done: " + the result
 Each speaks the route's format: Chat Completions, Anthropic Messages or Responses, streamed
-("stream": true) or not, in the same event shapes as the mock.
+("stream": true) or not, in the same event shapes as the mock, with the provider's headers: its
+request id (OpenAI x-request-id, Anthropic request-id), a rate limit and a processing time.
 """
 import io
 import json
@@ -97,6 +99,8 @@ def answer_of(body, path):
         return None, "echo: " + last_user_text(body, path), []
     if model == "flow-delete":
         return None, "Deleting now.", CALLS[model]
+    if model == "flow-delete-only":
+        return None, None, CALLS["flow-delete"]
     results = tool_results(body, path)
     if model == "flow-json":
         return None, json.dumps({"city": "Paris", "contact": EMAIL}), []
@@ -269,6 +273,13 @@ def responses_events(body, thinking, text, calls):
     return events
 
 
+# The provider's own headers on every flow answer (PROVIDER_HEADERS[kind]).
+OPENAI_HEADERS = {"x-request-id": "req_flow_1", "openai-processing-ms": "7",
+                  "openai-version": "2020-10-01", "x-ratelimit-remaining-requests": "99"}
+PROVIDER_HEADERS = {"chat": OPENAI_HEADERS, "responses": OPENAI_HEADERS,
+                    "messages": {"request-id": "req_flow_ant_1",
+                                 "anthropic-ratelimit-requests-remaining": "99"}}
+
 FORMATS = {"chat": (chat_answer, chat_events), "messages": (messages_answer, messages_events),
            "responses": (responses_answer, responses_events)}
 
@@ -288,7 +299,7 @@ class FlowHandler(mock_upstream.Handler):
                 return super().do_POST()
             finally:
                 self.rfile = socket_file
-        line = json.dumps({"path": self.path,
+        line = json.dumps({"method": "POST", "path": self.path,
                            "headers": {k.lower(): v for k, v in self.headers.items()},
                            "body": raw.decode("utf-8", "replace")}) + "\n"
         with self.server.record_lock:
@@ -299,9 +310,17 @@ class FlowHandler(mock_upstream.Handler):
                 "messages" if path.endswith("/messages") else "chat")
         make, events_of = FORMATS[kind]
         thinking, text, calls = answer_of(body, path)
-        if body.get("stream") is not True:
-            return self.reply(200, make(body, thinking, text, calls))
+        streamed = body.get("stream") is True
+        data = b"" if streamed else json.dumps(make(body, thinking, text, calls)).encode()
         self.send_response(200)
+        for name, value in PROVIDER_HEADERS[kind].items():
+            self.send_header(name, value)
+        if not streamed:
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()

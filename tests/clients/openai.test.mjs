@@ -33,18 +33,31 @@ const cityTool = (name) => ({
   function: { name, parameters: { type: 'object', properties: { city: { type: 'string' } } } },
 });
 
+// The provider's headers (flow_upstream.py's OPENAI_HEADERS) reach the client, its request id
+// the SDK's request_id; cmfpipe's own id travels as x-cmfpipe-request-id, to the upstream too.
+function checkProviderHeaders(sent, response, requestId) {
+  assert.equal(requestId, 'req_flow_1');
+  assert.equal(response.headers.get('x-request-id'), 'req_flow_1');
+  assert.equal(response.headers.get('openai-processing-ms'), '7');
+  assert.equal(response.headers.get('openai-version'), '2020-10-01');
+  assert.equal(response.headers.get('x-ratelimit-remaining-requests'), '99');
+  assert.match(response.headers.get('x-cmfpipe-request-id') ?? '', /./);
+  assert.equal(sent.headers['x-cmfpipe-request-id'], response.headers.get('x-cmfpipe-request-id'));
+}
+
 describe('openai chat completions', () => {
   test('plain: system and user text reach the upstream redacted; the answer arrives field for field', TEST_TIMEOUT, async () => {
     stand.mark();
-    const answer = await client.chat.completions.create({
+    const { data: answer, response, request_id: requestId } = await client.chat.completions.create({
       model: 'flow-echo',
       messages: [
         { role: 'system', content: `The owner is ${EMAIL}.` },
         { role: 'user', content: `Write to ${EMAIL}` },
       ],
       temperature: 0.2,
-    });
+    }).withResponse();
     const sent = onlyRecord(stand, assert);
+    checkProviderHeaders(sent, response, requestId);
     assert.equal(sent.path, '/v1/chat/completions');
     assert.deepEqual(sent.body, {
       model: 'flow-echo',
@@ -80,21 +93,21 @@ describe('openai chat completions', () => {
     assert.equal(chunks.at(-1).choices[0].finish_reason, 'stop');
   });
 
-  test('stream with a tool call: its id, name and (redacted) arguments arrive whole', TEST_TIMEOUT, async () => {
+  test('stream with a tool call: its id, name and (redacted) arguments arrive whole; headers as the provider sent them', TEST_TIMEOUT, async () => {
     stand.mark();
-    const stream = client.chat.completions.stream({
+    const { data: stream, response, request_id: requestId } = await client.chat.completions.create({
       model: 'flow-tool', messages: [{ role: 'user', content: 'Who is the user?' }], tools: [lookupTool],
-      stream_options: { include_usage: true },
-    });
-    const final = await stream.finalChatCompletion();
-    onlyRecord(stand, assert);
-    assert.equal(final.id, 'chatcmpl-flow');
-    assert.equal(final.choices[0].finish_reason, 'tool_calls');
-    assert.deepEqual(final.choices[0].message.tool_calls, [{
-      id: 'call_lookup_1', type: 'function',
-      function: { name: 'lookup_user', arguments: REDACTED_ARGS },
-    }]);
-    assert.deepEqual(final.usage, { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+      stream: true, stream_options: { include_usage: true },
+    }).withResponse();
+    const chunks = await collect(stream);
+    checkProviderHeaders(onlyRecord(stand, assert), response, requestId);
+    assert.ok(chunks.every((c) => c.id === 'chatcmpl-flow' && c.model === 'flow-tool'));
+    const calls = chunks.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? []);
+    assert.deepEqual(calls.filter((call) => call.id).map(({ index, id, type, function: f }) => ({ index, id, type, name: f.name })),
+      [{ index: 0, id: 'call_lookup_1', type: 'function', name: 'lookup_user' }]);
+    assert.equal(calls.map((call) => call.function?.arguments ?? '').join(''), REDACTED_ARGS);
+    assert.equal(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason, 'tool_calls');
+    assert.deepEqual(chunks.at(-1).usage, { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
   });
 
   test('tools: a two-turn loop; arguments and tool results reach the upstream redacted', TEST_TIMEOUT, async () => {
@@ -178,10 +191,11 @@ describe('openai chat completions', () => {
 describe('openai responses', () => {
   test('plain: instructions and input reach the upstream redacted; the response arrives field for field', TEST_TIMEOUT, async () => {
     stand.mark();
-    const answer = await client.responses.create({
+    const { data: answer, response, request_id: requestId } = await client.responses.create({
       model: 'flow-echo', instructions: `The owner is ${EMAIL}.`, input: `Write to ${EMAIL}`, store: false,
-    });
+    }).withResponse();
     const sent = onlyRecord(stand, assert);
+    checkProviderHeaders(sent, response, requestId);
     assert.equal(sent.path, '/v1/responses');
     assert.equal(sent.body.instructions, `The owner is ${REDACTED}.`);
     assert.ok(JSON.stringify(sent.body.input).includes(`Write to ${REDACTED}`), JSON.stringify(sent.body.input));
@@ -262,28 +276,30 @@ describe('openai responses', () => {
     assert.equal(events.at(-1).type, 'response.completed');
   });
 
-  test('a call tool_guard denies in a streamed answer never reaches the client; the turn ends as a content filter', TEST_TIMEOUT, async () => {
+  test('a call tool_guard denies after text in a streamed answer never reaches the client; the turn ends as a content filter', TEST_TIMEOUT, async () => {
     stand.mark();
-    let events = [];
-    let refused = null;
-    try {
-      events = await collect(await client.responses.create({ model: 'flow-delete', input: 'Delete user 7', stream: true }));
-    } catch (error) {
-      refused = error;
-    }
+    const events = await collect(await client.responses.create({ model: 'flow-delete', input: 'Delete user 7', stream: true }));
     onlyRecord(stand, assert);
     assert.ok(!JSON.stringify(events).includes('delete_user'), JSON.stringify(events));
     assert.ok(!events.some((e) => e.type.startsWith('response.function_call')));
-    if (refused) {
-      // Stopped before any byte went out: answered as a non-streamed stop.
-      assert.equal(refused.status, 403, String(refused));
-      assert.equal(events.length, 0);
-    } else {
-      const last = events.at(-1);
-      assert.equal(last.type, 'response.incomplete', JSON.stringify(last));
-      assert.deepEqual(last.response.incomplete_details, { reason: 'content_filter' });
-      assert.ok(!last.response.output.some((item) => item.type === 'function_call'));
-    }
+    const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    assert.equal(text, 'Deleting now.');
+    const last = events.at(-1);
+    assert.equal(last.type, 'response.incomplete', JSON.stringify(last));
+    assert.equal(last.response.id, 'resp_flow');
+    assert.equal(last.response.status, 'incomplete');
+    assert.deepEqual(last.response.incomplete_details, { reason: 'content_filter' });
+    assert.ok(!last.response.output.some((item) => item.type === 'function_call'));
+  });
+
+  test('a call tool_guard denies before any byte of a streamed answer went out: a 403 as for a non-streamed stop', TEST_TIMEOUT, async () => {
+    stand.mark();
+    const refused = await client.responses.create({ model: 'flow-delete-only', input: 'Delete user 7', stream: true })
+      .then(collect).then((events) => ({ events }), (error) => error);
+    onlyRecord(stand, assert);
+    assert.equal(refused.status, 403, JSON.stringify(refused.events ?? String(refused)));
+    assert.equal(refused.error.code, 'stopped');
+    assert.match(refused.error.message, /guard_tools/);
   });
 });
 
