@@ -303,9 +303,44 @@ describe('openai responses', () => {
   });
 });
 
+// The same SDK straight at the upstream: what the client must get through cmfpipe.
+const direct = () => new OpenAI({ baseURL: `http://127.0.0.1:${stand.upstream.port}/v1`, apiKey: 'sk-clients', maxRetries: 0, timeout: CLIENT_TIMEOUT_MS });
+
+describe('openai responses: sealed reasoning', () => {
+  // The mock's model "reasoning": a reasoning item with encrypted_content and a summary that
+  // names an address. Sealed by the provider, it passes as the provider wrote it, both ways.
+  for (const streamed of [false, true]) {
+    test(`reasoning with encrypted_content${streamed ? ', streamed' : ''}: arrives and goes back upstream unchanged`, TEST_TIMEOUT, async () => {
+      const request = { model: 'reasoning', input: `Write to ${EMAIL}`, include: ['reasoning.encrypted_content'], store: false };
+      const expected = await direct().responses.create({ ...request, input: `Write to ${REDACTED}` });
+      const sealed = expected.output.find((item) => item.type === 'reasoning');
+      assert.ok(sealed?.encrypted_content, JSON.stringify(expected.output));
+      stand.mark();
+      let first;
+      if (streamed) {
+        const events = await collect(await client.responses.create({ ...request, stream: true }));
+        first = events.at(-1).response;
+        assert.deepEqual(events.find((e) => e.type === 'response.output_item.done' && e.item.type === 'reasoning').item, sealed);
+      } else {
+        first = await client.responses.create(request);
+      }
+      assert.ok(!JSON.stringify(onlyRecord(stand, assert).body).includes(EMAIL));
+      assert.deepEqual(first.output.find((item) => item.type === 'reasoning'), sealed);
+      assert.deepEqual(first.output.find((item) => item.type === 'message'), expected.output.find((item) => item.type === 'message'));
+      stand.mark();
+      await client.responses.create({
+        model: 'reasoning', store: false, previous_response_id: 'resp_prev_1',
+        input: [{ role: 'user', content: `Write to ${EMAIL}` }, sealed, { role: 'user', content: 'Again' }],
+      });
+      const sent = onlyRecord(stand, assert).body;
+      assert.deepEqual(sent.input[1], sealed);
+      assert.equal(sent.previous_response_id, 'resp_prev_1');
+      assert.deepEqual(sent.input[0], { role: 'user', content: `Write to ${REDACTED}` });
+    });
+  }
+});
+
 describe('openai models and embeddings', () => {
-  // The same SDK straight at the upstream: what the client must get through cmfpipe.
-  const direct = () => new OpenAI({ baseURL: `http://127.0.0.1:${stand.upstream.port}/v1`, apiKey: 'sk-clients', maxRetries: 0, timeout: CLIENT_TIMEOUT_MS });
 
   test('models.list and models.retrieve: as the upstream answers them', TEST_TIMEOUT, async () => {
     const expectedList = [];
