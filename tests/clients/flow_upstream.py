@@ -60,15 +60,14 @@ def tool_results(body, path):
     """The tool results the conversation ends with (the answers to the last calls)."""
     if path.endswith("/responses"):
         items = body.get("input") if isinstance(body.get("input"), list) else []
-        return [item.get("output") if isinstance(item.get("output"), str)
-                else " ".join(texts(item.get("output")))
+        return [" ".join(texts(item.get("output")))
                 for item in items if item.get("type") == "function_call_output"]
     messages = body.get("messages", [])
     if path.endswith("/messages"):
         last = messages[-1] if messages else {}
         content = last.get("content") if isinstance(last.get("content"), list) else []
-        return [" ".join(texts(part.get("content"))) if not isinstance(part.get("content"), str)
-                else part["content"] for part in content if part.get("type") == "tool_result"]
+        return [" ".join(texts(part.get("content")))
+                for part in content if part.get("type") == "tool_result"]
     results = []
     for message in reversed(messages):
         if message.get("role") != "tool":
