@@ -20,8 +20,6 @@ Json messages_request(const std::vector<cmf::Message>& messages, const Json& age
 // The pieces of messages_request that the body calls share (body.cpp).
 // "message 2 part 1 (video)": where a part is, for error messages.
 std::string place_of(std::size_t message, std::size_t part, const cmf::ContentPart& p);
-// The signature kept in custom.thinking_signatures for the k-th thinking part ("" when none).
-std::string thinking_signature(const cmf::Message& message, std::size_t k);
 // Part `i` of system message `m` as a system text block (other parts: ValueError).
 Json system_block(const cmf::Message& message, std::size_t m, std::size_t i);
 // A tool_use block for a flagged call (custom.invalid_tool_arguments entry): its raw input.
@@ -34,11 +32,12 @@ void append_message(Json& system, Json& wire_messages, const cmf::Message& messa
 Json system_value(Json system);
 
 // ---- blocks.cpp: content blocks <-> CMF parts, shared by requests, responses and conversations.
-// One CMF part as a block; `signature` is a thinking part's signature (may be empty).
-Json part_to_block(const cmf::ContentPart& part, const std::string& place,
-                   const std::string& signature);
-// One block of a message as parts. Thinking signatures, redacted thinking and blocks CMF has no
-// type for are kept in `custom` (thinking_signatures, redacted_thinking, provider_blocks). A
+// One CMF part as a block: a sealed thinking part with its signature, a redacted one as the
+// redacted_thinking block it came as.
+Json part_to_block(const cmf::ContentPart& part, const std::string& place);
+// One block of a message as parts. A thinking block's signature and redacted_thinking's data go
+// into the thinking part (cmf::Thinking::signature; sealed, immutable in the pipeline); blocks CMF
+// has no type for are kept in `custom.provider_blocks`. A
 // request on its way to the model is read with TextPolicy::show_or_refuse instead: every text in
 // it is shown to the processors (a tool_use input that is not an object as a text part, standing
 // for the input), and a block or member holding text CMF has no place for is a ValueError
@@ -51,8 +50,7 @@ BlockRead block_to_parts(const wire::WireNode& block, cmf::Content& parts, Json&
 // The blocks of a content array; given `slots`, each block's slot ("content"[k]) is noted.
 void read_blocks(const wire::WireNode& content, cmf::Content& parts, Json& custom,
                  wire::MessageSlots* slots, TextPolicy policy);
-// Drops custom["thinking_signatures"] when no thinking block had a signature (so a message that
-// never had signatures reads back equal), and returns the finished custom slot (null when empty).
+// The finished custom slot (null when empty).
 std::shared_ptr<const Json> finish_custom(Json custom);
 // A request body's system + messages (the inverse of messages_request). Given `where`, each
 // message read gets its origin ("system", "messages[N]": a user message that holds tool results

@@ -103,22 +103,18 @@ void add_shown_input(const WireNode& block, const wire::ToolArguments& arguments
 }  // namespace
 
 std::shared_ptr<const Json> finish_custom(Json custom) {
-    if (auto sigs = custom.find("thinking_signatures"); sigs != custom.end()) {
-        bool any = false;
-        for (const Json& s : *sigs) any = any || !s.get_ref<const std::string&>().empty();
-        if (!any) custom.erase("thinking_signatures");
-    }
     if (custom.empty()) return nullptr;
     return std::make_shared<const Json>(std::move(custom));
 }
 
-Json part_to_block(const ContentPart& part, const std::string& place,
-                   const std::string& signature) {
+Json part_to_block(const ContentPart& part, const std::string& place) {
     if (const auto* text = part.get_if<cmf::Text>())
         return Json{{"type", "text"}, {"text", text->text}};
     if (const auto* thinking = part.get_if<cmf::Thinking>()) {
+        if (thinking->redacted)
+            return Json{{"type", "redacted_thinking"}, {"data", thinking->signature}};
         Json block = {{"type", "thinking"}, {"thinking", thinking->text}};
-        if (!signature.empty()) block["signature"] = signature;
+        if (thinking->sealed()) block["signature"] = thinking->signature;
         return block;
     }
     if (const auto* call = part.get_if<cmf::ToolCall>()) {
@@ -157,11 +153,13 @@ BlockRead block_to_parts(const WireNode& block, cmf::Content& parts, Json& custo
     if (type == "text") {
         parts.push_back(ContentPart::text(block.at("text").string()));
     } else if (type == "thinking") {
-        parts.push_back(ContentPart::thinking(block.at("thinking").string()));
-        custom["thinking_signatures"].push_back(block.string_or("signature", ""));
+        // The signature seals the text: the part is immutable in the pipeline (cmf::Thinking).
+        parts.push_back(
+            ContentPart::thinking(block.at("thinking").string(), block.string_or("signature", "")));
     } else if (type == "redacted_thinking") {
-        custom["redacted_thinking"].push_back(block.at("data").string());
-        return BlockRead::opaque;
+        const std::string& data = block.at("data").string();
+        if (data.empty()) block.at("data").fail("redacted thinking without its data");
+        parts.push_back(ContentPart::make(cmf::Thinking{"", data, true}));
     } else if (type == "tool_use") {
         cmf::ToolCall call{block.at("id").string(), block.at("name").string(), Json::object(),
                            std::nullopt};

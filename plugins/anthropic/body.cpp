@@ -21,11 +21,10 @@ using wire::PartSlot;
 
 constexpr std::string_view request_source = "anthropic request";
 
-// What messages_request writes from: the parts, thinking signatures and flagged tool calls.
-// Redacted thinking and provider blocks are opaque: always written back as they came.
+// What messages_request writes from: the parts (thinking with its signature) and flagged tool
+// calls. Provider blocks are opaque: always written back as they came.
 bool unchanged(const cmf::Message& before, const cmf::Message& after) {
-    return wire::same_on_wire(before, after,
-                              {"thinking_signatures", wire::invalid_tool_arguments_key});
+    return wire::same_on_wire(before, after, {wire::invalid_tool_arguments_key});
 }
 
 // A tool_use whose input was not an object, shown as a text part that a processor rewrote: an
@@ -50,8 +49,11 @@ Json rewrite_block(const Json& original, const Json& written) {
     if (type == "text" && original.value("type", "") == "tool_use")
         return rewrite_shown_input(original, written.at("text").get<std::string>());
     if (type == "text") return wire::rewrite_element(original, written, {"text"});
+    if ((type == "thinking" || type == "redacted_thinking") && original.value("type", "") != type)
+        return written;  // a redacted block is no thinking block with other members
     if (type == "thinking")
         return wire::rewrite_element(original, written, {"thinking", "signature"});
+    if (type == "redacted_thinking") return wire::rewrite_element(original, written, {"data"});
     if (type == "tool_use")
         return wire::rewrite_element(original, written, {"id", "name", "input"});
     if (type == "tool_result")
@@ -75,13 +77,10 @@ Json rewrite_content(const Json& original, const WireGroup& group,
     const Json& content = original.at("content");
     wire::ListRebuild blocks;
     std::vector<bool> used(after.size(), false);
-    auto block_for = [&](const cmf::Message& message, std::size_t j, std::size_t& thinking) {
+    auto block_for = [&](const cmf::Message& message, std::size_t j) {
         const ContentPart& part = *message.part(j);
         if (system) return system_block(message, index, j);
-        std::string signature;
-        if (part.type() == cmf::ContentType::thinking)
-            signature = thinking_signature(message, thinking++);
-        return part_to_block(part, place_of(index, j, part), signature);
+        return part_to_block(part, place_of(index, j, part));
     };
     for (std::size_t r = 0; r < group.messages.size(); ++r) {
         const cmf::Message& before = *group.messages[r];
@@ -95,9 +94,8 @@ Json rewrite_content(const Json& original, const WireGroup& group,
         const cmf::Message& now = *after[match];
         blocks.next_message();
         const auto pairs = wire::pair_parts(before.content(), now.content());
-        std::size_t thinking = 0;
         for (std::size_t j = 0; j < now.size(); ++j) {
-            Json written = block_for(now, j, thinking);
+            Json written = block_for(now, j);
             if (!pairs[j]) {
                 blocks.added(std::move(written));
                 continue;

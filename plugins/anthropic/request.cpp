@@ -14,15 +14,6 @@ std::string place_of(std::size_t message, std::size_t part, const cmf::ContentPa
            std::string(cmf::to_string(p.type())) + ")";
 }
 
-std::string thinking_signature(const cmf::Message& message, std::size_t k) {
-    const auto& custom = message.custom();
-    if (!custom) return "";
-    auto sigs = custom->find("thinking_signatures");
-    if (sigs == custom->end() || !sigs->is_array() || k >= sigs->size() || !(*sigs)[k].is_string())
-        return "";
-    return (*sigs)[k].get<std::string>();
-}
-
 Json system_block(const cmf::Message& message, std::size_t m, std::size_t i) {
     const auto* text = message.part(i)->get_if<cmf::Text>();
     if (!text) {
@@ -34,13 +25,9 @@ Json system_block(const cmf::Message& message, std::size_t m, std::size_t i) {
 
 Json message_blocks(const cmf::Message& message, std::size_t m) {
     Json blocks = Json::array();
-    std::size_t thinking_index = 0;
     for (std::size_t i = 0; i < message.size(); ++i) {
         const cmf::ContentPart& part = *message.part(i);
-        std::string signature;
-        if (part.type() == cmf::ContentType::thinking)
-            signature = thinking_signature(message, thinking_index++);
-        blocks.push_back(part_to_block(part, place_of(m, i, part), signature));
+        blocks.push_back(part_to_block(part, place_of(m, i, part)));
     }
     // Calls whose input was not an object go back with their raw text as the input.
     for (const Json& flagged : wire::invalid_tool_arguments(message))

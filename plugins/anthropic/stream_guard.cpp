@@ -370,7 +370,16 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
             if (key != block.key()) shown[key] = value;
         }
         shown[block.key()] = block.text->window().substr(from);
+        seal_while_streaming(index, shown);
         return shown;
+    }
+
+    // A thinking block's signature comes last (signature_delta): until then it is sealed with a
+    // stand-in, so the tier check refuses a change to its text from its first delta on.
+    void seal_while_streaming(std::size_t index, Json& shown) const {
+        if (blocks_[index].kind == BlockState::Kind::thinking && so_far_.open(index) &&
+            block_text(shown, "signature").empty())
+            shown["signature"] = cmf::Thinking::pending_signature;
     }
 
     // Runs the processors over `scope`: the message so far (tool_use blocks not complete left
@@ -384,6 +393,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
             for (std::size_t i = 0; i < blocks_.size(); ++i) {
                 if (held_back(i)) continue;
                 view_index_[i] = content.size();
+                seal_while_streaming(i, view_["content"][i]);
                 content.push_back(std::move(view_["content"][i]));
             }
         } else {

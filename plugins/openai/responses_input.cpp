@@ -153,15 +153,18 @@ ResponsesConversation read_responses_input(const WireNode& body) {
             add(cmf::Message(cmf::Role::tool, {ContentPart::make(std::move(result))}),
                 std::move(origin), std::move(slots));
         } else if (type == "reasoning") {
-            // encrypted_content is the provider's own sealed reasoning, not text to scan.
+            // encrypted_content is the provider's own sealed reasoning, not text to scan: it seals
+            // the item's summary texts (cmf::Thinking::signature, immutable in the pipeline).
             wire::refuse_unshown_members(item,
                                          {"type", "id", "summary", "encrypted_content", "status"});
+            const std::string seal = item.string_or("encrypted_content", "");
             cmf::Content parts;
             if (auto summary = item.find("summary")) {
                 std::vector<WireNode> texts = summary->elements();
                 for (std::size_t s = 0; s < texts.size(); ++s) {
                     wire::refuse_unshown_members(texts[s], {"type", "text"});
-                    parts.push_back(ContentPart::thinking(texts[s].object().at("text").string()));
+                    parts.push_back(
+                        ContentPart::thinking(texts[s].object().at("text").string(), seal));
                     slots.parts.push_back(PartSlot{"summary", s});
                 }
             }

@@ -62,10 +62,13 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
             }
             has_calls = true;
         } else if (type == "reasoning") {
+            // encrypted_content seals the summary texts (immutable in the pipeline).
+            const std::string seal = item.string_or("encrypted_content", "");
             if (auto summary = item.find("summary")) {
                 std::vector<WireNode> texts = summary->elements();
                 for (std::size_t k = 0; k < texts.size(); ++k) {
-                    parts.push_back(ContentPart::thinking(texts[k].object().at("text").string()));
+                    parts.push_back(
+                        ContentPart::thinking(texts[k].object().at("text").string(), seal));
                     note(i, "summary", k);
                 }
             }

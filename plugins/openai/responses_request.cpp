@@ -72,8 +72,17 @@ void ResponsesInput::add(const cmf::Message& message, std::size_t m) {
         } else if (const auto* result = part.get_if<cmf::ToolResult>()) {
             after.push_back(function_call_output_item(*result));
         } else if (const auto* thinking = part.get_if<cmf::Thinking>()) {
-            items.push_back(Json{{"type", "reasoning"},
-                                 {"summary", Json::array({reasoning_summary(thinking->text)})}});
+            // Summary texts sealed by one encrypted_content came as one reasoning item.
+            if (thinking->sealed() && !items.empty() &&
+                items.back().value("type", "") == "reasoning" &&
+                items.back().value("encrypted_content", "") == thinking->signature) {
+                items.back()["summary"].push_back(reasoning_summary(thinking->text));
+                continue;
+            }
+            Json item = {{"type", "reasoning"},
+                         {"summary", Json::array({reasoning_summary(thinking->text)})}};
+            if (thinking->sealed()) item["encrypted_content"] = thinking->signature;
+            items.push_back(std::move(item));
         } else {
             blocks.push_back(input_block(part, assistant, place));
         }

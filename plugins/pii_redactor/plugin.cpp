@@ -5,7 +5,15 @@
 // appends a label (default "PII") to security.labels of every message it redacted. Declare
 // append_labels.
 //
-//   config: {kinds: [email, phone, card], label: PII}      (both optional; these are the defaults)
+// A thinking part sealed by its provider (cmf::Thinking::signature) cannot be redacted: the
+// provider refuses an edited signed block, and the pipeline rejects the change. `sealed` says
+// what happens when one holds personal data: `keep` (default) leaves it as the provider wrote it
+// (the data came from that provider), redacts the rest and labels the message with the label and
+// `sealed_label` (default "PII_SEALED"), so later processors and policies see it; `deny` denies
+// the message instead, naming the parts and kinds (code "sealed_pii").
+//
+//   config: {kinds: [email, phone, card], label: PII, sealed: keep, sealed_label: PII_SEALED}
+//           (all optional; these are the defaults)
 #include <string>
 
 #include "cmfpipe/cmf/extensions.hpp"
@@ -22,16 +30,23 @@ namespace cmf = cmfpipe::cmf;
 struct Settings {
     bool emails = true, phones = true, cards = true;
     std::string label = "PII";
+    bool deny_sealed = false;  // sealed: deny
+    std::string sealed_label = "PII_SEALED";
 
     static Settings parse(const Json& config) {
         Settings s;
         if (!config.is_object()) throw ValueError("pii_redactor: config must be an object");
         for (const auto& [key, value] : config.items()) {
-            if (key == "label") {
+            if (key == "label" || key == "sealed_label") {
                 if (!value.is_string() || value.get<std::string>().empty()) {
-                    throw ValueError("pii_redactor: label must be a non-empty string");
+                    throw ValueError("pii_redactor: " + key + " must be a non-empty string");
                 }
-                s.label = value.get<std::string>();
+                (key == "label" ? s.label : s.sealed_label) = value.get<std::string>();
+            } else if (key == "sealed") {
+                if (value != "keep" && value != "deny")
+                    throw ValueError("pii_redactor: sealed must be keep or deny, got " +
+                                     value.dump());
+                s.deny_sealed = value == "deny";
             } else if (key == "kinds") {
                 if (!value.is_array())
                     throw ValueError("pii_redactor: kinds must be a list of email, phone, card");
@@ -50,7 +65,7 @@ struct Settings {
                 }
             } else {
                 throw ValueError("pii_redactor: unknown config key '" + key +
-                                 "' (known: kinds, label)");
+                                 "' (known: kinds, label, sealed, sealed_label)");
             }
         }
         return s;
@@ -63,6 +78,8 @@ class PiiRedactor : public cmfpipe::Processor {
 
     cmfpipe::ProcessorResult process(const cmf::Message& message,
                                      const cmfpipe::ProcessorContext&) const override {
+        const SealedPii sealed = sealed_pii(message);
+        if (s_.deny_sealed && !sealed.parts.empty()) return deny_sealed(sealed);
         cmf::Message out = message;
         bool changed = false;
         for (std::size_t i = 0; i < message.size(); ++i) {
@@ -75,6 +92,9 @@ class PiiRedactor : public cmfpipe::Processor {
             out = out.with_custom(std::move(custom));
             changed = true;
         }
+        if (!sealed.parts.empty())
+            return cmfpipe::ProcessorResult::modify(
+                out.with_labels_added({s_.label, s_.sealed_label}));
         if (!changed) return cmfpipe::ProcessorResult::allow();
         return cmfpipe::ProcessorResult::modify(out.with_labels_added({s_.label}));
     }
@@ -87,6 +107,34 @@ class PiiRedactor : public cmfpipe::Processor {
     }
 
   private:
+    // The sealed thinking parts that hold personal data (content indices) and the kinds found.
+    struct SealedPii {
+        Json parts = Json::array();
+        cmf::StringSet kinds{};
+    };
+
+    SealedPii sealed_pii(const cmf::Message& message) const {
+        SealedPii found;
+        for (std::size_t i = 0; i < message.size(); ++i) {
+            const auto* thinking = message.part(i)->get_if<cmf::Thinking>();
+            if (!thinking || !thinking->sealed()) continue;
+            auto matches = pii::find_pii(thinking->text, s_.emails, s_.phones, s_.cards);
+            if (matches.empty()) continue;
+            found.parts.push_back(i);
+            for (const auto& match : matches) found.kinds.insert(pii::name(match.kind));
+        }
+        return found;
+    }
+
+    static cmfpipe::ProcessorResult deny_sealed(const SealedPii& sealed) {
+        std::string kinds;
+        for (const auto& kind : sealed.kinds) kinds += (kinds.empty() ? "" : ", ") + kind;
+        return cmfpipe::ProcessorResult::deny(
+            "provider-signed thinking holds personal data (" + kinds +
+                ") that cannot be redacted without breaking its signature",
+            "sealed_pii", Json{{"parts", sealed.parts}, {"kinds", Json(sealed.kinds)}});
+    }
+
     // The redacted copy of a part, or nullptr when it holds nothing to redact. Thinking is sent
     // back to the model with the conversation, and tool results go to it as input: both leave.
     // Names and ids are redacted alike: the same id redacts to the same text in a call and in its
@@ -97,6 +145,7 @@ class PiiRedactor : public cmfpipe::Processor {
             return redacted ? cmf::ContentPart::text(std::move(*redacted)) : nullptr;
         }
         if (const auto* thinking = part.get_if<cmf::Thinking>()) {
+            if (thinking->sealed()) return nullptr;  // the provider's: see sealed_pii
             auto redacted = redact(thinking->text);
             return redacted ? cmf::ContentPart::thinking(std::move(*redacted)) : nullptr;
         }

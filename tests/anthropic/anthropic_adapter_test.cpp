@@ -120,7 +120,9 @@ TEST_CASE(
                                                     "claude-sonnet-4-20250514", "anthropic",
                                                     std::nullopt, std::nullopt});
     CHECK(m[0].provenance()->message_id == "msg_1");
-    CHECK(m[0].custom()->dump() == R"({"thinking_signatures":["sig=="]})");
+    // The signature seals the thinking part itself (not kept in custom).
+    CHECK(m[0].part(0)->get<Thinking>() == Thinking{"hmm", "sig==", false});
+    CHECK(m[0].custom() == nullptr);
     // The signature goes back with the thinking block on the next request.
     Json body = adapter()->to_wire(m, agent, Json::object());
     CHECK(body["messages"][0]["content"][0].dump() ==

@@ -66,9 +66,9 @@ TEST_CASE("anthropic request_messages reads every block and tags each message's 
           "messages[0] user: text \"Compare these.\" | image base64 image/png iVBOR | image url "
           "https://x.test/b.png | document base64 application/pdf JVBER \"a.pdf\" | document url "
           "https://x.test/c.pdf\n"
-          "messages[1] assistant: thinking \"Need both tools.\" | text \"Checking.\" | call "
-          "toolu_1 get_weather {\"city\":\"Paris\"} | call toolu_2 get_time {} "
-          "custom={\"thinking_signatures\":[\"sig==\"],\"redacted_thinking\":[\"EmwKAhgB\"]}\n"
+          "messages[1] assistant: thinking \"Need both tools.\" signed sig== | redacted thinking "
+          "EmwKAhgB | text \"Checking.\" | call toolu_1 get_weather {\"city\":\"Paris\"} | call "
+          "toolu_2 get_time {}\n"
           "messages[2] tool: result toolu_1 get_weather \"22C\" | result toolu_2 get_time "
           "[{\"type\":\"text\",\"text\":\"clock offline\"}] error\n"
           "messages[2] user: text \"Go on.\"\n"
@@ -82,7 +82,9 @@ TEST_CASE("anthropic request_messages reads every block and tags each message's 
           "messages[3] user:\n");
 }
 
-TEST_CASE("anthropic request after the real pii_redactor: only the redacted text changes") {
+TEST_CASE(
+    "anthropic request after the real pii_redactor: only the redacted text changes, signed thinking "
+    "goes back as it came") {
     const Json body = Json::parse(R"({"model":"claude","max_tokens":100,
       "system":[{"type":"text","text":"Escalate to ops@corp.example.","cache_control":{"type":"ephemeral"}}],
       "messages":[
@@ -100,7 +102,7 @@ TEST_CASE("anthropic request after the real pii_redactor: only the redacted text
     CHECK(
         adapter().with_request_messages(body, messages, Json::object()).dump() ==
         exact(
-            R"({"model":"claude","max_tokens":100,"system":[{"type":"text","text":"Escalate to [REDACTED:EMAIL].","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"I am [REDACTED:EMAIL]."},{"role":"assistant","content":[{"type":"thinking","thinking":"Look up [REDACTED:EMAIL].","signature":"sig=="},{"type":"tool_use","id":"t1","name":"lookup","input":{"email":"[REDACTED:EMAIL]","limit":5}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"[REDACTED:EMAIL]: known"}],"cache_control":{"type":"ephemeral"}},{"type":"text","text":"Also mail [REDACTED:EMAIL]."},{"type":"image","source":{"type":"url","url":"https://x.test/a.png"}}]},{"role":"assistant","content":"Nothing personal here."}],"temperature":0.5,"tool_choice":{"type":"auto"},"stream":true,"x_vendor":{"k":1}})"));
+            R"({"model":"claude","max_tokens":100,"system":[{"type":"text","text":"Escalate to [REDACTED:EMAIL].","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"I am [REDACTED:EMAIL]."},{"role":"assistant","content":[{"type":"thinking","thinking":"Look up bob@example.com.","signature":"sig=="},{"type":"tool_use","id":"t1","name":"lookup","input":{"email":"[REDACTED:EMAIL]","limit":5}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"[REDACTED:EMAIL]: known"}],"cache_control":{"type":"ephemeral"}},{"type":"text","text":"Also mail [REDACTED:EMAIL]."},{"type":"image","source":{"type":"url","url":"https://x.test/a.png"}}]},{"role":"assistant","content":"Nothing personal here."}],"temperature":0.5,"tool_choice":{"type":"auto"},"stream":true,"x_vendor":{"k":1}})"));
 }
 
 TEST_CASE("anthropic request: removed and new messages, tool results and text of one message") {

@@ -357,7 +357,9 @@ TEST_CASE("anthropic guarded stream: multi-byte UTF-8 is cut on code points") {
                                                  message_delta, message_stop});
 }
 
-TEST_CASE("anthropic guarded stream: thinking is held apart and goes out before its signature") {
+TEST_CASE(
+    "anthropic guarded stream: thinking is held apart, goes out before its signature, and is "
+    "sealed from its first delta: the redactor leaves it as it came") {
     const std::string signature =
         delta(0, R"({"type":"signature_delta","signature":"EqQBCgIYAhIM"})");
     const GuardedRun run = run_guarded(
@@ -366,13 +368,31 @@ TEST_CASE("anthropic guarded stream: thinking is held apart and goes out before 
             delta(0, R"({"type":"thinking_delta","thinking":"Mail joe@example.com?"})") +
             signature + block_stop(0) + text_start(1) + ping + text(1, "Done.") + block_stop(1) +
             message_delta + message_stop);
-    CHECK(run.pushed ==
-          std::vector<std::string>{
-              message_start, block_start(0, R"({"type":"thinking","thinking":""})"), "",
-              delta(0, R"({"type":"thinking_delta","thinking":"Mail [REDACTED:EMAIL]?"})") +
-                  signature,
-              block_stop(0), text_start(1), ping, "", text(1, "Done.") + block_stop(1),
-              message_delta, message_stop});
+    CHECK(
+        run.pushed ==
+        std::vector<std::string>{
+            message_start, block_start(0, R"({"type":"thinking","thinking":""})"), "",
+            delta(0, R"({"type":"thinking_delta","thinking":"Mail joe@example.com?"})") + signature,
+            block_stop(0), text_start(1), ping, "", text(1, "Done.") + block_stop(1), message_delta,
+            message_stop});
+}
+
+TEST_CASE(
+    "anthropic guarded stream: a processor that must not let sealed PII pass denies it at the "
+    "first delta, before the signature has come") {
+    const char* const deny_sealed =
+        "processors:\n"
+        "  - {name: redact_pii, kind: pii_redactor, hooks: [llm_output], capabilities: "
+        "[append_labels], config: {sealed: deny}}\n";
+    const std::string thinking_start = block_start(0, R"({"type":"thinking","thinking":""})");
+    const GuardedRun run = run_guarded(
+        adapter(), request, deny_sealed, 0,
+        message_start + thinking_start +
+            delta(0, R"({"type":"thinking_delta","thinking":"Mail joe@example.com?"})") +
+            delta(0, R"({"type":"signature_delta","signature":"EqQBCgIYAhIM"})") + block_stop(0) +
+            message_delta + message_stop);
+    CHECK(run.pushed[2] == block_stop(0) + refusal);
+    CHECK(run.all() == message_start + thinking_start + block_stop(0) + refusal);
 }
 
 TEST_CASE("anthropic guarded stream: the work of a step does not grow with the stream") {

@@ -314,3 +314,43 @@ TEST_CASE("nlohmann ADL conversions", "[cmf][json]") {
         R"({"schema_version":"2.0","role":"system","content":[{"content_type":"text","text":"be brief"}],"channel":null})");
     CHECK(j.get<Message>() == m);
 }
+
+TEST_CASE("a thinking part's seal round-trips beside its text, only when it has one",
+          "[cmf][json]") {
+    const Json wire = parse(R"([{
+      "schema_version": "2.0", "role": "assistant",
+      "content": [
+        {"content_type": "thinking", "text": "plain"},
+        {"content_type": "thinking", "text": "signed", "signature": "EqQBCkYIBxgCKkB=="},
+        {"content_type": "thinking", "text": "", "signature": "EmwKAhgB", "redacted": true}
+      ],
+      "channel": null
+    }])");
+    const auto messages = messages_from_json(wire);
+    REQUIRE(messages[0].size() == 3);
+    CHECK(messages[0].part(0)->get<Thinking>() == Thinking{"plain", "", false});
+    CHECK_FALSE(messages[0].part(0)->get<Thinking>().sealed());
+    CHECK(messages[0].part(1)->get<Thinking>() == Thinking{"signed", "EqQBCkYIBxgCKkB==", false});
+    CHECK(messages[0].part(1)->get<Thinking>().sealed());
+    CHECK(messages[0].part(2)->get<Thinking>() == Thinking{"", "EmwKAhgB", true});
+    CHECK(messages_to_json(messages) == wire);  // exact: no signature member when there is none
+    // The seal is part of the value: the same text with another signature is another part.
+    CHECK_FALSE(*ContentPart::thinking("signed", "A") == *ContentPart::thinking("signed", "B"));
+    CHECK_FALSE(*ContentPart::thinking("signed", "A") == *ContentPart::thinking("signed"));
+
+    CHECK(error_of(Json::array({Json{{"role", "assistant"},
+                                     {"content", Json::array({Json{{"content_type", "thinking"},
+                                                                   {"text", ""},
+                                                                   {"redacted", true}}})}}})) ==
+          "messages[0].content[0].redacted: a redacted thinking part needs its 'signature'");
+    CHECK(error_of(Json::array({Json{{"role", "assistant"},
+                                     {"content", Json::array({Json{{"content_type", "thinking"},
+                                                                   {"text", "t"},
+                                                                   {"signature", 5}}})}}})) ==
+          "messages[0].content[0].signature: expected a string or null, got integer");
+    CHECK(error_of(Json::array({Json{
+              {"role", "assistant"},
+              {"content", Json::array({Json{
+                              {"content_type", "text"}, {"text", "t"}, {"signature", "S"}}})}}})) ==
+          "messages[0].content[0].signature: unknown field (expected one of: content_type, text)");
+}

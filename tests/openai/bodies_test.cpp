@@ -99,7 +99,7 @@ TEST_CASE("openai request_messages reads Responses instructions, input strings a
           "input[1] user: text \"Look at these.\" | image url https://x.test/c.png | image url "
           "file-img1 | document base64 application/pdf JVBER \"b.pdf\" | document url file-doc1 | "
           "document url https://x.test/d.pdf\n"
-          "input[2] assistant: thinking \"Need the weather.\"\n"
+          "input[2] assistant: thinking \"Need the weather.\" signed gAAA\n"
           "input[3] assistant: text \"Checking.\" | text \"Not that part.\" "
           "custom={\"refusal\":\"Not that part.\"}\n"
           "input[4] assistant: call call_9 get_weather {\"city\":\"Oslo\"}\n"
@@ -250,4 +250,49 @@ TEST_CASE("openai Responses output: a part rewritten, a call removed, a text add
         adapter().with_response_messages(body, messages, Json::object())["output"].dump() ==
         exact(
             R"([{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"thought"}]},{"type":"web_search_call","id":"ws_1","status":"completed"},{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Call 555-123-4567 tomorrow.","annotations":[]},{"type":"output_text","text":"See you."}]}])"));
+}
+
+TEST_CASE(
+    "openai Responses reasoning sealed by encrypted_content passes the real pii_redactor as it "
+    "came, in requests and answers") {
+    const Json body = Json::parse(R"({"model":"o4-mini","include":["reasoning.encrypted_content"],
+      "input":[{"role":"user","content":"I am bob@example.com"},
+        {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Write to bob@example.com."},
+          {"type":"summary_text","text":"Then ann@example.com."}],"encrypted_content":"gAAAAB=="},
+        {"type":"reasoning","id":"rs_2","summary":[{"type":"summary_text","text":"Unsealed: ann@example.com"}]},
+        {"type":"message","role":"user","content":[{"type":"input_text","text":"ok"}]}],
+      "store":false})");
+    auto messages = adapter().request_messages(body, Json::object());
+    REQUIRE(messages.size() == 4);
+    CHECK(messages[1].part(0)->get<Thinking>() ==
+          Thinking{"Write to bob@example.com.", "gAAAAB==", false});
+    CHECK(messages[1].part(1)->get<Thinking>().signature == "gAAAAB==");
+    CHECK_FALSE(messages[2].part(0)->get<Thinking>().sealed());
+    messages = redacted(std::move(messages), "llm_input");
+    CHECK(messages[1].security()->labels == StringSet{"PII", "PII_SEALED"});
+    CHECK(
+        adapter().with_request_messages(body, messages, Json::object()).dump() ==
+        exact(
+            R"({"model":"o4-mini","include":["reasoning.encrypted_content"],"input":[{"role":"user","content":"I am [REDACTED:EMAIL]"},{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Write to bob@example.com."},{"type":"summary_text","text":"Then ann@example.com."}],"encrypted_content":"gAAAAB=="},{"type":"reasoning","id":"rs_2","summary":[{"type":"summary_text","text":"Unsealed: [REDACTED:EMAIL]"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"ok"}]}],"store":false})"));
+
+    const Json answer = Json::parse(
+        R"({"id":"resp_1","object":"response","created_at":1700000000,"status":"completed","model":"o4-mini","output":[{"type":"reasoning","id":"rs_9","summary":[{"type":"summary_text","text":"ada@example.com asked."}],"encrypted_content":"gAAAAC=="},{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Mail ada@example.com.","annotations":[]}]}],"usage":{"input_tokens":5,"output_tokens":6,"total_tokens":11}})");
+    const auto out = redacted(adapter().from_wire(answer.dump(), Json::object()), "llm_output");
+    Json expected = answer;
+    expected["output"][1]["content"][0]["text"] = "Mail [REDACTED:EMAIL].";
+    CHECK(adapter().with_response_messages(answer, out, Json::object()).dump() ==
+          exact(expected.dump().c_str()));
+}
+
+TEST_CASE("openai Responses to_wire writes a sealed part's encrypted_content, one item a seal") {
+    const Json agent = {{"model", {{"id", "o4-mini"}, {"apiType", "responses"}}}};
+    const std::vector<Message> messages{
+        Message::text(Role::user, "hi"),
+        Message(Role::assistant, {ContentPart::thinking("first", "gAAAAB=="),
+                                  ContentPart::thinking("second", "gAAAAB=="),
+                                  ContentPart::thinking("own", ""), ContentPart::text("Hello.")})};
+    CHECK(
+        adapter().to_wire(messages, agent, Json::object())["input"].dump() ==
+        exact(
+            R"([{"role":"user","content":"hi"},{"type":"reasoning","summary":[{"type":"summary_text","text":"first"},{"type":"summary_text","text":"second"}],"encrypted_content":"gAAAAB=="},{"type":"reasoning","summary":[{"type":"summary_text","text":"own"}]},{"role":"assistant","content":"Hello."}])"));
 }

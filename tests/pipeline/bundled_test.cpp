@@ -306,4 +306,87 @@ TEST_CASE("bundled processors refuse bad configs with what and where") {
           "test.yaml:2:5: processor 'd' (kind data_policy) refused its configuration: data_policy: "
           "takes no config "
           "(got {\"x\":1})");
+    CHECK(refusal("processors:\n  - {name: p, kind: pii_redactor, hooks: [llm_input], config: "
+                  "{sealed: redact}}\n") ==
+          "test.yaml:2:5: processor 'p' (kind pii_redactor) refused its configuration: "
+          "pii_redactor: sealed must be keep or deny, got \"redact\"");
+}
+
+TEST_CASE(
+    "pii_redactor: signed thinking is left as the provider wrote it and the message labelled") {
+    const Json sealed = {{"content_type", "thinking"},
+                         {"text", "the user is ada@example.com"},
+                         {"signature", "EqQBCkYIBxgCKkB=="}};
+    const Json redacted_block = {
+        {"content_type", "thinking"}, {"text", ""}, {"signature", "EmwKAhgB"}, {"redacted", true}};
+    const Json assistant = {
+        {"role", "assistant"},
+        {"content", Json::array({sealed,
+                                 redacted_block,
+                                 {{"content_type", "text"}, {"text", "Mail ada@example.com."}}})}};
+    const Json clean_sealed = {
+        {"role", "assistant"},
+        {"content",
+         Json::array(
+             {{{"content_type", "thinking"}, {"text", "nothing personal"}, {"signature", "S2"}}})}};
+    const auto in =
+        pl::messages_from_document({{"messages", Json::array({assistant, clean_sealed})}}, "t");
+
+    SECTION("sealed: keep (default): the rest is redacted, labels PII and PII_SEALED") {
+        auto result = pipeline(redactor, bundled()).run("llm_input", in);
+        CHECK_FALSE(result.stopped);
+        REQUIRE(result.decisions.size() == 1);  // the clean sealed message: nothing to do
+        CHECK(pl::to_json(result.decisions[0]) == Json{{"processor", "pii"},
+                                                       {"kind", "pii_redactor"},
+                                                       {"hook", "llm_input"},
+                                                       {"message", 0},
+                                                       {"mode", "enforce"},
+                                                       {"outcome", "modified"},
+                                                       {"effect", "applied"}});
+        const auto& m = result.messages[0];
+        CHECK(m.part(0) == in[0].part(0));  // the very part, signature and text
+        CHECK(m.part(1) == in[0].part(1));
+        CHECK(m.part(2)->get<cmf::Text>().text == "Mail [REDACTED:EMAIL].");
+        CHECK(m.security()->labels == cmf::StringSet{"PII", "PII_SEALED"});
+        CHECK(result.messages[1].content_ptr() == in[1].content_ptr());
+    }
+    SECTION("only sealed PII: nothing redacted, the labels still tell") {
+        const auto only = pl::messages_from_document(
+            {{"messages",
+              Json::array({{{"role", "assistant"}, {"content", Json::array({sealed})}}})}},
+            "t");
+        auto result =
+            run("processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_output], "
+                "capabilities: [append_labels], config: {sealed_label: RAW_PII}}\n",
+                {{"messages",
+                  Json::array({{{"role", "assistant"}, {"content", Json::array({sealed})}}})}},
+                "llm_output");
+        REQUIRE(result.decisions.size() == 1);
+        CHECK(result.decisions[0].outcome == pl::Outcome::modified);
+        CHECK(*result.messages[0].part(0) == *only[0].part(0));
+        CHECK(result.messages[0].security()->labels == cmf::StringSet{"PII", "RAW_PII"});
+    }
+    SECTION("sealed: deny: the message is denied, naming the parts and kinds") {
+        auto result = pipeline(
+                          "processors:\n  - {name: pii, kind: pii_redactor, hooks: [llm_input], "
+                          "capabilities: [append_labels], config: {sealed: deny}}\n",
+                          bundled())
+                          .run("llm_input", in);
+        CHECK(result.stopped);
+        REQUIRE(result.decisions.size() == 1);
+        CHECK(pl::to_json(result.decisions[0]) ==
+              Json{{"processor", "pii"},
+                   {"kind", "pii_redactor"},
+                   {"hook", "llm_input"},
+                   {"message", 0},
+                   {"mode", "enforce"},
+                   {"outcome", "denied"},
+                   {"effect", "stopped"},
+                   {"reason",
+                    "provider-signed thinking holds personal data (email) that cannot be redacted "
+                    "without breaking its signature"},
+                   {"code", "sealed_pii"},
+                   {"details", {{"parts", {0}}, {"kinds", {"email"}}}}});
+        CHECK(result.messages[0] == in[0]);
+    }
 }

@@ -6,6 +6,7 @@
 #include "cmfpipe/core/files.hpp"
 #include "cmfpipe/core/pipeline/tiers.hpp"
 #include "fixture.hpp"
+#include "plugins/recording.hpp"
 #include "support/corpus.hpp"
 
 using namespace pipeline_test;
@@ -176,4 +177,163 @@ TEST_CASE(
         std::vector<SlotViolation>{{"http", "guarded", "plugin lacks 'write_headers' capability"}});
     CHECK_FALSE(refused.changed);
     CHECK(refused.message.extensions_ptr() == current.extensions_ptr());
+}
+
+// Signed reasoning (issue 27, point 4): a sealed thinking part is immutable inside mutable content.
+namespace {
+
+cmf::PartPtr sealed(std::string text, std::string signature) {
+    return cmf::ContentPart::thinking(std::move(text), std::move(signature));
+}
+
+// [sealed S1, text, sealed S2, unsealed thinking]
+cmf::Message signed_turn() {
+    return cmf::Message(cmf::Role::assistant,
+                        {sealed("mail bob@example.com", "S1"), cmf::ContentPart::text("hi"),
+                         sealed("second", "S2"), cmf::ContentPart::thinking("free")});
+}
+
+cmf::Message with_content(const cmf::Message& m, cmf::Content content) {
+    return m.with_content(std::move(content));
+}
+
+std::vector<SlotViolation> sealed_violation(std::string detail) {
+    return {{"content.thinking", "immutable", std::move(detail)}};
+}
+
+}  // namespace
+
+TEST_CASE("a sealed thinking part may not be changed, unsealed, removed, reordered or forged") {
+    const cmf::Message before = signed_turn();
+    const cmf::Content& c = before.content();
+    struct Case {
+        const char* name;
+        cmf::Content content;
+        std::string detail;
+    };
+    const std::vector<Case> cases{
+        {"text edited, signature kept",
+         {sealed("mail [REDACTED:EMAIL]", "S1"), c[1], c[2], c[3]},
+         "the text of the sealed thinking part content[0] was changed (the provider refuses an "
+         "edited signed block)"},
+        {"edited and unsealed (the signature dropped)",
+         {cmf::ContentPart::thinking("mail [REDACTED:EMAIL]"), c[1], c[2], c[3]},
+         "the sealed thinking part content[0] was changed, unsealed or removed"},
+        {"redacted flag set",
+         {cmf::ContentPart::make(cmf::Thinking{"mail bob@example.com", "S1", true}), c[1], c[2],
+          c[3]},
+         "the sealed thinking part content[0] was changed (the provider refuses an edited signed "
+         "block)"},
+        {"removed",
+         {c[1], c[2], c[3]},
+         "the sealed thinking part content[0] was changed, unsealed or removed"},
+        {"re-signed",
+         {sealed("mail bob@example.com", "S9"), c[1], c[2], c[3]},
+         "content[0] carries a signature the message did not have (a provider's signature cannot "
+         "be forged or replaced)"},
+        {"reordered",
+         {c[2], c[1], c[0], c[3]},
+         "the sealed thinking parts were reordered (content[0])"},
+        {"forged: a sealed part added",
+         {c[0], c[1], c[2], c[3], sealed("made up", "F")},
+         "content[4] carries a signature the message did not have (a provider's signature cannot "
+         "be forged or replaced)"},
+        {"duplicated",
+         {c[0], c[0], c[1], c[2], c[3]},
+         "the sealed thinking parts were reordered (content[2])"},
+    };
+    for (const Case& k : cases) {
+        DYNAMIC_SECTION(k.name) {
+            const cmf::Message returned =
+                with_content(before, k.content).with_labels_added({"PII"});
+            const auto out = apply_returned(before, before, returned, {false, true});
+            CHECK(out.violations == sealed_violation(k.detail));
+            // Rejected whole: the label and the other parts' changes go with it.
+            CHECK_FALSE(out.changed);
+            CHECK(out.message.content_ptr() == before.content_ptr());
+            CHECK(out.message.extensions_ptr() == before.extensions_ptr());
+        }
+    }
+}
+
+TEST_CASE("around sealed thinking, content stays mutable; unsealed thinking is mutable") {
+    const cmf::Message before = signed_turn();
+    const cmf::Content& c = before.content();
+    // Text redacted, unsealed thinking rewritten, a part added and one removed between the sealed.
+    const cmf::Message returned = with_content(before, {cmf::ContentPart::text("new"), c[0], c[2],
+                                                        cmf::ContentPart::thinking("rewritten")});
+    const auto out = apply_returned(before, before, returned, {});
+    CHECK(out.violations.empty());
+    CHECK(out.changed);
+    CHECK(out.message.content() == returned.content());
+    // The sealed parts rebuilt equal (a processor that copies every part) are no change of them.
+    const cmf::Message rebuilt =
+        with_content(before, {sealed("mail bob@example.com", "S1"), cmf::ContentPart::text("hello"),
+                              sealed("second", "S2"), c[3]});
+    const auto kept = apply_returned(before, before, rebuilt, {});
+    CHECK(kept.violations.empty());
+    CHECK(kept.message.text_content() == "hello");
+}
+
+TEST_CASE("a thinking part sealed with the pending stand-in (a streamed block) is immutable") {
+    const cmf::Message before(cmf::Role::assistant,
+                              {sealed("so far bob@example.com", cmf::Thinking::pending_signature)});
+    const auto out = apply_returned(
+        before, before,
+        before.with_part(0, sealed("so far [REDACTED:EMAIL]", cmf::Thinking::pending_signature)),
+        {});
+    CHECK(out.violations == sealed_violation("the text of the sealed thinking part content[0] was "
+                                             "changed (the provider refuses an edited signed "
+                                             "block)"));
+}
+
+TEST_CASE(
+    "a processor's change to sealed thinking is rejected and reported as any immutable slot") {
+    cmfpipe::Registry reg;
+    reg.add_builtin(cmfpipe_builtin_recording());
+    const std::vector<cmf::Message> turn{
+        signed_turn(),
+        cmf::Message(cmf::Role::assistant, {cmf::ContentPart::thinking("unsealed")})};
+    const Json violation = {
+        {"processor", "editor"},
+        {"kind", "edit_thinking"},
+        {"hook", "llm_input"},
+        {"message", 0},
+        {"mode", "enforce"},
+        {"outcome", "violation"},
+        {"effect", "stopped"},
+        {"violations",
+         {{{"slot", "content.thinking"},
+           {"tier", "immutable"},
+           {"detail",
+            "the text of the sealed thinking part content[0] was changed (the provider refuses "
+            "an edited signed block)"}}}}};
+
+    SECTION("enforce: the run stops there") {
+        const auto result =
+            pipeline("processors:\n  - {name: editor, kind: edit_thinking, hooks: [llm_input]}\n",
+                     reg)
+                .run("llm_input", turn);
+        CHECK(result.stopped);
+        CHECK(decisions(result) == Json::array({violation}));
+        CHECK(result.messages[0] == turn[0]);
+    }
+    SECTION(
+        "permissive: the copy is rejected, the message goes on as it was, unsealed ones change") {
+        const auto result = pipeline(
+                                "processors:\n  - {name: editor, kind: edit_thinking, hooks: "
+                                "[llm_input], mode: permissive}\n",
+                                reg)
+                                .run("llm_input", turn);
+        CHECK_FALSE(result.stopped);
+        Json rejected = violation;
+        rejected["mode"] = "permissive";
+        rejected["effect"] = "rejected";
+        Json applied = {{"processor", "editor"}, {"kind", "edit_thinking"}, {"hook", "llm_input"},
+                        {"message", 1},          {"mode", "permissive"},    {"outcome", "modified"},
+                        {"effect", "applied"}};
+        CHECK(decisions(result) == Json::array({rejected, applied}));
+        CHECK(result.messages[0] == turn[0]);
+        CHECK(result.messages[1].part(0)->get<cmf::Thinking>().text == "unsealed (edited)");
+    }
 }

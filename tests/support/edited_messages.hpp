@@ -10,14 +10,16 @@
 
 namespace cmfpipe::testing {
 
-// Every text and thinking part and every tool result's string content with " (edited)" added.
+// Every text and unsealed thinking part and every tool result's string content with " (edited)"
+// added.
 inline std::vector<cmf::Message> edited(std::vector<cmf::Message> messages) {
     for (cmf::Message& m : messages) {
         for (std::size_t i = 0; i < m.size(); ++i) {
             const cmf::ContentPart& part = *m.part(i);
             if (const auto* text = part.get_if<cmf::Text>()) {
                 m = m.with_part(i, cmf::ContentPart::text(text->text + " (edited)"));
-            } else if (const auto* thinking = part.get_if<cmf::Thinking>()) {
+            } else if (const auto* thinking = part.get_if<cmf::Thinking>();
+                       thinking && !thinking->sealed()) {  // sealed: immutable in a pipeline
                 m = m.with_part(i, cmf::ContentPart::thinking(thinking->text + " (edited)"));
             } else if (const auto* result = part.get_if<cmf::ToolResult>();
                        result && result->content.is_string()) {

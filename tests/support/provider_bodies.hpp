@@ -105,8 +105,9 @@ inline std::vector<NamedBody> corpus_responses(std::string_view provider) {
 }
 
 // One line per message, "<origin> <role>: <part> | <part>" (+ " custom=<json>"), each part short
-// and exact: text "..", thinking "..", call ID NAME {ARGS}, result ID NAME CONTENT [error],
-// image|audio|document url|base64 [MEDIA_TYPE] DATA ["TITLE"].
+// and exact: text "..", thinking ".." [signed SIGNATURE], redacted thinking DATA, call ID NAME
+// {ARGS}, result ID NAME CONTENT [error], image|audio|document url|base64 [MEDIA_TYPE] DATA
+// ["TITLE"].
 inline std::string outline(const std::vector<cmf::Message>& messages) {
     std::string out;
     for (const cmf::Message& m : messages) {
@@ -123,7 +124,12 @@ inline std::string outline(const std::vector<cmf::Message>& messages) {
             if (const auto* text = part.get_if<cmf::Text>()) {
                 out += "text " + Json(text->text).dump();
             } else if (const auto* thinking = part.get_if<cmf::Thinking>()) {
-                out += "thinking " + Json(thinking->text).dump();
+                if (thinking->redacted)
+                    out += "redacted thinking " + thinking->signature;
+                else
+                    out += "thinking " + Json(thinking->text).dump();
+                if (thinking->sealed() && !thinking->redacted)
+                    out += " signed " + thinking->signature;
             } else if (const auto* call = part.get_if<cmf::ToolCall>()) {
                 out +=
                     "call " + call->tool_call_id + " " + call->name + " " + call->arguments.dump();

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <string>
 
+#include "cmfpipe/cmf/content.hpp"
 #include "cmfpipe/cmf/extensions.hpp"
 
 namespace cmfpipe::pipeline {
@@ -132,6 +134,56 @@ class Checker {
     std::optional<cmf::Extensions> merged_;
 };
 
+// A sealed thinking part of a message's content, with where it is (for the detail).
+struct SealedPart {
+    std::size_t index;
+    const cmf::Thinking* thinking;
+};
+
+std::vector<SealedPart> sealed_parts(const cmf::Message& message) {
+    std::vector<SealedPart> out;
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        const auto* thinking = message.part(i)->get_if<cmf::Thinking>();
+        if (thinking && thinking->sealed()) out.push_back({i, thinking});
+    }
+    return out;
+}
+
+// Content is mutable, but a provider-signed thinking part is not: the provider refuses a sealed
+// block that was edited. The sealed parts of the copy must be those given, in order (other parts
+// may come and go around them). The first difference is reported.
+void check_sealed_thinking(const cmf::Message& given, const cmf::Message& returned,
+                           std::vector<SlotViolation>& violations) {
+    const std::vector<SealedPart> was = sealed_parts(given);
+    const std::vector<SealedPart> is = sealed_parts(returned);
+    auto at = [](std::size_t index) { return "content[" + std::to_string(index) + "]"; };
+    auto has_seal = [](const std::vector<SealedPart>& parts, const std::string& signature) {
+        return std::any_of(parts.begin(), parts.end(),
+                           [&](const SealedPart& p) { return p.thinking->signature == signature; });
+    };
+    std::string detail;
+    for (std::size_t k = 0; k < std::max(was.size(), is.size()) && detail.empty(); ++k) {
+        if (k < was.size() && k < is.size() && *was[k].thinking == *is[k].thinking) continue;
+        if (k < is.size() && (k >= was.size() || !has_seal(was, is[k].thinking->signature))) {
+            detail = at(is[k].index) +
+                     " carries a signature the message did not have (a provider's signature "
+                     "cannot be forged or replaced)";
+        } else if (k >= is.size() || !has_seal(is, was[k].thinking->signature)) {
+            detail = "the sealed thinking part " + at(was[k].index) +
+                     " was changed, unsealed or removed";
+        } else if (was[k].thinking->signature != is[k].thinking->signature) {
+            detail = "the sealed thinking parts were reordered (" + at(was[k].index) + ")";
+        } else {
+            detail =
+                "the " +
+                std::string(was[k].thinking->text != is[k].thinking->text ? "text of the " : "") +
+                "sealed thinking part " + at(was[k].index) +
+                " was changed (the provider refuses an edited signed block)";
+        }
+    }
+    if (!detail.empty()) violations.push_back({"content.thinking", "immutable", std::move(detail)});
+}
+
 }  // namespace
 
 ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& given,
@@ -141,10 +193,12 @@ ReturnedCopy apply_returned(const cmf::Message& current, const cmf::Message& giv
         violations.push_back({"role", "immutable", "the role of a message cannot be changed"});
     }
 
-    // Content is mutable. A part the processor left as given keeps the current part (which may
-    // hold nested messages the processor was shown filtered); a changed part is taken.
+    // Content is mutable (sealed thinking aside). A part the processor left as given keeps the
+    // current part (which may hold nested messages the processor was shown filtered); a changed
+    // part is taken.
     std::optional<cmf::Content> content;
     if (returned.content_ptr() != given.content_ptr() && returned.content() != given.content()) {
+        check_sealed_thinking(given, returned, violations);
         content = returned.content();
         if (content->size() == given.size() && given.size() == current.size()) {
             for (std::size_t i = 0; i < content->size(); ++i) {

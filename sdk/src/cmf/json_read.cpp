@@ -402,12 +402,17 @@ PartPtr part_from_json(const Json& json, std::string_view path_view) {
     if (!part.is_object()) part.fail_expected("a content part object");
     if (!json.contains("content_type")) part.fail("missing 'content_type' discriminator");
     const ContentType type = enum_at<ContentType>(part.at("content_type"), "content_type");
-    if (type == ContentType::text || type == ContentType::thinking) {
+    if (type == ContentType::text) {
         JsonReader r = object_at(json, path, {"content_type", "text"});
-        std::string text = required_string(r, "text");
-        return make_part(type == ContentType::text ? ContentPart::Value(Text{std::move(text)})
-                                                   : ContentPart::Value(Thinking{std::move(text)}),
-                         path);
+        return make_part(Text{required_string(r, "text")}, path);
+    }
+    if (type == ContentType::thinking) {  // + the provider's seal, when it has one
+        JsonReader r = object_at(json, path, {"content_type", "text", "signature", "redacted"});
+        Thinking thinking{required_string(r, "text"), r.optional_string("signature").value_or(""),
+                          r.boolean_or("redacted", false)};
+        if (thinking.redacted && !thinking.sealed())
+            r.at("redacted").fail("a redacted thinking part needs its 'signature'");
+        return make_part(std::move(thinking), path);
     }
     JsonReader r = object_at(json, path, {"content_type", "content"});
     const JsonReader body = r.at("content");

@@ -128,6 +128,11 @@ Json part_to_json(const ContentPart& part) {
         out["text"] = *text;
     else
         out["content"] = std::visit(PartBody{}, part.value());
+    // A thinking part's seal, beside its text: only when there is one (the spec's shape otherwise).
+    if (const auto* thinking = part.get_if<Thinking>()) {
+        if (thinking->sealed()) out["signature"] = thinking->signature;
+        if (thinking->redacted) out["redacted"] = true;
+    }
     return out;
 }
 

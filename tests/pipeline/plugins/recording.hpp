@@ -4,6 +4,7 @@
 //   record        lets every message through, noting the object it was handed and a copy of it
 //   label_first   adds the label FIRST to message 0 only
 //   label_all     adds the label SEEN to every message
+//   edit_thinking adds " (edited)" to every thinking part, keeping its signature (a naive editor)
 // The tests run pipelines on one thread; the log is theirs to clear.
 #include <vector>
 

@@ -26,8 +26,20 @@ struct Text {
 };
 
 // content_type "thinking": chain-of-thought, same wire shape as text.
+// `signature` is the provider's seal over the reasoning, opaque: Anthropic's thinking `signature`,
+// redacted_thinking's `data`, a Responses reasoning item's `encrypted_content`. The provider
+// refuses a sealed block that was edited, so a sealed part is immutable in the pipeline
+// (core pipeline tiers). `redacted`: the provider sent only sealed data, no readable text
+// (Anthropic redacted_thinking). JSON: "signature" / "redacted" members, when set.
 struct Thinking {
+    // A stream guard's stand-in while the real signature is still on its way (Anthropic sends it
+    // last, in a signature_delta): the part is sealed from its first delta. Never sent out.
+    static constexpr const char* pending_signature = "cmfpipe:signature-pending";
+
     std::string text{};
+    std::string signature{};
+    bool redacted = false;
+    bool sealed() const { return !signature.empty(); }
     bool operator==(const Thinking&) const = default;
 };
 
@@ -140,7 +152,9 @@ class ContentPart {
         return std::make_shared<const ContentPart>(Value(std::move(value)));
     }
     static PartPtr text(std::string text) { return make(Text{std::move(text)}); }
-    static PartPtr thinking(std::string text) { return make(Thinking{std::move(text)}); }
+    static PartPtr thinking(std::string text, std::string signature = {}) {
+        return make(Thinking{std::move(text), std::move(signature)});
+    }
 
     ContentType type() const { return static_cast<ContentType>(value_.index()); }
     const Value& value() const { return value_; }

@@ -14,6 +14,9 @@
 //   monotonic  security.labels: removing one is a violation; adding needs append_labels
 //   guarded    http: any change needs write_headers
 //   mutable    content, channel, custom: accepted
+//   immutable  within content, "content.thinking": the sealed thinking parts (cmf::Thinking with a
+//              provider signature) of the copy must be those given, in order: none changed,
+//              removed, moved or added
 //
 // Slots a processor was not granted are absent from `given`; leaving them absent is no change,
 // and they are carried over from the current message untouched.
