@@ -14,6 +14,8 @@ mock records every request); any other request goes to the mock unchanged. The m
   flow-parallel  calls get_weather and get_time at once ({"city": "Paris"}); then "done: " + the
                  results joined with " | "
   flow-json      answers the JSON text {"city": "Paris", "contact": "ada@example.com"}
+  flow-logprobs  (Chat Completions) answers LOGPROB_TEXT, streamed one token a chunk, each chunk with
+                 the logprobs entry of its token (with "logprobs": true)
   flow-thinking  (Anthropic) a signed thinking block that names ada@example.com and a call of
                  get_weather; then "done: " + the result
 Each speaks the route's format: Chat Completions, Anthropic Messages or Responses, streamed
@@ -76,6 +78,17 @@ def tool_results(body, path):
     return results
 
 
+# Its tokens: the streamed chunks of flow-logprobs, one logprobs entry each.
+LOGPROB_TOKENS = ["The", " answer", " is", " plain", ",", " write", " to", " ada", "@", "example",
+                  ".", "com", " or", " not", " at", " all", "."]
+LOGPROB_TEXT = "".join(LOGPROB_TOKENS)
+
+
+def logprob_entry(token, rank):
+    return {"token": token, "logprob": -0.25 * rank, "bytes": list(token.encode()),
+            "top_logprobs": []}
+
+
 def last_user_text(body, path):
     if path.endswith("/responses"):
         given = body.get("input")
@@ -101,6 +114,8 @@ def answer_of(body, path):
     if model == "flow-delete-only":
         return None, None, CALLS["flow-delete"]
     results = tool_results(body, path)
+    if model == "flow-logprobs":
+        return None, LOGPROB_TEXT, []
     if model == "flow-json":
         return None, json.dumps({"city": "Paris", "contact": EMAIL}), []
     if results:
@@ -131,7 +146,12 @@ def chat_events(body, thinking, text, calls):
                 "choices": [{"index": 0, "delta": delta, "logprobs": None,
                              "finish_reason": finish}]}
     events = [chunk({"role": "assistant", "content": ""})]
-    if text:
+    if body.get("model") == "flow-logprobs" and body.get("logprobs"):
+        for rank, token in enumerate(LOGPROB_TOKENS):
+            events.append(chunk({"content": token}))
+            events[-1]["choices"][0]["logprobs"] = {"content": [logprob_entry(token, rank)],
+                                                    "refusal": None}
+    elif text:
         events += [chunk({"content": piece}) for piece in mock_upstream.pieces(text)]
     for index, (name, args) in enumerate(calls):
         arguments = json.dumps(args)
