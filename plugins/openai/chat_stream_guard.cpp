@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "chat_logprobs.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
@@ -48,7 +49,7 @@ bool null_or_absent(const Json& object, const char* key) {
 
 // The shape of events the guard makes for one choice: the upstream's chunk (its choices emptied,
 // a non-null usage nulled: usage goes out once, where it came) and that choice (no delta, no
-// finish_reason).
+// finish_reason, no logprobs: they go with the text of their tokens, chat_logprobs.hpp).
 struct ChunkShape {
     Json chunk, choice;
 
@@ -59,11 +60,13 @@ struct ChunkShape {
         if (!null_or_absent(chunk, "usage")) chunk["usage"] = nullptr;
         choice["delta"] = Json::object();
         if (choice.contains("finish_reason")) choice["finish_reason"] = nullptr;
+        if (choice.contains("logprobs")) choice["logprobs"] = nullptr;
     }
-    SseEvent with(Json delta) const {
+    SseEvent with(Json delta, Json logprobs = nullptr) const {
         Json out = chunk;
         Json one = choice;
         one["delta"] = std::move(delta);
+        if (!logprobs.is_null()) one["logprobs"] = std::move(logprobs);
         out["choices"].push_back(std::move(one));
         return data_event(out);
     }
@@ -73,7 +76,13 @@ struct TextPart {
     ChatText field;
     std::string key;  // the member the upstream sends it in
     wire::HeldBackText text;
+    HeldLogprobs logprobs{};  // content and refusal: the entries of the tokens held
 };
+
+// The logprobs member of a choice's delta that lists the entries of `field`'s tokens.
+const char* logprobs_key(ChatText field) {
+    return field == ChatText::refusal ? "refusal" : "content";
+}
 
 struct HeldCall {
     Events events;     // as they go out when the processors pass the call unchanged
@@ -91,6 +100,9 @@ struct ChoiceState {
         return nullptr;
     }
     ChunkShape text_shape;  // of the last chunk that carried text for it
+    Json logprobs_shape;    // the last logprobs object the upstream sent for it (null: none)
+    Json loose =
+        Json::object();  // entries of a chunk whose member carried no text: they go with it
     std::map<std::int64_t, HeldCall> calls;
     std::optional<std::int64_t> open_call;  // the call whose fragments come now
 };
@@ -200,10 +212,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             // Held-back text has passed the processors (they saw the turn as it stands); a call
             // that was still coming never did.
             for (auto& [index, state] : choices_) {
-                for (TextPart& part : state.texts) {
-                    std::string rest = part.text.release(true);
-                    if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
-                }
+                for (TextPart& part : state.texts) release_rest(state, part, out);
             }
             out.push_back(
                 error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
@@ -303,13 +312,18 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                 if (part) {
                     part->key = key;
                 } else {  // a part starts with its first text (not with a role chunk's "")
-                    part = &state.texts.emplace_back(
-                        TextPart{field, key, wire::HeldBackText(holdback_)});
+                    part = &state.texts.emplace_back(TextPart{
+                        field, key, wire::HeldBackText(holdback_, field != ChatText::reasoning)});
                 }
+                const std::size_t begin = part->text.raw_size();
                 part->text.add(choice["delta"][key].get_ref<const std::string&>());
+                if (field != ChatText::reasoning && has_logprobs(choice))
+                    part->logprobs.add(choice["logprobs"].value(logprobs_key(field), Json()), begin,
+                                       part->text.raw_size());
                 text_scope.choices.insert(d.index);
             }
             if (!d.texts.empty()) state.text_shape = ChunkShape(chunk, choice);
+            if (has_logprobs(choice)) state.logprobs_shape = choice["logprobs"];
         }
 
         // Tool-call fragments are held; one of another index completes the call before it.
@@ -371,11 +385,15 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                     member = std::move(text);
                 }
             }
+            Json logprobs = released_logprobs(state, &chunk["choices"][d.position], &d);
+            if (!(logprobs.is_null() && null_or_absent(choice, "logprobs")) &&
+                choice.value("logprobs", Json()) != logprobs) {
+                choice["logprobs"] = std::move(logprobs);
+                changed = true;
+            }
             if (!d.finished) continue;
             for (TextPart& part : state.texts) {
-                if (released[part.field]) continue;
-                std::string rest = part.text.release(true);
-                if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
+                if (!released[part.field]) release_rest(state, part, out);
             }
             if (state.open_call && !close_call(d.index, out)) return;
         }
@@ -395,6 +413,76 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         if (kept.empty() && null_or_absent(reshaped, "usage")) return;
         reshaped["choices"] = std::move(kept);
         out.push_back(data_event(reshaped));
+    }
+
+    static bool has_logprobs(const Json& choice) {
+        auto it = choice.find("logprobs");
+        return it != choice.end() && it->is_object();
+    }
+
+    // The logprobs a chunk of the choice carries (null: none): the entries of the tokens whose
+    // text has gone out by now (chat_logprobs.hpp), in the shape of `upstream`'s logprobs (the
+    // choice as the upstream's chunk carried it) or, for a chunk the guard makes, of the last the
+    // upstream sent. Entries of a member that carried no text in `upstream` (`delta`) stay with it.
+    // A chunk that carries no entry has logprobs null.
+    Json released_logprobs(ChoiceState& state, const Json* upstream = nullptr,
+                           const ChoiceDelta* delta = nullptr) const {
+        std::map<std::string, Json> entries = {{"content", Json::array()},
+                                               {"refusal", Json::array()}};
+        for (TextPart& part : state.texts) {
+            if (part.field == ChatText::reasoning) continue;
+            for (Json& entry :
+                 part.logprobs.release(part.text.raw_released(), part.text.take_rewrites()))
+                entries[logprobs_key(part.field)].push_back(std::move(entry));
+        }
+        const bool from_upstream = upstream && has_logprobs(*upstream);
+        if (from_upstream) {
+            for (auto& [key, list] : entries) {
+                const Json& theirs = (*upstream)["logprobs"].value(key, Json());
+                if (!theirs.is_array() || carried_text(*upstream, *delta, key)) continue;
+                for (const Json& entry : theirs) list.push_back(entry);
+            }
+        }
+        if (entries["content"].empty() && entries["refusal"].empty()) {
+            // The upstream's as it came when it listed nothing either (a role chunk's), else none.
+            if (!from_upstream) return nullptr;
+            for (const auto& [key, list] : (*upstream)["logprobs"].items()) {
+                if ((key == "content" || key == "refusal") && list.is_array() && !list.empty())
+                    return nullptr;
+            }
+            return (*upstream)["logprobs"];
+        }
+        Json out = from_upstream                      ? (*upstream)["logprobs"]
+                   : state.logprobs_shape.is_object() ? state.logprobs_shape
+                                                      : Json::object();
+        for (auto& [key, list] : entries) {
+            if (!list.empty() || (out.contains(key) && out[key].is_array()))
+                out[key] = std::move(list);
+            else
+                out[key] = nullptr;
+        }
+        return out;
+    }
+
+    // Whether `delta`'s text member whose tokens logprobs.`key` lists carried text in `choice`.
+    static bool carried_text(const Json& choice, const ChoiceDelta& delta, const std::string& key) {
+        for (const auto& [field, member] : delta.texts) {
+            if (field != ChatText::reasoning && logprobs_key(field) == key &&
+                !choice["delta"][member].get_ref<const std::string&>().empty())
+                return true;
+        }
+        return false;
+    }
+
+    // What the part still holds goes out (the end of the choice or of the stream), with the
+    // logprob entries of its tokens.
+    void release_rest(ChoiceState& state, TextPart& part, Events& out) const {
+        std::string rest = part.text.release(true);
+        Json logprobs = released_logprobs(state);
+        if (rest.empty() && logprobs.is_null()) return;
+        Json delta = Json::object();
+        if (!rest.empty()) delta[part.key] = std::move(rest);
+        out.push_back(state.text_shape.with(std::move(delta), std::move(logprobs)));
     }
 
     // The (choice, call) whose fragments are the only thing `chunk` carries (its role and empty
@@ -572,10 +660,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         }
         if (!run_guard(Scope{.whole = true}, out)) return;
         for (auto& [index, state] : choices_) {
-            for (TextPart& part : state.texts) {
-                std::string rest = part.text.release(true);
-                if (!rest.empty()) out.push_back(state.text_shape.with({{part.key, rest}}));
-            }
+            for (TextPart& part : state.texts) release_rest(state, part, out);
         }
     }
 

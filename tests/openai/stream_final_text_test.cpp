@@ -70,3 +70,107 @@ TEST_CASE("openai final text: a phone number is held whole across its groups") {
     CHECK(run.pushed == std::vector<std::string>{role, text("call "), "", text("[REDACTED:PHONE] "),
                                                  text("now") + stop, done});
 }
+
+namespace {
+
+// A logprob entry as OpenAI streams it: the token, its bytes, one alternative.
+Json entry(const std::string& token, double logprob = -0.25) {
+    Json bytes = Json::array();
+    for (unsigned char c : token) bytes.push_back(c);
+    return {{"token", token},
+            {"logprob", logprob},
+            {"bytes", bytes},
+            {"top_logprobs", {{{"token", token}, {"logprob", logprob}, {"bytes", bytes}}}}};
+}
+// An entry of a token the processors rewrote: its token what went out instead, no alternatives.
+Json rewritten(const std::string& token, double logprob = -0.25) {
+    Json e = entry(token, logprob);
+    e["top_logprobs"] = Json::array();
+    return e;
+}
+Json entries(const std::vector<std::string>& tokens) {
+    Json list = Json::array();
+    for (const std::string& t : tokens) list.push_back(entry(t));
+    return list;
+}
+std::string logprobs(const Json& content) {
+    return Json{{"content", content}, {"refusal", nullptr}}.dump();
+}
+// A content delta and the logprobs of its tokens.
+std::string tokens(const std::vector<std::string>& list) {
+    std::string joined;
+    for (const std::string& t : list) joined += t;
+    return chunk(R"({"content":)" + Json(joined).dump() + "}", logprobs(entries(list)));
+}
+// What the guard makes: a content delta and these entries.
+std::string made(const std::string& content, const Json& list) {
+    return chunk(R"({"content":)" + Json(content).dump() + "}", logprobs(list));
+}
+
+// Every logprob entry the client got, in order, and the text it got.
+struct ClientLogprobs {
+    std::vector<Json> entries;
+    std::string text;
+};
+ClientLogprobs client_logprobs(const std::string& client) {
+    ClientLogprobs got;
+    for (const Json& c : cmfpipe::wire::sse_events(client, "client").events) {
+        if (!c.is_object() || !c.contains("choices")) continue;  // [DONE], an error event
+        for (const Json& choice : c["choices"]) {
+            if (choice["delta"].contains("content"))
+                got.text += choice["delta"]["content"].get<std::string>();
+            if (choice["logprobs"].is_object() && choice["logprobs"]["content"].is_array())
+                for (const Json& e : choice["logprobs"]["content"]) got.entries.push_back(e);
+        }
+    }
+    return got;
+}
+
+}  // namespace
+
+TEST_CASE("openai logprobs: each chunk carries the entries of the tokens whose text it carries") {
+    // The issue's count: 12 entries upstream, 12 at the client (13 before: the held text's
+    // last chunk's logprobs went out again with it at the end).
+    const std::string role_lp =
+        chunk(R"({"role":"assistant","content":"","refusal":null})", logprobs(Json::array()));
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, serve_options(redact, 64),
+        role_lp + tokens({"Hello", " there", ", "}) + tokens({"write", " to", " jo"}) +
+            tokens({"e@", "exam"}) + tokens({"ple", ".com", " today", "."}) + stop + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{
+              role_lp, tokens({"Hello", " there", ", "}),    // all final: as it came
+              made("write to ", entries({"write", " to"})),  // " jo" waits for its "jo"
+              "",
+              // The address went out redacted: the entries of its tokens say so, the first with
+              // the redaction in place of the raw bytes (its " " went out before, as text).
+              made("[REDACTED:EMAIL] ", Json::array({rewritten(" [REDACTED:EMAIL]"), rewritten(""),
+                                                     rewritten(""), rewritten(""), rewritten("")})),
+              made("today.", entries({" today", "."})) + stop, done});
+    const ClientLogprobs got = client_logprobs(run.all());
+    CHECK(got.entries.size() == 12u);
+    std::string joined;
+    for (const Json& e : got.entries) joined += e["token"].get<std::string>();
+    CHECK(joined == got.text);  // the tokens spell what the client read
+    CHECK(run.all().find("joe") == std::string::npos);
+}
+
+TEST_CASE("openai logprobs: held back by the holdback alone, entries wait for their text") {
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact, 5,
+        role + tokens({"Hel", "lo"}) + tokens({" wor"}) + tokens({"ld", "!"}) + stop + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{role,
+                                   "",  // "Hello": all five held, and "Hel", "lo"
+                                   made("Hell", entries({"Hel"})), made("o w", entries({"lo"})),
+                                   made("orld!", entries({" wor", "ld", "!"})) + stop, done});
+    CHECK(client_logprobs(run.all()).entries.size() == 5u);
+}
+
+TEST_CASE("openai logprobs: a stream cut off releases the entries of what it releases") {
+    const GuardedRun run = run_guarded(adapter(), request, redact, 64,
+                                       role + tokens({"Hi", " there"}), /*complete=*/false);
+    CHECK(run.pushed == std::vector<std::string>{role, ""});
+    CHECK(run.finished.starts_with(made("Hi there", entries({"Hi", " there"}))));
+    CHECK(client_logprobs(run.all()).entries.size() == 2u);
+}

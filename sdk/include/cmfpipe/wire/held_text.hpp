@@ -71,6 +71,8 @@ class HeldBackText {
     // the holdback alone). "" when nothing is releasable.
     std::string release(bool whole, const FinalLength& final_length = {});
 
+    // The raw bytes added to the part.
+    std::size_t raw_size() const { return raw_size_; }
     // With map_raw: the raw bytes of the part (from its start) whose processed text has all gone
     // out. Without: 0.
     std::size_t raw_released() const { return raw_released_; }
