@@ -93,10 +93,10 @@ const Proxy::Provider* Proxy::provider_for(Metrics::Route route, const Request& 
     return provider;
 }
 
-std::string_view Proxy::upstreams_of(Metrics::Route route) {
-    if (route == Metrics::Route::models) return "openai or anthropic";
+std::string Proxy::missing_upstream_hint(Metrics::Route route) {
+    if (route == Metrics::Route::models) return "--upstream openai=URL or --upstream anthropic=URL";
     const Provider* provider = provider_of(route);
-    return provider ? std::string_view(provider->upstream) : std::string_view("none");
+    return provider ? "--upstream " + provider->upstream + "=URL" : "";
 }
 
 Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text,

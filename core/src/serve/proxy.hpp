@@ -67,8 +67,8 @@ class Proxy {
     // it. /v1/models goes to "anthropic" when the request has an anthropic-version header, else to
     // "openai" (to whichever of the two is configured when only one is).
     const Provider* provider_for(Metrics::Route route, const Request& request) const;
-    // The --upstream names `route` can go to, for the 404 that says none is configured.
-    static std::string_view upstreams_of(Metrics::Route route);
+    // The --upstream options that would serve `route`, for the 404 that says none is configured.
+    static std::string missing_upstream_hint(Metrics::Route route);
     // The answer to give, or nothing when it was streamed to `client` already. `path`: below the
     // upstream's base path. `cancellation` fires when the client goes away.
     boost::asio::awaitable<std::optional<Response>> answer(

@@ -204,9 +204,8 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
             const Proxy::Provider* provider = proxy_->provider_for(route, request);
             if (provider == nullptr) {
                 return done(error_answer(http::status::not_found, "NotFound", "no_upstream",
-                                         "no upstream is configured for " + target.path +
-                                             " (--upstream " +
-                                             std::string(Proxy::upstreams_of(route)) + "=URL)"));
+                                         "no upstream is configured for " + target.path + " (" +
+                                             Proxy::missing_upstream_hint(route) + ")"));
             }
             if (!is_method(request, provider->method)) {
                 return done(method_not_allowed(std_view(http::to_string(provider->method))));
