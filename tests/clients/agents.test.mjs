@@ -14,7 +14,9 @@ let stand;
 before(async () => {
   stand = await Stand.start();
   setTracingDisabled(true); // no trace export to the provider
-  setDefaultOpenAIClient(new OpenAI({ baseURL: stand.baseURL, apiKey: 'sk-clients', maxRetries: 0, timeout: CLIENT_TIMEOUT_MS }));
+  setDefaultOpenAIClient(
+    new OpenAI({ baseURL: stand.baseURL, apiKey: 'sk-clients', maxRetries: 0, timeout: CLIENT_TIMEOUT_MS }),
+  );
 });
 after(() => stand?.stop());
 
@@ -28,17 +30,29 @@ function lookupAgent(calls) {
       return `${EMAIL} is user 7`;
     },
   });
-  return new Agent({ name: 'Support', instructions: `Help the owner, ${EMAIL}.`, model: 'flow-tool', tools: [lookupUser] });
+  return new Agent({
+    name: 'Support',
+    instructions: `Help the owner, ${EMAIL}.`,
+    model: 'flow-tool',
+    tools: [lookupUser],
+  });
 }
 
 // The two calls of the loop, as the upstream received them.
 function checkLoop(received, streamed) {
-  assert.deepEqual(received.map((r) => r.path), ['/v1/responses', '/v1/responses'], 'the agent loop speaks Responses');
+  assert.deepEqual(
+    received.map((r) => r.path),
+    ['/v1/responses', '/v1/responses'],
+    'the agent loop speaks Responses',
+  );
   for (const { body } of received) {
     assert.equal(body.stream ?? false, streamed);
     assert.equal(body.instructions, `Help the owner, ${REDACTED}.`);
     assert.ok(!JSON.stringify(body).includes(EMAIL), JSON.stringify(body));
-    assert.deepEqual(body.tools.map((t) => [t.type, t.name]), [['function', 'lookup_user']]);
+    assert.deepEqual(
+      body.tools.map((t) => [t.type, t.name]),
+      [['function', 'lookup_user']],
+    );
   }
   const input = received[1].body.input;
   const call = input.find((item) => item.type === 'function_call');
@@ -47,7 +61,8 @@ function checkLoop(received, streamed) {
   assert.equal(call.name, 'lookup_user');
   assert.deepEqual(JSON.parse(call.arguments), { email: REDACTED });
   assert.equal(output.call_id, 'call_lookup_1');
-  const outputText = typeof output.output === 'string' ? output.output : output.output.map((part) => part.text).join('');
+  const outputText =
+    typeof output.output === 'string' ? output.output : output.output.map((part) => part.text).join('');
   assert.equal(outputText, `${REDACTED} is user 7`);
 }
 

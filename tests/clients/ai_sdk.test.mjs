@@ -17,7 +17,11 @@ let providers;
 before(async () => {
   stand = await Stand.start();
   const openai = createOpenAI({ baseURL: stand.baseURL, apiKey: 'sk-clients' });
-  const compatible = createOpenAICompatible({ name: 'cmfpipe', baseURL: stand.baseURL, apiKey: 'sk-clients' });
+  const compatible = createOpenAICompatible({
+    name: 'cmfpipe',
+    baseURL: stand.baseURL,
+    apiKey: 'sk-clients',
+  });
   providers = {
     'openai(...)': { model: (id) => openai(id), path: '/v1/responses' },
     'openai.chat(...)': { model: (id) => openai.chat(id), path: '/v1/chat/completions' },
@@ -52,7 +56,10 @@ function deleteTool(calls) {
 
 // The two upstream calls of a one-tool loop: on the provider's path, nothing unredacted.
 function checkLoop(received, path) {
-  assert.deepEqual(received.map((r) => r.path), [path, path]);
+  assert.deepEqual(
+    received.map((r) => r.path),
+    [path, path],
+  );
   for (const { body } of received) assert.ok(!JSON.stringify(body).includes(EMAIL), JSON.stringify(body));
   const second = JSON.stringify(received[1].body);
   assert.ok(second.includes(`${REDACTED} is user 7`), `the tool's result goes back redacted: ${second}`);
@@ -64,8 +71,12 @@ describe('ai sdk: one tool', () => {
       const calls = [];
       stand.mark();
       const result = await generateText({
-        model: providers[name].model('flow-tool'), system: `Help the owner, ${EMAIL}.`, prompt: `Who is ${EMAIL}?`,
-        tools: { lookup_user: lookupTool(calls) }, stopWhen: stepCountIs(3), maxRetries: 0,
+        model: providers[name].model('flow-tool'),
+        system: `Help the owner, ${EMAIL}.`,
+        prompt: `Who is ${EMAIL}?`,
+        tools: { lookup_user: lookupTool(calls) },
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
         abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
       });
       assert.deepEqual(calls, [REDACTED]);
@@ -76,80 +87,128 @@ describe('ai sdk: one tool', () => {
       checkLoop(stand.received(), providers[name].path);
     });
 
-    test(`streamText, ${name}: the tool loop streamed, addresses redacted both ways`, TEST_TIMEOUT, async () => {
-      const calls = [];
-      const errors = [];
-      stand.mark();
-      const result = streamText({
-        model: providers[name].model('flow-tool'), system: `Help the owner, ${EMAIL}.`, prompt: `Who is ${EMAIL}?`,
-        tools: { lookup_user: lookupTool(calls) }, stopWhen: stepCountIs(3), maxRetries: 0,
-        abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS), onError: ({ error }) => errors.push(error),
-      });
-      let text = '';
-      for await (const delta of result.textStream) text += delta;
-      assert.deepEqual(errors.map(String), []);
-      assert.deepEqual(calls, [REDACTED]);
-      assert.equal(text, `done: ${REDACTED} is user 7`);
-      assert.equal(await result.finishReason, 'stop');
-      checkLoop(stand.received(), providers[name].path);
-      assert.ok(stand.received().every((r) => r.body.stream === true));
-    });
+    test(
+      `streamText, ${name}: the tool loop streamed, addresses redacted both ways`,
+      TEST_TIMEOUT,
+      async () => {
+        const calls = [];
+        const errors = [];
+        stand.mark();
+        const result = streamText({
+          model: providers[name].model('flow-tool'),
+          system: `Help the owner, ${EMAIL}.`,
+          prompt: `Who is ${EMAIL}?`,
+          tools: { lookup_user: lookupTool(calls) },
+          stopWhen: stepCountIs(3),
+          maxRetries: 0,
+          abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+          onError: ({ error }) => errors.push(error),
+        });
+        let text = '';
+        for await (const delta of result.textStream) text += delta;
+        assert.deepEqual(errors.map(String), []);
+        assert.deepEqual(calls, [REDACTED]);
+        assert.equal(text, `done: ${REDACTED} is user 7`);
+        assert.equal(await result.finishReason, 'stop');
+        checkLoop(stand.received(), providers[name].path);
+        assert.ok(stand.received().every((r) => r.body.stream === true));
+      },
+    );
   }
 });
 
 describe('ai sdk: a stop is one upstream call', () => {
   for (const name of PROVIDERS) {
-    test(`generateText, ${name}: a refused tool call is a 403 the SDK does not retry`, TEST_TIMEOUT, async () => {
-      const calls = [];
-      stand.mark();
-      // The SDK's default retries (2), as a user would have them.
-      const refused = await generateText({
-        model: providers[name].model('flow-delete'), prompt: 'Delete user 7',
-        tools: { delete_user: deleteTool(calls) }, abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
-      }).then(() => null, (error) => error);
-      assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
-      assert.ok(refused, 'generateText must fail');
-      assert.equal(refused.statusCode ?? refused.lastError?.statusCode, 403, String(refused));
-      assert.deepEqual(calls, []);
-    });
+    test(
+      `generateText, ${name}: a refused tool call is a 403 the SDK does not retry`,
+      TEST_TIMEOUT,
+      async () => {
+        const calls = [];
+        stand.mark();
+        // The SDK's default retries (2), as a user would have them.
+        const refused = await generateText({
+          model: providers[name].model('flow-delete'),
+          prompt: 'Delete user 7',
+          tools: { delete_user: deleteTool(calls) },
+          abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+        }).then(
+          () => null,
+          (error) => error,
+        );
+        assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
+        assert.ok(refused, 'generateText must fail');
+        assert.equal(refused.statusCode ?? refused.lastError?.statusCode, 403, String(refused));
+        assert.deepEqual(calls, []);
+      },
+    );
 
-    test(`streamText, ${name}: a call refused before any byte went out is a 403, never retried`, TEST_TIMEOUT, async () => {
-      const calls = [];
-      const errors = [];
-      stand.mark();
-      const result = streamText({
-        model: providers[name].model('flow-delete-only'), prompt: 'Delete user 7',
-        tools: { delete_user: deleteTool(calls) }, abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
-        onError: ({ error }) => errors.push(error),
-      });
-      const parts = [];
-      for await (const part of result.fullStream) parts.push(part);
-      assert.deepEqual(parts.filter((p) => p.type.startsWith('tool-')), [], 'no part of the refused call reaches the client');
-      assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
-      assert.deepEqual(calls, []);
-      assert.equal(errors.length, 1, errors.map(String).join('; '));
-      assert.equal(errors[0].statusCode, 403, String(errors[0]));
-      assert.equal(errors[0].isRetryable, false);
-    });
+    test(
+      `streamText, ${name}: a call refused before any byte went out is a 403, never retried`,
+      TEST_TIMEOUT,
+      async () => {
+        const calls = [];
+        const errors = [];
+        stand.mark();
+        const result = streamText({
+          model: providers[name].model('flow-delete-only'),
+          prompt: 'Delete user 7',
+          tools: { delete_user: deleteTool(calls) },
+          abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+          onError: ({ error }) => errors.push(error),
+        });
+        const parts = [];
+        for await (const part of result.fullStream) parts.push(part);
+        assert.deepEqual(
+          parts.filter((p) => p.type.startsWith('tool-')),
+          [],
+          'no part of the refused call reaches the client',
+        );
+        assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
+        assert.deepEqual(calls, []);
+        assert.equal(errors.length, 1, errors.map(String).join('; '));
+        assert.equal(errors[0].statusCode, 403, String(errors[0]));
+        assert.equal(errors[0].isRetryable, false);
+      },
+    );
 
-    test(`streamText, ${name}: a call refused after text ends the turn as a content filter, never retried`, TEST_TIMEOUT, async () => {
-      const calls = [];
-      const errors = [];
-      stand.mark();
-      const result = streamText({
-        model: providers[name].model('flow-delete'), prompt: 'Delete user 7',
-        tools: { delete_user: deleteTool(calls) }, abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
-        onError: ({ error }) => errors.push(error),
-      });
-      const parts = [];
-      for await (const part of result.fullStream) parts.push(part);
-      assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
-      assert.deepEqual(calls, []);
-      assert.deepEqual(errors.map(String), []);
-      assert.deepEqual(parts.filter((p) => p.type.startsWith('tool-')), [], 'no part of the refused call reaches the client');
-      const text = parts.filter((p) => p.type === 'text-delta').map((p) => p.text).join('');
-      assert.ok(text.length > 0 && 'Deleting now.'.startsWith(text), `the text before the call: ${JSON.stringify(text)}`);
-      assert.equal(parts.find((p) => p.type === 'finish')?.finishReason, 'content-filter', JSON.stringify(parts));
-    });
+    test(
+      `streamText, ${name}: a call refused after text ends the turn as a content filter, never retried`,
+      TEST_TIMEOUT,
+      async () => {
+        const calls = [];
+        const errors = [];
+        stand.mark();
+        const result = streamText({
+          model: providers[name].model('flow-delete'),
+          prompt: 'Delete user 7',
+          tools: { delete_user: deleteTool(calls) },
+          abortSignal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+          onError: ({ error }) => errors.push(error),
+        });
+        const parts = [];
+        for await (const part of result.fullStream) parts.push(part);
+        assert.equal(stand.received().length, 1, `upstream calls: ${stand.received().length}`);
+        assert.deepEqual(calls, []);
+        assert.deepEqual(errors.map(String), []);
+        assert.deepEqual(
+          parts.filter((p) => p.type.startsWith('tool-')),
+          [],
+          'no part of the refused call reaches the client',
+        );
+        const text = parts
+          .filter((p) => p.type === 'text-delta')
+          .map((p) => p.text)
+          .join('');
+        assert.ok(
+          text.length > 0 && 'Deleting now.'.startsWith(text),
+          `the text before the call: ${JSON.stringify(text)}`,
+        );
+        assert.equal(
+          parts.find((p) => p.type === 'finish')?.finishReason,
+          'content-filter',
+          JSON.stringify(parts),
+        );
+      },
+    );
   }
 });

@@ -66,13 +66,29 @@ export class Stand {
     try {
       stand.upstream = await startListening(
         ['python3', join(source, 'tests/clients/flow_upstream.py'), stand.recordFile],
-        /listening on (\d+)/, 'flow_upstream.py');
+        /listening on (\d+)/,
+        'flow_upstream.py',
+      );
       const upstreamUrl = `http://127.0.0.1:${stand.upstream.port}/v1`;
       stand.serve = await startListening(
-        [cli, 'serve', '--listen', '127.0.0.1:0', '--config',
-          join(source, 'tests/clients/pipeline.yaml'), '--upstream', `openai=${upstreamUrl}`,
-          '--upstream', `anthropic=${upstreamUrl}`, '--upstream-timeout', '20', ...extraArgs],
-        /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'cmfpipe serve');
+        [
+          cli,
+          'serve',
+          '--listen',
+          '127.0.0.1:0',
+          '--config',
+          join(source, 'tests/clients/pipeline.yaml'),
+          '--upstream',
+          `openai=${upstreamUrl}`,
+          '--upstream',
+          `anthropic=${upstreamUrl}`,
+          '--upstream-timeout',
+          '20',
+          ...extraArgs,
+        ],
+        /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+        'cmfpipe serve',
+      );
     } catch (error) {
       stand.stop();
       throw error;
@@ -85,7 +101,9 @@ export class Stand {
 
   // Every request the upstream received, in order: {path, headers, body} with body parsed.
   records() {
-    const lines = readFileSync(this.recordFile, 'utf8').split('\n').filter((line) => line);
+    const lines = readFileSync(this.recordFile, 'utf8')
+      .split('\n')
+      .filter((line) => line);
     return lines.map((line) => {
       const record = JSON.parse(line);
       if (typeof record.body === 'string') {
