@@ -197,6 +197,13 @@ struct ResponsesStream {
 };
 ResponsesStream accumulate_responses_events(const std::vector<Json>& events);
 
+// ---- responses_stream_guard*.cpp: a streamed Responses answer guarded event by event, for a
+// proxy. `body`: the request (whether it asked for sealed reasoning, include
+// reasoning.encrypted_content).
+std::unique_ptr<GuardedStream> guard_responses_stream(StreamGuard guard,
+                                                      const StreamGuardOptions& stream_options,
+                                                      const Json& body, Json options);
+
 // ---- responses_input.cpp: a Responses request's instructions and input -> CMF (the inverse of
 // responses_request): one message per input item, each with its origin ("instructions", "input"
 // for an input string, "input[N]") and part slots (in the item; in {"content": text} for the

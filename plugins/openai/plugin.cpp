@@ -145,11 +145,8 @@ class OpenAIAdapter final : public Adapter {
     std::unique_ptr<GuardedStream> guard_stream(const Json& body, StreamGuard guard,
                                                 const StreamGuardOptions& stream_options,
                                                 const Json& options) const override {
-        if (body_api(body, options) == Api::responses) {
-            throw InvokerError(
-                "openai: streamed Responses are not guarded yet (chat completions only): send "
-                "\"stream\": false to the Responses API");
-        }
+        if (body_api(body, options) == Api::responses)
+            return guard_responses_stream(std::move(guard), stream_options, body, options);
         return guard_chat_stream(std::move(guard), stream_options, options);
     }
 };

@@ -326,15 +326,6 @@ TEST_CASE("openai guarded stream: reasoning and refusal deltas are text the proc
                                                  chunk("{}", "stop"), done});
 }
 
-TEST_CASE("openai guarded stream: streamed Responses bodies are refused") {
-    const Json responses = {{"model", "gpt-4o"}, {"stream", true}, {"input", "hi"}};
-    CHECK(thrown_error([&] {
-              adapter().guard_stream(responses, pipeline_guard(redact), {0}, Json::object());
-          }) ==
-          "InvokerError: openai: streamed Responses are not guarded yet (chat completions "
-          "only): send \"stream\": false to the Responses API");
-}
-
 namespace {
 
 // `count` deltas of prose, 100 characters each; every 250th one ends inside an e-mail address
