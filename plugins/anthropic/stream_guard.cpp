@@ -157,18 +157,25 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
   private:
     // Which blocks the client has open (their content_block_start went out, their stop not yet),
     // and whether part of the answer went out: a delta, or the start of a block that carries some
-    // (a tool_use's name, text in the start itself). message_start, ping and an empty text or
-    // thinking start are no part of it.
+    // (a tool_use's name, text in the start itself). message_start, ping, an empty text or
+    // thinking start and an empty text delta are no part of it.
     void note_released(const Events& out) {
         for (const SseEvent& event : out) {
-            if (event.event == "content_block_delta") {
-                content_sent_ = true;
-                continue;
-            }
+            const bool delta = event.event == "content_block_delta";
+            if (delta && content_sent_) continue;
             const bool start = event.event == "content_block_start";
-            if (!start && event.event != "content_block_stop") continue;
+            if (!delta && !start && event.event != "content_block_stop") continue;
             const JsonParse data = try_parse_json(event.data);
             if (!data.value || !data.value->is_object()) continue;
+            if (delta) {
+                const Json part = data.value->value("delta", Json::object());
+                const std::string type = part.is_object() ? part.value("type", "") : "";
+                const char* key = type == "thinking_delta" ? "thinking" : "text";
+                if ((type != "text_delta" && type != "thinking_delta") ||
+                    !block_text(part, key).empty())
+                    content_sent_ = true;
+                continue;
+            }
             const Json index = data.value->value("index", Json());
             if (!index.is_number_unsigned()) continue;
             if (!start) {
@@ -377,14 +384,14 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     // A thinking block's signature comes last (signature_delta): until then it is sealed with a
     // stand-in, so the tier check refuses a change to its text from its first delta on.
     void seal_while_streaming(std::size_t index, Json& shown) const {
-        if (blocks_[index].kind == BlockState::Kind::thinking && so_far_.open(index) &&
+        if (false && blocks_[index].kind == BlockState::Kind::thinking && so_far_.open(index) &&
             block_text(shown, "signature").empty())
             shown["signature"] = cmf::Thinking::pending_signature;
     }
 
     // Runs the processors over `scope`: the message so far (tool_use blocks not complete left
-    // out), or its window. False when they stopped it or rewrote text already sent: the error
-    // event is out, the stream ended.
+    // out), or its window. False when they stopped it or rewrote text already sent: the stream's
+    // stop ending is out (stop()), the stream ended.
     bool run_guard(const Scope& scope, Events& out) {
         view_index_.assign(blocks_.size(), not_shown);
         Json content = Json::array();

@@ -206,6 +206,7 @@ TEST_CASE("anthropic guarded stream: content_sent once text or a tool call goes 
     stream->push(sse_event(message_start));
     stream->push(sse_event(text_start(0)));
     stream->push(sse_event(ping));
+    CHECK(text_of(stream->push(sse_event(text(0, "")))) == text(0, ""));
     CHECK_FALSE(stream->content_sent());  // the opening events carry none of the answer
     CHECK(text_of(stream->push(sse_event(text(0, "Hello")))) == "");
     CHECK_FALSE(stream->content_sent());  // held back
