@@ -384,7 +384,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     // A thinking block's signature comes last (signature_delta): until then it is sealed with a
     // stand-in, so the tier check refuses a change to its text from its first delta on.
     void seal_while_streaming(std::size_t index, Json& shown) const {
-        if (false && blocks_[index].kind == BlockState::Kind::thinking && so_far_.open(index) &&
+        if (blocks_[index].kind == BlockState::Kind::thinking && so_far_.open(index) &&
             block_text(shown, "signature").empty())
             shown["signature"] = cmf::Thinking::pending_signature;
     }
