@@ -181,6 +181,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, embeddings_answer(body))
         if self.path.endswith("/messages/count_tokens"):
             return self.reply(200, {"input_tokens": sum(len(t) for t in anthropic_texts(body))})
+        if model == "thinking" and self.path.endswith("/messages"):
+            # Anthropic extended thinking: a signed thinking block, redacted thinking and text, plain
+            # or streamed (mock_thinking.py).
+            import mock_thinking
+            return mock_thinking.answer(self, body)
         make = {"/messages": anthropic_answer,
                 "/responses": responses_answer}.get(self.path[self.path.rfind("/"):], openai_answer)
         if model == "fail-500":
