@@ -166,3 +166,44 @@ TEST_CASE(
     CHECK(refused.status == 403);
     CHECK(refused.body.find("ada@example.com") == std::string::npos);
 }
+
+TEST_CASE("serve: Responses reasoning sealed by encrypted_content passes both ways as it came") {
+    MockUpstream upstream;  // "reasoning": a summary naming ada@example.com, encrypted_content
+    ServeProcess server({"--upstream", "openai=" + upstream.url()});
+    REQUIRE(server.running());
+    HttpConnection client(server.port());
+    const std::string sealed_item =
+        R"({"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Write to ada@example.com."}],"encrypted_content":"gAAAAABsealed=="})";
+    const Json request =
+        parse_json(R"({"model":"gpt-test","include":["reasoning.encrypted_content"],
+      "input":[{"role":"user","content":"Find ada@example.com"},)" +
+                       sealed_item + R"(,
+        {"role":"user","content":"and bob@example.com"}]})",
+                   "request");
+    REQUIRE(client.request("POST", "/v1/responses", request.dump()).status == 200);
+    const auto received = upstream.received();
+    REQUIRE(received.size() == 1);
+    const Json sent = parse_json(received[0]["body"].get<std::string>(), "upstream");
+    CHECK(sent["input"][1].dump() == parse_json(sealed_item, "item").dump());
+    CHECK(sent["input"][0]["content"] == "Find [REDACTED:EMAIL]");
+    CHECK(sent["input"][2]["content"] == "and [REDACTED:EMAIL]");
+
+    const std::string summary = "The user wrote to ada@example.com; answer briefly.";
+    Json asked = {
+        {"model", "reasoning"}, {"input", "hi"}, {"include", {"reasoning.encrypted_content"}}};
+    const Json body = json_of(client.request("POST", "/v1/responses", asked.dump()));
+    CHECK(body["output"][0]["summary"][0]["text"] == summary);
+    CHECK(body["output"][0]["encrypted_content"] == "gAAAAABmockEncryptedReasoning0123456789==");
+
+    asked["stream"] = true;
+    auto streamed = client.request("POST", "/v1/responses", asked.dump());
+    REQUIRE(streamed.status == 200);
+    INFO(streamed.body);
+    std::string deltas;
+    for (const auto& event : events_of(streamed.body)) {
+        const Json data = parse_json(event.data, "event");
+        if (data["type"] == "response.reasoning_summary_text.delta")
+            deltas += data["delta"].get<std::string>();
+    }
+    CHECK(deltas == summary);
+}
