@@ -244,6 +244,11 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         }
         part.delta_shape = data;
         const std::string& delta = read.text->get_ref<const std::string&>();
+        if (part.kind == PartKind::output_text) {  // one entry a token of the delta
+            auto entries = data.find("logprobs");
+            if (entries != data.end())
+                part.logprobs.add(*entries, part.raw.size(), part.raw.size() + delta.size());
+        }
         if (delta.empty()) {
             out.push_back(event);
             return;
@@ -254,14 +259,11 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
     void text_done(const SseEvent& event, const Json& data, const Read& read, Events& out) {
         TextPart& part = part_of(read);
         if (!end_part(part, read.text, out)) return;
-        const char* key = names(part.kind).key;
-        if (read.text && *read.text == part.text.sent()) {
-            out.push_back(event);
-            return;
-        }
         Json shown = data;
-        shown[key] = part.text.sent();
-        out.push_back({event.event, dump(shown)});
+        shown[names(part.kind).key] = part.text.sent();
+        if (part.kind == PartKind::output_text && shown.contains("logprobs"))
+            shown["logprobs"] = part.logprobs_sent;
+        out.push_back(shown == data ? event : SseEvent{event.event, dump(shown)});
     }
 
     void part_done(const SseEvent& event, const Json& data, const Read& read, Events& out) {
@@ -271,13 +273,12 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         }
         TextPart& part = part_of(read);
         if (!end_part(part, read.text, out)) return;
-        if (read.text && *read.text == part.text.sent()) {
-            out.push_back(event);
-            return;
-        }
         Json shown = data;
-        shown["part"][names(part.kind).key] = part.text.sent();
-        out.push_back({event.event, dump(shown)});
+        Json& whole = shown["part"];
+        whole[names(part.kind).key] = part.text.sent();
+        if (part.kind == PartKind::output_text && whole.contains("logprobs"))
+            whole["logprobs"] = part.logprobs_sent;
+        out.push_back(shown == data ? event : SseEvent{event.event, dump(shown)});
     }
 
     void terminal(const SseEvent& event, const Json& data, const Read& read, Events& out) {
@@ -332,24 +333,39 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         part.raw += text;
         part.text.add(text);
         if (!run_guard(Scope{.text = &part}, out)) return false;
-        std::string now = part.text.release(false);
+        std::string now = part.text.release(false, final_length_);
         narrow_window(part);
-        if (now.empty()) return true;
-        content_sent_ = true;
-        if (event && now == text) {
-            out.push_back(*event);
-        } else {
-            out.push_back(delta_event(part, std::move(now)));
-        }
+        send(part, std::move(now), event, text, out);
         return true;
     }
 
     // All the text of `part` that passed goes out.
     void release_rest(TextPart& part, Events& out) {
-        std::string rest = part.text.release(true);
-        if (rest.empty()) return;
-        content_sent_ = true;
-        out.push_back(delta_event(part, std::move(rest)));
+        send(part, part.text.release(true), nullptr, {}, out);
+    }
+
+    // `text` of `part` goes out in a delta event, with the logprob entries of the tokens whose
+    // text has all gone out by now (chat_logprobs.hpp): `upstream` itself when its delta was
+    // `delta` and it carries just that.
+    void send(TextPart& part, std::string text, const SseEvent* upstream, std::string_view delta,
+              Events& out) {
+        Json entries = nullptr;
+        if (part.kind == PartKind::output_text) {
+            entries = Json::array();
+            for (Json& entry :
+                 part.logprobs.release(part.text.raw_released(), part.text.take_rewrites())) {
+                part.logprobs_sent.push_back(entry);
+                entries.push_back(std::move(entry));
+            }
+        }
+        if (text.empty() && (entries.is_null() || entries.empty())) return;
+        if (!text.empty()) content_sent_ = true;
+        if (upstream && text == delta &&
+            (entries.is_null() || part.delta_shape.value("logprobs", Json::array()) == entries)) {
+            out.push_back(*upstream);
+            return;
+        }
+        out.push_back(delta_event(part, std::move(text), entries));
     }
 
     // The part's text is done; `whole`: the whole text as a done event has it. More than the

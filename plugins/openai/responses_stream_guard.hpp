@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "chat_logprobs.hpp"
 #include "cmfpipe/json.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 #include "cmfpipe/wire/sse.hpp"
@@ -47,6 +48,9 @@ struct TextPart {
     Json part = nullptr;         // the part object as it was added, its text blank
     Json delta_shape = nullptr;  // its last delta event: the shape of released text
     bool ended = false;          // its text went out whole (its done event, or the turn's end)
+    // output_text: the logprob entries of its tokens, held with their text, and those sent.
+    HeldLogprobs logprobs;
+    Json logprobs_sent = Json::array();
 
     TextPart(PartKind kind_, std::size_t output_index_, std::size_t index_, std::string item_id_,
              std::size_t holdback)
@@ -54,7 +58,7 @@ struct TextPart {
           output_index(output_index_),
           index(index_),
           item_id(std::move(item_id_)),
-          text(holdback) {}
+          text(holdback, /*map_raw=*/kind_ == PartKind::output_text) {}
 };
 
 struct Item {
@@ -81,8 +85,8 @@ constexpr std::int64_t max_index = 100000;
 Item::Type item_type(const Json& item);
 const char* type_name(Item::Type type);
 
-// `item` as the client has it: the text of each part in `state` as sent, any other text (never
-// shown to the processors) blank; everything else as in `item`.
+// `item` as the client has it: the text (and logprobs) of each part in `state` as sent, any other
+// text (never shown to the processors) blank; everything else as in `item`.
 Json client_item(const Item& state, Json item);
 // A text part of an item added with text in it: blank (its text comes as deltas).
 Json blank_texts(Json item);
@@ -98,8 +102,9 @@ std::string string_member(const Json& object, const char* key);
 // An event the guard makes (named by its type); its sequence_number is set when it goes out.
 wire::SseEvent made_event(Json data);
 std::string dump(const Json& data);
-// The part's text as its delta event carries it (the upstream's last delta event, or one made).
-wire::SseEvent delta_event(const TextPart& part, std::string text);
+// The part's text as its delta event carries it (the upstream's last delta event, or one made),
+// with `logprobs` (an array of entries; null: the event's as they are).
+wire::SseEvent delta_event(const TextPart& part, std::string text, const Json& logprobs);
 // The events that close an open part with the text sent: its done event, then its part's done.
 std::vector<wire::SseEvent> part_done_events(const TextPart& part);
 

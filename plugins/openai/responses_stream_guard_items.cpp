@@ -26,6 +26,8 @@ void set_texts(Json& item, const char* list, const std::map<std::size_t, TextPar
         if (!entry.is_object())
             entry = part.part.is_object() ? part.part : Json{{"type", names(part.kind).part_type}};
         entry[names(part.kind).key] = part.text.sent();
+        if (part.kind == PartKind::output_text && entry.contains("logprobs"))
+            entry["logprobs"] = part.logprobs_sent;
     }
     for (std::size_t k = 0; k < entries.size(); ++k) {
         if (parts.count(k) == 0 && entries[k].is_object()) blank_entry(entries[k]);
@@ -136,7 +138,7 @@ wire::SseEvent made_event(Json data) {
     return {std::move(name), dump(data)};
 }
 
-wire::SseEvent delta_event(const TextPart& part, std::string text) {
+wire::SseEvent delta_event(const TextPart& part, std::string text, const Json& logprobs) {
     Json data = part.delta_shape;
     if (!data.is_object()) {
         const KindNames& n = names(part.kind);
@@ -148,6 +150,8 @@ wire::SseEvent delta_event(const TextPart& part, std::string text) {
         if (part.kind == PartKind::output_text) data["logprobs"] = Json::array();
     }
     data["delta"] = std::move(text);
+    if (logprobs.is_array() && (data.contains("logprobs") || !logprobs.empty()))
+        data["logprobs"] = logprobs;
     std::string name = data.value("type", "");
     return {std::move(name), dump(data)};
 }
@@ -162,8 +166,9 @@ std::vector<wire::SseEvent> part_done_events(const TextPart& part) {
                  {n.key, sent}};
     Json whole = part.part.is_object() ? part.part : Json{{"type", n.part_type}};
     if (part.kind == PartKind::output_text) {
-        done["logprobs"] = Json::array();
+        done["logprobs"] = part.logprobs_sent;
         if (!whole.contains("annotations")) whole["annotations"] = Json::array();
+        if (whole.contains("logprobs")) whole["logprobs"] = part.logprobs_sent;
     }
     whole[n.key] = sent;
     const bool summary = part.kind == PartKind::summary_text;
