@@ -6,8 +6,11 @@
 
 A request whose model is "deltas-N" is answered with a streamed turn (text/event-stream) of N
 chat.completion.chunk text deltas of DELTA_CHARS characters of prose each (default 200), then
-the finish chunk and "data: [DONE]" (stream_bench.sh); every other request with "echo: " + the
-last user text (serve_bench.sh).
+the finish chunk and "data: [DONE]" (stream_bench.sh); "paced-KIND-N-MS" with a turn whose events
+are written one every MS milliseconds (the role chunk at once): KIND prose (N deltas of prose as
+above), words (N deltas of one word each, " word" as models send them), email (an e-mail address
+split over three deltas, "Please write to jo" "e.k@exam" "ple.com today, ", then N prose deltas);
+every other request with "echo: " + the last user text (serve_bench.sh).
 
 Prints "listening on PORT" once it accepts. One asyncio loop, no thread a request: it spends
 about a third of the CPU a request that tests/serve/mock_upstream.py (http.server, a thread a
@@ -49,6 +52,34 @@ def stream_of(n):
         streams[n] = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                       b"Content-Length: %d\r\n\r\n" % len(data)) + data
     return streams[n]
+
+
+def paced_events(kind, n):
+    """The events of a paced turn, each a bytes object (paced-KIND-N-MS)."""
+    if kind == "prose":
+        texts = [delta_text(i) for i in range(n)]
+    elif kind == "words":
+        words = WORDS.split()
+        texts = [words[0].capitalize()] + [" " + words[i % len(words)] for i in range(1, n)]
+    else:  # email
+        texts = ["Please write to jo", "e.k@exam", "ple.com today, "] + \
+            [delta_text(i) for i in range(n)]
+    events = [HEAD + '{"role":"assistant","content":""}' + TAIL % "null"]
+    events += [HEAD + '{"content":"' + t + '"}' + TAIL % "null" for t in texts]
+    events += [HEAD + "{}" + TAIL % '"stop"', "data: [DONE]\n\n"]
+    return [e.encode() for e in events]
+
+
+def paced(model):
+    """(head, events, seconds between them) for a paced-KIND-N-MS model, else None."""
+    parts = model.split("-")
+    if len(parts) != 4 or parts[0] != "paced" or parts[1] not in ("prose", "words", "email") \
+            or not parts[2].isdigit() or not parts[3].isdigit():
+        return None
+    events = paced_events(parts[1], int(parts[2]))
+    head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Content-Length: %d\r\n\r\n" % sum(len(e) for e in events))
+    return head, events, int(parts[3]) / 1000.0
 
 
 def answer_for(body):
@@ -93,10 +124,23 @@ class Connection(asyncio.Protocol):
             body = self.buffer[end + 4:end + 4 + length]
             self.buffer = self.buffer[end + 4 + length:]
             try:
-                reply = answer_for(json.loads(body or b"{}"))
+                request = json.loads(body or b"{}")
+                pacing = paced(str(request.get("model", "")))
+                reply = None if pacing else answer_for(request)
             except ValueError:
-                reply = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
-            self.transport.write(reply)
+                pacing, reply = None, b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+            if pacing:
+                asyncio.ensure_future(self.write_paced(*pacing))
+            else:
+                self.transport.write(reply)
+
+    async def write_paced(self, head, events, interval):
+        self.transport.write(head + events[0])
+        for event in events[1:]:
+            await asyncio.sleep(interval)
+            if self.transport.is_closing():
+                return
+            self.transport.write(event)
 
 
 async def main():

@@ -1,29 +1,42 @@
 #!/usr/bin/env bash
-# What one streamed answer costs `cmfpipe serve` per event, as the stream gets longer. A real
-# server proxies a real upstream on 127.0.0.1 (bench_upstream.py) that streams N
-# chat.completion.chunk text deltas of 200 characters as fast as it can; the client (curl) reads
-# each answer whole. Two servers side by side: --no-pipeline, and the default pipeline
-# (config/default.yaml: pii_redactor and data_policy). The figure is the server's CPU time (utime
-# + stime of every thread, /proc/PID/stat, read before and after) per delta, for each N; each
-# measurement spans at least BATCH deltas (several streams of a short N one after the other: the
-# clock ticks at 10 ms) and is repeated REPEATS times, the cases interleaved; medians are printed
-# and the ratio CPU-per-delta(largest N) / CPU-per-delta(smallest N) for each server, which stays
-# near 1 when a step costs what its event does, and grows with N when a step costs what the stream
-# so far does. Prints figures; gates nothing (the ctest that does is the stream guard tests'
-# "work does not grow with the stream").
+# What one streamed answer costs `cmfpipe serve`, in time to the first text and in CPU per event as
+# the answer gets longer. A real server proxies a real upstream on 127.0.0.1 (bench_upstream.py).
+#
+# 1. Time to first text, side by side in one run: straight from the upstream vs through cmfpipe
+#    with the default pipeline (config/default.yaml: pii_redactor, data_policy; the default
+#    --stream-holdback 64), the upstream writing one event every PACING ms (first_text.py is the
+#    client). Medians of FIRST_REPEATS, for deltas of 200 characters of prose (goal: within 5 ms
+#    of direct: text the processors say is final goes out at once, the holdback only bounds what
+#    is held) and of one word each (a lone word may still begin an e-mail address: it waits for
+#    the next delta, one PACING later). An address split over three deltas is checked in the
+#    client's bytes: never sent, whole or in pieces; the rest of the text as the upstream's.
+# 2. CPU per delta: the upstream streams N text deltas of 200 characters as fast as it can; the
+#    client (curl) reads each answer whole. Two servers: --no-pipeline, and the default pipeline.
+#    The figure is the server's CPU time (utime + stime of every thread, /proc/PID/stat, read
+#    before and after) per delta, for each N; each measurement spans at least BATCH deltas
+#    (several streams of a short N one after the other: the clock ticks at 10 ms) and is repeated
+#    REPEATS times, the cases interleaved; medians are printed and the ratio
+#    CPU-per-delta(largest N) / CPU-per-delta(smallest N) for each server, which stays near 1 when
+#    a step costs what its event does, and grows with N when a step costs what the stream so far
+#    does (goal: <= 1.5 from 8 KB to 1 MB of answer).
+# Prints figures; gates nothing (the ctests that do are the stream guard tests' "work does not
+# grow with the stream" and "final text").
 # usage: tests/bench/serve/stream_bench.sh
-#   env: SIZES="1024 4096 16384 65536" (N, smallest first) REPEATS=3 BATCH=32768 LIMIT=240
-#   (seconds the whole run may take: past it, it stops with what it has); CMFPIPE_BUILD_DIR
-#   (default build/; a copy of an older build's bin/ and lib/ works with LD_LIBRARY_PATH).
+#   env: PACING=100 FIRST_REPEATS=5 SIZES="40 5243" (N, smallest first: 8 KB and 1 MB) REPEATS=3
+#   BATCH=16384 LIMIT=150 (seconds the run may take: past it, the CPU part stops with what it has);
+#   CMFPIPE_BUILD_DIR (default build/; a copy of an older build's bin/ and lib/ works with
+#   LD_LIBRARY_PATH).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 build="${CMFPIPE_BUILD_DIR:-$root/build}"
-read -r -a sizes <<<"${SIZES:-1024 4096 16384 65536}"
+read -r -a sizes <<<"${SIZES:-40 5243}"
 repeats="${REPEATS:-3}"
-batch="${BATCH:-32768}"
-limit="${LIMIT:-240}"
+batch="${BATCH:-16384}"
+limit="${LIMIT:-150}"
+pacing="${PACING:-100}"
+first_repeats="${FIRST_REPEATS:-5}"
 [ "$#" -eq 0 ] || { sed -n '/^# usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
-for n in "${sizes[@]}" "$repeats" "$batch" "$limit"; do
+for n in "${sizes[@]}" "$repeats" "$batch" "$limit" "$pacing" "$first_repeats"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "stream_bench: '$n' is not a whole number above 0" >&2; exit 2; }
 done
 [ "${#sizes[@]}" -ge 2 ] || { echo "stream_bench: SIZES needs at least two" >&2; exit 2; }
@@ -50,6 +63,39 @@ for s in "${settings[@]}"; do
   url[$s]="http://127.0.0.1:$(port_of "serve_$s")/v1/chat/completions"
   pid_of[$s]="$(cat "$work/serve_$s.pid")"
 done
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# 1. Time to first text.
+direct_url="http://127.0.0.1:$upstream_port/v1/chat/completions"
+echo
+echo "stream_bench: $(date -u +%Y-%m-%d), $(nproc) cores shared by the client, the upstream and the servers"
+echo
+echo "time to the first text, ms from the request (median of $first_repeats; the upstream writes an event every $pacing ms, the role chunk at once):"
+echo
+echo '| deltas | direct | through cmfpipe (default pipeline, --stream-holdback 64) | difference |'
+echo '|---|---|---|---|'
+for kind in prose words email; do
+  n=3
+  [ "$kind" = words ] && n=6
+  [ "$kind" = email ] && n=1
+  python3 "$root/tests/bench/serve/first_text.py" "$direct_url" "${url[default]}" \
+    "paced-$kind-$n-$pacing" "$first_repeats" >"$work/first_$kind" ||
+    { echo "stream_bench: first_text.py failed ($kind):" >&2; cat "$work/first_$kind" >&2; exit 1; }
+  d="$(median "$(awk '$1 == "direct" {print $2}' "$work/first_$kind" | tr '\n' ' ')")"
+  t="$(median "$(awk '$1 == "through" {print $2}' "$work/first_$kind" | tr '\n' ' ')")"
+  case "$kind" in
+    prose) what="200 characters of prose each" ;;
+    words) what="one word each" ;;
+    email) what="an address split over three" ;;
+  esac
+  printf '| %s | %s | %s | %s |\n' "$what" "$d" "$t" "$(awk -v a="$t" -v b="$d" 'BEGIN {printf "%+.1f", a - b}')"
+  grep '^check' "$work/first_$kind" >"$work/check_$kind" || true
+done
+echo
+echo "(goal: prose within 5 ms of direct)"
+echo "address split over deltas, through cmfpipe: $(cat "$work/check_email")"
+echo
 
 # stream SETTING N: one streamed answer of N deltas, read whole; anything but a 200 that ends
 # with [DONE] and carries no error event stops the run.
@@ -88,20 +134,18 @@ for ((r = 1; r <= repeats; r++)); do
   done
 done
 
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 first="${sizes[0]}"
 last="${sizes[-1]}"
+echo "CPU µs per delta, deltas of 200 characters, median of ${repeats} (each over >= $batch deltas):"
 echo
-echo "stream_bench: $(date -u +%Y-%m-%d), $(nproc) cores shared by curl, the upstream and the servers; deltas of 200 characters; CPU µs per delta, median of ${repeats} (each over >= $batch deltas)"
-echo
-printf '| deltas in the stream |'
+printf '| deltas in the stream (answer) |'
 for s in "${settings[@]}"; do printf ' %s |' "${label[$s]}"; done
 echo
 printf '|---|'
 for _ in "${settings[@]}"; do printf -- '---|'; done
 echo
 for n in "${sizes[@]}"; do
-  printf '| %s |' "$n"
+  printf '| %s (%s KB) |' "$n" "$((n * 200 / 1024))"
   for s in "${settings[@]}"; do printf ' %s (%s) |' "$(median "${samples["$s $n"]:-}")" "$(echo ${samples["$s $n"]:-})"; done
   echo
 done
