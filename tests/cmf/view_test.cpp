@@ -100,6 +100,20 @@ TEST_CASE("synthetic URIs, names and scannable content", "[cmf][view]") {
     CHECK_FALSE(views[2].is_text());
 }
 
+TEST_CASE("a sealed thinking view says so in its properties, an unsealed one has none",
+          "[cmf][view]") {
+    const Message m(Role::assistant,
+                    {ContentPart::thinking("plain"), ContentPart::thinking("signed", "S1"),
+                     ContentPart::make(Thinking{"", "EmwK", true})});
+    const auto views = iter_views(m, CapabilitySet{});
+    REQUIRE(views.size() == 3);
+    CHECK(views[0].properties() == Json::object());
+    CHECK(views[1].properties() == Json{{"sealed", true}, {"redacted", false}});
+    CHECK(views[1].content() == "signed");
+    CHECK(views[2].properties() == Json{{"sealed", true}, {"redacted", true}});
+    CHECK(views[2].content() == "");
+}
+
 TEST_CASE("resources, results and prompt results", "[cmf][view]") {
     const auto views = iter_views(with_context(), CapabilitySet::all());
     REQUIRE(views.size() == 3);

@@ -91,6 +91,8 @@ MessageView::MessageView(PartPtr part, Role role, ExtensionsPtr extensions, std:
         content_ = p->text;
     } else if (const auto* p = std::get_if<Thinking>(&value)) {
         content_ = p->text;
+        // Not in the spec: a provider-signed part (immutable in the pipeline) says so.
+        if (p->sealed()) properties_ = Json{{"sealed", true}, {"redacted", p->redacted}};
     } else if (const auto* p = std::get_if<ToolCall>(&value)) {
         pre_ = true;
         action_ = ViewAction::execute;
