@@ -174,3 +174,41 @@ TEST_CASE("openai logprobs: a stream cut off releases the entries of what it rel
     CHECK(run.finished.starts_with(made("Hi there", entries({"Hi", " there"}))));
     CHECK(client_logprobs(run.all()).entries.size() == 2u);
 }
+
+TEST_CASE("openai final text: the work of a step does not grow with the answer, up to 1 MB") {
+    // 10,500 deltas of 100 characters, an address split over two deltas every 250: with the
+    // processors' word on final text, each step still shows them a window of bounded size, and
+    // the client gets exactly the redacted turn.
+    const std::string prose =
+        "each step of the stream costs what its event does and not what the turn so far does ";
+    std::vector<std::string> events = {role};
+    std::string redacted;
+    for (std::size_t i = 0; i < 10500; ++i) {
+        std::string piece = (prose + prose + prose).substr((i * 37) % prose.size(), 100);
+        if (i % 250 == 100) piece.replace(88, 12, " mail joe.k@");
+        if (i % 250 == 101) piece.replace(0, 12, "example.com ");
+        redacted += piece;
+        events.push_back(text(piece));
+    }
+    for (std::size_t at = 0; (at = redacted.find("joe.k@example.com", at)) != std::string::npos;)
+        redacted.replace(at, 17, "[REDACTED:EMAIL]");
+    events.push_back(stop);
+    events.push_back(done);
+    auto shown = std::make_shared<std::size_t>(0);
+    auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
+                                         serve_options(redact, 64), Json::object());
+    const ShownRun run = run_counted(*stream, events, shown);
+    std::string content;
+    for (const Json& c : cmfpipe::wire::sse_events(run.client, "client").events) {
+        if (!c.is_object() || !c.contains("choices")) continue;
+        for (const Json& choice : c["choices"]) {
+            if (choice["delta"].contains("content"))
+                content += choice["delta"]["content"].get<std::string>();
+        }
+    }
+    CHECK(content.size() > (1u << 20));
+    CHECK(content == redacted);
+    std::size_t most = 0;
+    for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
+    CHECK(most <= 4096);
+}
