@@ -292,9 +292,9 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         if (response.contains("output_text") && response["output_text"].is_string()) {
             std::string joined;  // the SDKs' join of the text that went out
             for (const Json& item : response["output"]) {
-                if (item.value("type", "") != "message" || !item.contains("content")) continue;
+                if (string_member(item, "type") != "message" || !item.contains("content")) continue;
                 for (const Json& block : item["content"]) {
-                    if (block.is_object() && block.value("type", "") == "output_text")
+                    if (block.is_object() && string_member(block, "type") == "output_text")
                         joined += string_member(block, "text");
                 }
             }
@@ -497,7 +497,7 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         const Json processed = with_responses_response_messages(view_.body, verdict_, options_);
         const Json* after = nullptr;
         for (const Json& candidate : processed["output"]) {
-            if (candidate.value("type", "") == "function_call" &&
+            if (string_member(candidate, "type") == "function_call" &&
                 string_member(candidate, "call_id") == string_member(before, "call_id")) {
                 after = &candidate;
                 break;

@@ -51,7 +51,7 @@ const KindNames& names(PartKind kind) {
 }
 
 Item::Type item_type(const Json& item) {
-    const std::string type = item.value("type", "");
+    const std::string type = string_member(item, "type");
     if (type == "message") return Item::Type::message;
     if (type == "reasoning") return Item::Type::reasoning;
     if (type == "function_call") return Item::Type::function_call;
@@ -134,7 +134,7 @@ std::string dump(const Json& data) {
 
 wire::SseEvent made_event(Json data) {
     data["sequence_number"] = 0;
-    std::string name = data.value("type", "");
+    std::string name = string_member(data, "type");
     return {std::move(name), dump(data)};
 }
 
@@ -152,7 +152,7 @@ wire::SseEvent delta_event(const TextPart& part, std::string text, const Json& l
     data["delta"] = std::move(text);
     if (logprobs.is_array() && (data.contains("logprobs") || !logprobs.empty()))
         data["logprobs"] = logprobs;
-    std::string name = data.value("type", "");
+    std::string name = string_member(data, "type");
     return {std::move(name), dump(data)};
 }
 
