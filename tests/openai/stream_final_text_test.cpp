@@ -3,6 +3,8 @@
 // still rewrite is held whole; logprob entries travel with the text of their tokens.
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "support/guarded_stream.hpp"
 #include "support/registry.hpp"
 
@@ -107,6 +109,19 @@ std::string made(const std::string& content, const Json& list) {
     return chunk(R"({"content":)" + Json(content).dump() + "}", logprobs(list));
 }
 
+// The content text the client got, joined.
+std::string content_of(const std::string& client) {
+    std::string text;
+    for (const Json& c : cmfpipe::wire::sse_events(client, "client").events) {
+        if (!c.is_object() || !c.contains("choices")) continue;  // [DONE], an error event
+        for (const Json& choice : c["choices"]) {
+            if (choice["delta"].contains("content"))
+                text += choice["delta"]["content"].get<std::string>();
+        }
+    }
+    return text;
+}
+
 // Every logprob entry the client got, in order, and the text it got.
 struct ClientLogprobs {
     std::vector<Json> entries;
@@ -198,17 +213,56 @@ TEST_CASE("openai final text: the work of a step does not grow with the answer, 
     auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
                                          serve_options(redact, 64), Json::object());
     const ShownRun run = run_counted(*stream, events, shown);
-    std::string content;
-    for (const Json& c : cmfpipe::wire::sse_events(run.client, "client").events) {
-        if (!c.is_object() || !c.contains("choices")) continue;
-        for (const Json& choice : c["choices"]) {
-            if (choice["delta"].contains("content"))
-                content += choice["delta"]["content"].get<std::string>();
-        }
-    }
+    const std::string content = content_of(run.client);
     CHECK(content.size() > (1u << 20));
     CHECK(content == redacted);
     std::size_t most = 0;
     for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
     CHECK(most <= 4096);
+}
+
+TEST_CASE("openai final text: what goes out early is never changed, any cuts") {
+    // 30 turns of words with addresses, phone and card numbers (their digit groups spaced, side by
+    // side at times), cut into deltas of 1 to 120 characters anywhere, holdbacks from 24 (longer
+    // than any span) to 88: with the processors' word on final text the client gets exactly what
+    // the whole turn redacted at once gives (all held to the end), and no stream ends as a
+    // rewrite of sent text.
+    std::mt19937 random(27);
+    const std::string letters = "abcdefghijklmnopqrstuvwxyz";
+    const std::vector<std::string> spans = {"joe@example.com", "ann.lee@mail.example.org",
+                                            "+44 20 7946 0958", "(555) 123-4567",
+                                            "4111 1111 1111 1111"};
+    for (int turn = 0; turn < 30; ++turn) {
+        std::string whole;
+        while (whole.size() < 6000) {
+            if (random() % 8 == 0) {
+                whole += spans[random() % spans.size()];
+            } else {
+                for (std::size_t n = 1 + random() % 9; n > 0; --n) whole += letters[random() % 26];
+            }
+            whole += random() % 6 == 0 ? ".\n" : random() % 5 == 0 ? ", " : " ";
+        }
+        std::string upstream = role;
+        for (std::size_t at = 0; at < whole.size();) {
+            const std::size_t size = 1 + random() % 120;
+            upstream += text(whole.substr(at, size));
+            at += size;
+        }
+        const std::size_t holdback = 24 + random() % 65;
+        const std::string redacted = content_of(
+            run_guarded(adapter(), request, redact, 1 << 20, upstream + stop + done).all());
+        const GuardedRun run = run_guarded(adapter(), request, redact,
+                                           serve_options(redact, holdback), upstream + stop + done);
+        INFO("turn " << turn << ", holdback " << holdback);
+        const std::string client = run.all();
+        CHECK(client.find("content_filter") == std::string::npos);
+        const std::string got = content_of(client);
+        CHECK(got.find("[REDACTED:") != std::string::npos);
+        std::size_t at = 0;
+        while (at < got.size() && at < redacted.size() && got[at] == redacted[at]) ++at;
+        INFO("first difference at " << at << ": got [" << got.substr(at > 40 ? at - 40 : 0, 80)
+                                    << "] expected [" << redacted.substr(at > 40 ? at - 40 : 0, 80)
+                                    << "]");
+        CHECK(got == redacted);
+    }
 }
