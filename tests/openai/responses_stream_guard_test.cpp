@@ -320,6 +320,56 @@ TEST_CASE("openai guarded responses stream: reasoning summaries pass under the g
     }
 }
 
+TEST_CASE(
+    "openai guarded responses stream: refusals and reasoning text are text the processors "
+    "see") {
+    auto indexed = [](const char* type, const char* id, int index, Json members) {
+        Json e = event(type, {{"item_id", id}, {"output_index", index}, {"content_index", 0}});
+        for (auto& [key, value] : members.items()) e[key] = value;
+        return e;
+    };
+    const Json refusal_part = {{"type", "refusal"}, {"refusal", ""}};
+    const Json reasoning_part = {{"type", "reasoning_text"}, {"text", ""}};
+    const std::string raw = "Ask joe@example.com.";
+    const std::string redacted = "Ask [REDACTED:EMAIL].";
+    const Events upstream = {
+        created(),
+        item_added(0, {{"id", "rs_1"}, {"type", "reasoning"}, {"summary", Json::array()}}),
+        indexed("response.content_part.added", "rs_1", 0, {{"part", reasoning_part}}),
+        indexed("response.reasoning_text.delta", "rs_1", 0, {{"delta", "Ask joe@"}}),
+        indexed("response.reasoning_text.delta", "rs_1", 0, {{"delta", "example.com."}}),
+        indexed("response.reasoning_text.done", "rs_1", 0, {{"text", raw}}),
+        item_done(0, {{"id", "rs_1"},
+                      {"type", "reasoning"},
+                      {"summary", Json::array()},
+                      {"content", {with(reasoning_part, "/text", raw)}}}),
+        item_added(1, message_item("msg_1", "in_progress", Json::array())),
+        indexed("response.content_part.added", "msg_1", 1, {{"part", refusal_part}}),
+        indexed("response.refusal.delta", "msg_1", 1, {{"delta", "Ask joe@"}}),
+        indexed("response.refusal.delta", "msg_1", 1, {{"delta", "example.com."}}),
+        indexed("response.refusal.done", "msg_1", 1, {{"refusal", raw}}),
+        indexed("response.content_part.done", "msg_1", 1,
+                {{"part", with(refusal_part, "/refusal", raw)}}),
+        item_done(1, message_item("msg_1", "completed", {with(refusal_part, "/refusal", raw)})),
+    };
+    const GuardedRun r = run(upstream, {32});
+    const Events expected = {
+        upstream[0],
+        upstream[1],
+        upstream[2],
+        with(upstream[4], "/delta", redacted),  // held whole, then out when the text is done
+        with(upstream[5], "/text", redacted),
+        with(upstream[6], "/item/content/0/text", redacted),
+        upstream[7],
+        upstream[8],
+        with(upstream[10], "/delta", redacted),
+        with(upstream[11], "/refusal", redacted),
+        with(upstream[12], "/part/refusal", redacted),
+        with(upstream[13], "/item/content/0/refusal", redacted),
+    };
+    CHECK(r.all() == sse(expected));
+}
+
 TEST_CASE("openai guarded responses stream: sealed reasoning passes exactly as it came") {
     // Asked with include reasoning.encrypted_content, the summary is sealed from its first
     // delta: immutable in the pipeline, as in a non-streamed answer. The encrypted content and
