@@ -15,8 +15,8 @@ The request's "model" picks the answer:
   cut       a Content-Length it never fills, then closes
   pii       the assistant says "Mail ada@example.com"
   tool      a call of tool delete_user    recorded-N   the response recorded in process
-  reasoning (Responses) a reasoning item with a summary and encrypted_content before the echo
                                           vector N of --vectors (Prompty's vectors.json)
+  reasoning (Responses) a reasoning item with a summary and encrypted_content before the echo
   anything else: "echo: " + the last user text
 Faulty upstreams (the answer is always "echo: " + the last user text, so a client can tell whose
 answer it got):
