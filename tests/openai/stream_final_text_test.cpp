@@ -219,6 +219,7 @@ TEST_CASE("openai final text: the work of a step does not grow with the answer, 
     std::size_t most = 0;
     for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
     CHECK(most <= 4096);
+    CHECK(run.shown[200] > 0);  // the processors ran on that step
 }
 
 TEST_CASE("openai final text: what goes out early is never changed, any cuts") {
