@@ -18,6 +18,8 @@ The request's "model" picks the answer:
                                           vector N of --vectors (Prompty's vectors.json)
   reasoning (Responses) a reasoning item with a summary and encrypted_content before the echo
   anything else: "echo: " + the last user text
+Answers with the provider's header fields (mock_headers.py): headers, rate-limited, tool-first,
+cut-early.
 Faulty upstreams (the answer is always "echo: " + the last user text, so a client can tell whose
 answer it got):
   interim-100 / interim-103   "HTTP/1.1 100 Continue" (or 103 Early Hints) before the answer
@@ -45,6 +47,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from mock_responses import last_input_text, pieces, responses_answer, responses_events
+import mock_headers
 
 
 def last_user_text(body):
@@ -188,6 +191,10 @@ class Handler(BaseHTTPRequestHandler):
             return mock_thinking.answer(self, body)
         make = {"/messages": anthropic_answer,
                 "/responses": responses_answer}.get(self.path[self.path.rfind("/"):], openai_answer)
+        # The models of mock_headers.py: answers with the provider's own header fields.
+        if model in mock_headers.MODELS:
+            events_of = anthropic_events if self.path.endswith("/messages") else openai_events
+            return mock_headers.answer(self, body, model, make, events_of, last_user_text(body))
         if model == "fail-500":
             return self.reply(500, {"error": {"message": "upstream broke", "type": "server_error"}})
         if body.get("stream") is True:

@@ -170,10 +170,10 @@ TEST_CASE("serve: 1000 requests over 64 connections - each answer its own") {
                 const std::string question = "question number " + std::to_string(n);
                 auto answer =
                     client.request("POST", "/v1/prompts/chat?to=openai", question_body(question),
-                                   {{"x-request-id", "r" + std::to_string(n)}});
+                                   {{"x-cmfpipe-request-id", "r" + std::to_string(n)}});
                 const Json body = parse_json(answer.body, "answer");
                 const bool own = answer.status == 200 &&
-                                 answer.header("x-request-id") == "r" + std::to_string(n) &&
+                                 answer.header("x-cmfpipe-request-id") == "r" + std::to_string(n) &&
                                  body["messages"][1]["content"] == question;
                 (own ? right : wrong)++;
             }

@@ -41,7 +41,7 @@ TEST_CASE("serve: a processor's stop is 403 with the decisions - logged with the
     REQUIRE(server.running());
     HttpConnection client(server.port());
     auto answer = client.request("POST", "/v1/prompts/chat", R"({"question": "hi"})",
-                                 {{"x-request-id", "stop-1"}});
+                                 {{"x-cmfpipe-request-id", "stop-1"}});
     CHECK(answer.status == 403);
     const Json decision = {{"processor", "block"}, {"kind", "deny"},
                            {"hook", "llm_input"},  {"message", 0},

@@ -50,15 +50,15 @@ TEST_CASE(
     HttpConnection client(server.port());
     auto answer =
         client.request("POST", "/v1/chat/completions", chat_request.dump(),
-                       {{"authorization", "Bearer sk-test"}, {"x-request-id", "proxy-1"}});
+                       {{"authorization", "Bearer sk-test"}, {"x-cmfpipe-request-id", "proxy-1"}});
     REQUIRE(answer.status == 200);
-    CHECK(answer.header("x-request-id") == "proxy-1");
+    CHECK(answer.header("x-cmfpipe-request-id") == "proxy-1");
 
     const auto received = upstream.received();
     REQUIRE(received.size() == 1);
     CHECK(received[0]["path"] == "/v1/chat/completions");
     CHECK(received[0]["headers"]["authorization"] == "Bearer sk-test");
-    CHECK(received[0]["headers"]["x-request-id"] == "proxy-1");
+    CHECK(received[0]["headers"]["x-cmfpipe-request-id"] == "proxy-1");
     Json sent = chat_request;
     sent["messages"][1]["content"] = "Say hi to [REDACTED:EMAIL]";
     CHECK(parse_json(received[0]["body"].get<std::string>(), "upstream") == sent);
@@ -257,18 +257,18 @@ TEST_CASE("proxy: SIGTERM lets a proxied request in flight finish before the exi
     CHECK(server.exit_code() == 0);
 }
 
-TEST_CASE("proxy: the x-request-id reaches the upstream - the trace - and the decision log") {
+TEST_CASE("proxy: the x-cmfpipe-request-id reaches the upstream - the trace - and the decision log") {
     Upstream upstream;
     Scratch s;
     const std::string trace = (s.dir / "trace.jsonl").string();
     ServeProcess server({"--upstream", "openai=" + upstream.url(), "--trace", trace});
     HttpConnection client(server.port());
     auto answer = client.request("POST", "/v1/chat/completions", chat_request.dump(),
-                                 {{"x-request-id", "trace-me-1"}});
+                                 {{"x-cmfpipe-request-id", "trace-me-1"}});
     REQUIRE(answer.status == 200);
-    CHECK(answer.header("x-request-id") == "trace-me-1");
+    CHECK(answer.header("x-cmfpipe-request-id") == "trace-me-1");
     REQUIRE(upstream.received().size() == 1);
-    CHECK(upstream.received()[0]["headers"]["x-request-id"] == "trace-me-1");
+    CHECK(upstream.received()[0]["headers"]["x-cmfpipe-request-id"] == "trace-me-1");
     CHECK_THAT(server.stderr_text(), Catch::Contains("{\"request_id\":\"trace-me-1\","
                                                      "\"route\":\"/v1/chat/completions\""));
     // The span ends before the answer is written: it is in the file once the answer is here.

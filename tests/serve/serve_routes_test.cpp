@@ -39,20 +39,20 @@ Json error_body(const std::string& message, const std::string& type, const std::
 
 }  // namespace
 
-TEST_CASE("serve: GET /health is 200 {status: ok} and echoes the client's x-request-id") {
+TEST_CASE("serve: GET /health is 200 {status: ok} and echoes the client's x-cmfpipe-request-id") {
     ServeProcess server({"--no-pipeline"});
     REQUIRE(server.running());
     HttpConnection client(server.port());
-    auto answer = client.request("GET", "/health", {}, {{"x-request-id", "req-42"}});
+    auto answer = client.request("GET", "/health", {}, {{"x-cmfpipe-request-id", "req-42"}});
     CHECK(answer.status == 200);
     CHECK(json_of(answer) == Json{{"status", "ok"}});
     CHECK(answer.header("content-type") == "application/json");
-    CHECK(answer.header("x-request-id") == "req-42");
+    CHECK(answer.header("x-cmfpipe-request-id") == "req-42");
     // Keep-alive: a second request on the same connection, with an id made by the server.
     auto second = client.request("GET", "/health");
     CHECK(second.status == 200);
-    CHECK(second.header("x-request-id").size() == 33);  // 16 hex, '-', 16 hex
-    CHECK(second.header("x-request-id") != answer.header("x-request-id"));
+    CHECK(second.header("x-cmfpipe-request-id").size() == 33);  // 16 hex, '-', 16 hex
+    CHECK(second.header("x-cmfpipe-request-id") != answer.header("x-cmfpipe-request-id"));
 }
 
 TEST_CASE("serve: GET /v1/plugins answers what cmfpipe plugins --json prints") {

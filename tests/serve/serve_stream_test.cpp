@@ -1,7 +1,7 @@
 // `cmfpipe serve` proxying streamed answers ("stream": true) from the local upstream
 // (tests/serve/mock_upstream.py) over real sockets: events go out as they arrive, the output
-// processors see every step, a stop ends the stream with the provider's error event, and a client
-// that goes away ends the upstream call.
+// processors see every step, a stop ends the stream as the provider's content filter does, and a
+// client that goes away ends the upstream call.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
@@ -89,11 +89,11 @@ TEST_CASE("stream: an OpenAI stream passes through event by event and ends with 
         {"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--stream-holdback", "0"});
     HttpConnection client(server.port());
     auto answer = client.request("POST", "/v1/chat/completions", streamed_chat("gpt-test").dump(),
-                                 {{"x-request-id", "stream-1"}});
+                                 {{"x-cmfpipe-request-id", "stream-1"}});
     REQUIRE(answer.status == 200);
     CHECK(answer.header("content-type") == "text/event-stream");
     CHECK(answer.header("transfer-encoding") == "chunked");
-    CHECK(answer.header("x-request-id") == "stream-1");
+    CHECK(answer.header("x-cmfpipe-request-id") == "stream-1");
     const auto events = events_of(answer.body);
     // role chunk, "echo", ": hi", the finish chunk, [DONE]
     REQUIRE(events.size() == 5);
@@ -106,7 +106,7 @@ TEST_CASE("stream: an OpenAI stream passes through event by event and ends with 
     const auto received = upstream.received();
     REQUIRE(received.size() == 1);
     CHECK(parse_json(received[0]["body"].get<std::string>(), "body")["stream"] == true);
-    CHECK(received[0]["headers"]["x-request-id"] == "stream-1");
+    CHECK(received[0]["headers"]["x-cmfpipe-request-id"] == "stream-1");
     // The connection carries on after a streamed answer.
     auto health = client.request("GET", "/health");
     CHECK(health.status == 200);
@@ -189,33 +189,31 @@ TEST_CASE("stream: with no holdback a rewrite of text already sent ends the stre
     REQUIRE(answer.status == 200);
     INFO(answer.body);
     const auto events = events_of(answer.body);
-    REQUIRE_FALSE(events.empty());
-    const Json last = payload(events.back());
-    CHECK(last["error"]["type"] == "Stopped");
-    CHECK(last["error"]["code"] == "stopped");
+    REQUIRE(events.size() >= 2);
+    // Ended as OpenAI's own content filter ends a turn (serve_stream_stop_test.cpp has the rest).
+    CHECK(payload(events[events.size() - 2])["choices"][0]["finish_reason"] == "content_filter");
+    CHECK(events.back().data == "[DONE]");
     // What went out before the rewrite was seen stays a prefix of the raw text; the address
     // never went out whole.
     CHECK_THAT(std::string("Mail ada@example.com please"), Catch::StartsWith(openai_text(events)));
     CHECK(answer.body.find("ada@example.com") == std::string::npos);
 }
 
-TEST_CASE("stream: a tool call stopped on output ends the stream with an error event") {
+TEST_CASE("stream: a tool call stopped on output ends the stream as the provider's filter") {
     MockUpstream upstream;  // "tool": "Deleting." and a call of delete_user
     ServeProcess server({"--upstream", "openai=" + upstream.url(), "--upstream",
                          "anthropic=" + upstream.url(), "--config", guarded_tools});
     HttpConnection client(server.port());
     auto answer = client.request("POST", "/v1/chat/completions", streamed_chat("tool").dump(),
-                                 {{"x-request-id", "tool-stop"}});
+                                 {{"x-cmfpipe-request-id", "tool-stop"}});
     REQUIRE(answer.status == 200);
     INFO(answer.body);
     const auto events = events_of(answer.body);
     CHECK(openai_text(events) == "Deleting.");
     CHECK_FALSE(carries_tool_call(events));
-    const Json last = payload(events.back());
-    CHECK(last["error"]["code"] == "stopped");
-    CHECK(last["error"]["type"] == "Stopped");
-    CHECK_THAT(last["error"]["message"].get<std::string>(),
-               Catch::StartsWith("processor 'guard_tools' stopped the answer"));
+    REQUIRE(events.size() >= 2);
+    CHECK(payload(events[events.size() - 2])["choices"][0]["finish_reason"] == "content_filter");
+    CHECK(events.back().data == "[DONE]");
     CHECK_THAT(server.stderr_text(), Catch::Contains("\"request_id\":\"tool-stop\""));
     CHECK_THAT(server.stderr_text(), Catch::Contains("\"processor\":\"guard_tools\""));
 
@@ -224,10 +222,10 @@ TEST_CASE("stream: a tool call stopped on output ends the stream with an error e
     const auto anthropic_events = events_of(anthropic.body);
     CHECK(anthropic_text(anthropic_events) == "Deleting.");
     CHECK_FALSE(carries_tool_call(anthropic_events));
-    CHECK(anthropic_events.back().event == "error");
-    const Json error = payload(anthropic_events.back());
-    CHECK(error["type"] == "error");
-    CHECK(error["error"]["type"] == "stopped");
+    REQUIRE(anthropic_events.size() >= 2);
+    CHECK(anthropic_events.back().event == "message_stop");
+    CHECK(payload(anthropic_events[anthropic_events.size() - 2])["delta"]["stop_reason"] ==
+          "refusal");
 }
 
 TEST_CASE("stream: a tool call that passes goes out whole once complete") {

@@ -131,8 +131,10 @@ TEST_CASE("upstream faults: a 302 goes back as it came - without an empty Conten
 namespace {
 
 // A streamed request to `model` through a server started with `bound` SECONDS=2: the stream
-// must end after 2 s (not before, not much after) with the provider's timeout event saying why.
-void check_stream_cut(const std::string& bound, const std::string& model, const std::string& why) {
+// must end after 2 s (not before, not much after) with the provider's timeout event saying why;
+// or, when none of the answer went out by then (`answer_begun` false), be a 504 saying why.
+void check_stream_cut(const std::string& bound, const std::string& model, const std::string& why,
+                      bool answer_begun) {
     MockUpstream upstream;
     ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline", bound, "2"});
     HttpConnection client(server.port());
@@ -143,8 +145,14 @@ void check_stream_cut(const std::string& bound, const std::string& model, const 
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(seconds >= 1.9);
     CHECK(seconds < 4);
-    CHECK(a.status == 200);
-    CHECK_THAT(a.body, Catch::Contains("\"code\":\"timeout\"") && Catch::Contains(why));
+    if (answer_begun) {
+        CHECK(a.status == 200);
+        CHECK_THAT(a.body, Catch::Contains("\"code\":\"timeout\"") && Catch::Contains(why));
+    } else {
+        CHECK(a.status == 504);
+        CHECK(error_code_of(a) == "upstream_timeout");
+        CHECK_THAT(a.body, Catch::Contains(why));
+    }
     if (bound != "--upstream-total-timeout") return;
     // Not streamed: the same bound, a 504.
     HttpConnection plain(server.port());
@@ -158,10 +166,11 @@ void check_stream_cut(const std::string& bound, const std::string& model, const 
 
 TEST_CASE("upstream faults: a stream trickling a byte a second trips --upstream-timeout") {
     // Bytes come every second, never a whole event: the silence between events is what counts.
-    check_stream_cut("--upstream-timeout", "byte-drip", "silent for --upstream-timeout");
+    // Nothing of the answer went out (the head is held until some does): a 504.
+    check_stream_cut("--upstream-timeout", "byte-drip", "silent for --upstream-timeout", false);
 }
 
 TEST_CASE("upstream faults: --upstream-total-timeout ends a stream whose events keep coming") {
     // "drip": an event every 0.2 s for 10 s.
-    check_stream_cut("--upstream-total-timeout", "drip", "over --upstream-total-timeout");
+    check_stream_cut("--upstream-total-timeout", "drip", "over --upstream-total-timeout", true);
 }

@@ -95,6 +95,14 @@ int run_serve(const Arguments& args) {
     options.upstream_ca = args.value("upstream-ca").value_or("");
     options.stream_holdback =
         count_option(args, "stream-holdback", options.stream_holdback, 0, 1 << 20);
+    if (auto stop = args.value("stream-stop")) {
+        if (*stop == "error-event") {
+            options.stream_stop = StreamStop::error_event;
+        } else if (*stop != "content-filter") {
+            throw UsageError("--stream-stop wants content-filter or error-event, got '" + *stop +
+                             "'");
+        }
+    }
 
     std::optional<pipeline::PipelineConfig> config;
     if (!args.flag("no-pipeline"))
@@ -151,6 +159,9 @@ std::vector<OptionSpec> serve_options() {
          {"stream-holdback", "CHARS",
           "characters of streamed text held back until the processors have seen what follows "
           "(default 64; 0: none)"},
+         {"stream-stop", "content-filter|error-event",
+          "how a stream a processor stops after part of the answer went out ends: as the "
+          "provider's content filter (default) or with its error event"},
          {"max-body", "BYTES", "largest request body (default 8388608); larger: 413"},
          {"max-answer", "BYTES",
           "largest answer a prompt expands to (default 4 x --max-body); larger: 413"},
@@ -165,7 +176,8 @@ std::vector<OptionSpec> serve_options() {
          {"grace", "SECONDS", "on SIGTERM/SIGINT, time left to requests in flight (default 10)"},
          {"allow-root", "DIR", "let the prompts' ${file:} references read below DIR too", true},
          {"allow-env", "NAME", "let the prompts' ${env:NAME} read that variable", true},
-         {"trace", "FILE.jsonl", "append one trace record per request (with its x-request-id)"}});
+         {"trace", "FILE.jsonl",
+          "append one trace record per request (with its x-cmfpipe-request-id)"}});
     return options;
 }
 

@@ -16,11 +16,13 @@ namespace cmfpipe::serve {
 class ClientStream {
   public:
     virtual ~ClientStream() = default;
-    // The answer's header (status, Content-Type; the server's own fields are added), sent with
-    // chunked transfer encoding. Each call throws boost::system::system_error once the client
-    // is gone or too slow to read (--client-timeout).
-    virtual boost::asio::awaitable<void> begin(http::status status,
-                                               std::string_view content_type) = 0;
+    // The answer's header (status, Content-Type, and `provider_headers`: the upstream's fields
+    // that reach the client, forwarded_headers.hpp; the server's own fields are added,
+    // Cache-Control "no-cache" when the provider sent none), sent with chunked transfer encoding.
+    // Each call throws boost::system::system_error once the client is gone or too slow to read
+    // (--client-timeout).
+    virtual boost::asio::awaitable<void> begin(http::status status, std::string_view content_type,
+                                               const http::fields& provider_headers) = 0;
     // One piece of the body, sent at once.
     virtual boost::asio::awaitable<void> write(std::string_view data) = 0;
     // The end of the body.

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cmfpipe/json_parse.hpp"
+#include "forwarded_headers.hpp"
 #include "provider_routes.hpp"
 #include "request_framing.hpp"
 
@@ -13,24 +14,6 @@ namespace cmfpipe::serve {
 namespace {
 
 namespace net = boost::asio;
-
-// Not passed on: hop-by-hop headers, what the proxy sets itself, and compression (the proxy must
-// read the answer).
-bool forwarded(std::string_view name) {
-    static constexpr std::string_view dropped[] = {
-        "host",    "content-length",    "connection",  "keep-alive",          "te",
-        "trailer", "transfer-encoding", "upgrade",     "proxy-authorization", "proxy-connection",
-        "expect",  "accept-encoding",   "x-request-id"};
-    for (std::string_view d : dropped)
-        if (boost::beast::iequals(beast_view(name), beast_view(d))) return false;
-    return true;
-}
-
-bool named_in(const std::vector<std::string_view>& names, std::string_view name) {
-    for (std::string_view n : names)
-        if (boost::beast::iequals(beast_view(n), beast_view(name))) return true;
-    return false;
-}
 
 }  // namespace
 
@@ -198,16 +181,7 @@ net::awaitable<std::optional<Response>> Proxy::answer(const Provider& provider, 
     Prepared prepared = co_await host_->async_call(std::move(prepare_work), net::use_awaitable);
     if (prepared.refusal) co_return std::move(*prepared.refusal);
 
-    Upstream::Headers headers;
-    // What the client's Connection fields name is hop-by-hop too (RFC 9110 §7.6.1).
-    const std::vector<std::string_view> connection_named =
-        field_list(request, http::field::connection);
-    for (const auto& field : request) {
-        const std::string_view name = std_view(field.name_string());
-        if (forwarded(name) && !named_in(connection_named, name))
-            headers.emplace_back(name, std_view(field.value()));
-    }
-    headers.emplace_back("x-request-id", request_id);
+    Upstream::Headers headers = upstream_request_headers(request, request_id);
     if (provider.method == http::verb::post)
         headers.emplace_back("content-type", "application/json");
     if (prepared.guarded) {
@@ -246,13 +220,17 @@ net::awaitable<Response> Proxy::not_streamed(const Provider& provider, Upstream&
         Response passed{upstream_answer.result(), 11};
         const auto type = upstream_answer[http::field::content_type];
         if (!type.empty()) passed.set(http::field::content_type, type);
+        add_provider_headers(provider_answer_headers(upstream_answer), passed);
         passed.body() = std::move(upstream_answer.body());
         co_return passed;
     }
+    // The provider's fields go with the answer made from its body (a stop's 403 included).
+    const http::fields provider_headers = provider_answer_headers(upstream_answer);
     auto finish_work = [this, &provider, upstream_answer = std::move(upstream_answer), request_id] {
         return finish(provider, upstream_answer, request_id);
     };
     Response answer = co_await host_->async_call(std::move(finish_work), net::use_awaitable);
+    add_provider_headers(provider_headers, answer);
     co_return answer;
 }
 

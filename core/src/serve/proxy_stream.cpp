@@ -7,6 +7,7 @@
 
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/sse.hpp"
+#include "forwarded_headers.hpp"
 
 namespace cmfpipe::serve {
 namespace {
@@ -41,6 +42,17 @@ std::string failure_event(const GuardedStream& guarded, std::string_view type,
     }
 }
 
+// Whether a processor stopped the run these are the decisions of.
+bool stopped_by_processor(const std::vector<pipeline::Decision>& decisions) {
+    for (const pipeline::Decision& d : decisions)
+        if (d.effect == pipeline::Effect::stopped) return true;
+    return false;
+}
+
+// The most held before any part of the answer goes out (the provider's opening events: a role
+// chunk, message_start, pings); past it the head goes out, and a stop then ends the stream.
+constexpr std::size_t max_held_head = 64 * 1024;
+
 std::string what(std::exception_ptr error) {
     try {
         std::rethrow_exception(error);
@@ -62,17 +74,30 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     GuardedStream& guarded = *prepared.guarded;
     wire::SseReader reader("upstream '" + upstream.name() + "' stream",
                            input_limits().max_input_bytes);
-    bool streaming = false;    // the upstream answered with its event stream
-    bool begun = false;        // the client has our header
-    bool client_gone = false;  // a write to the client failed: nothing more goes to it
+    bool streaming = false;        // the upstream answered with its event stream
+    bool begun = false;            // the client has our header
+    bool over = false;             // the stream is over: what is held goes out
+    bool client_gone = false;      // a write to the client failed: nothing more goes to it
+    http::fields provider_fields;  // the upstream's header fields that reach the client
+    // What the guard let out before any part of the answer (the provider's opening events): held
+    // with the response head, so that a stop decided before the first byte of the answer is
+    // answered as a non-streamed stop is.
+    std::string held;
 
-    // Sends what the guarded stream let out; false once the client is gone.
+    // Sends what the guarded stream let out (or holds it); false once the client is gone.
     auto send = [&](std::string text) -> net::awaitable<bool> {
         if (client_gone || cancellation.cancelled()) co_return false;
+        if (!begun && !over && !guarded.content_sent() &&
+            held.size() + text.size() <= max_held_head) {
+            held += text;
+            co_return true;
+        }
         try {
             if (!begun) {
                 begun = true;
-                co_await client.begin(http::status::ok, "text/event-stream");
+                co_await client.begin(http::status::ok, "text/event-stream", provider_fields);
+                text.insert(0, held);
+                held.clear();
             }
             if (!text.empty()) co_await client.write(text);
         } catch (const boost::system::system_error&) {
@@ -98,6 +123,7 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     StreamSink sink;
     sink.wants = [&](const http::response_header<>& header) {
         streaming = is_event_stream(header);
+        if (streaming) provider_fields = provider_answer_headers(header);
         return streaming;
     };
     sink.piece = [&](std::string_view bytes) -> net::awaitable<bool> {
@@ -114,6 +140,7 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     Response upstream_answer;
     std::string ending;  // the stream's last events
     bool cut = false;    // the upstream broke off: what is held gets checked, then the error
+    std::exception_ptr upstream_failure;  // the upstream timed out or broke off mid-stream
     try {
         upstream_answer =
             co_await upstream.call(http::verb::post, std::move(path), std::move(prepared.body),
@@ -121,6 +148,7 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     } catch (const UpstreamFailure& e) {
         metrics_.upstream_error(upstream.name(), e.reason());
         if (!streaming) throw;  // nothing sent yet: the client gets 502 or 504
+        upstream_failure = std::current_exception();
         if (e.reason() == "timeout") {
             ending = failure_event(guarded, "UpstreamError", "timeout", e.message());
         } else {
@@ -138,6 +166,12 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         Response answer = co_await not_streamed(provider, upstream, std::move(upstream_answer),
                                                 std::move(request_id));
         co_return answer;
+    }
+    // Nothing of the answer went out when the upstream failed: the client gets 502 or 504, as
+    // when it fails before its stream begins (what the guard held is dropped).
+    if (upstream_failure && !begun && !guarded.content_sent()) {
+        record_(prepared.decisions->last, Metrics::route_label(provider.route), request_id);
+        std::rethrow_exception(upstream_failure);
     }
     // A client that went away (a failed write, or the session saw its connection close) gets
     // nothing more, and nothing more is computed for it.
@@ -160,7 +194,16 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     // processor stopped the stream (nothing runs after it), else the whole turn's at its end. Not
     // as each run happens: a guarded stream also runs the processors on narrower windows only to
     // compare, and a stop there stops nothing.
-    record_(prepared.decisions->last, Metrics::route_label(provider.route), request_id);
+    const std::vector<pipeline::Decision>& decisions = prepared.decisions->last;
+    record_(decisions, Metrics::route_label(provider.route), request_id);
+    if (!begun && guarded.ended() && !guarded.content_sent() && stopped_by_processor(decisions)) {
+        // Stopped before any of the answer went out: as a non-streamed stop, nothing streamed.
+        Response answer = provider.error(http::status::forbidden, "Stopped", "stopped",
+                                         pipeline::stop_message(decisions, "answer"));
+        add_provider_headers(provider_fields, answer);
+        co_return answer;
+    }
+    over = true;
     if (co_await send(std::move(ending))) {
         try {
             co_await client.end();

@@ -177,10 +177,11 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
             name, std::make_unique<Upstream>(name, parse_upstream_url(url), upstream_options,
                                              impl_->io.get_executor()));
     }
-    impl_->state.router =
-        std::make_unique<Router>(std::move(host), std::move(prompts), impl_->state.metrics,
-                                 impl_->state.log, std::move(tracer), std::move(upstreams),
-                                 StreamGuardOptions{impl_->state.options.stream_holdback});
+    StreamGuardOptions stream_options{given.stream_holdback};
+    stream_options.stop = given.stream_stop;
+    impl_->state.router = std::make_unique<Router>(
+        std::move(host), std::move(prompts), impl_->state.metrics, impl_->state.log,
+        std::move(tracer), std::move(upstreams), stream_options);
 }
 
 Server::~Server() {

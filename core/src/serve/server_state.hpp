@@ -21,8 +21,8 @@ class Session;
 struct ServerState {
     ServerState(ServerOptions options, std::ostream& log);
 
-    // The client's x-request-id when it is usable (1 to 128 visible ASCII characters), else a new
-    // one: this process's random prefix and a counter.
+    // The client's x-cmfpipe-request-id when it is usable (1 to 128 visible ASCII characters), else
+    // a new one: this process's random prefix and a counter.
     std::string request_id(std::string_view given);
 
     const ServerOptions options;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "forwarded_headers.hpp"
 #include "request_framing.hpp"
 #include "server_state.hpp"
 
@@ -159,7 +160,8 @@ void Session::on_header(beast::error_code error) {
 
 void Session::begin_request() {
     const auto& header = parser_->get();
-    request_id_ = state_.request_id(std_view(header["x-request-id"]));
+    // A client's x-cmfpipe-request-id is ours to keep; its x-request-id is the provider's.
+    request_id_ = state_.request_id(std_view(header[beast_view(request_id_field)]));
     const std::string_view target = std_view(header.target());
     route_ = Router::route_of(target.substr(0, target.find('?')));
     started_ = std::chrono::steady_clock::now();
@@ -244,12 +246,15 @@ void Session::stop_watching() {
     stream_.socket().cancel(ignored);
 }
 
-net::awaitable<void> Session::begin(http::status status, std::string_view content_type) {
+net::awaitable<void> Session::begin(http::status status, std::string_view content_type,
+                                    const http::fields& provider_headers) {
     http::response<http::empty_body> header{status, 11};
+    add_provider_headers(provider_headers, header);
     header.set(http::field::server, "cmfpipe");
-    header.set("x-request-id", request_id_);
+    header.set(beast_view(request_id_field), request_id_);
     header.set(http::field::content_type, beast_view(content_type));
-    header.set(http::field::cache_control, "no-cache");
+    if (header.find(http::field::cache_control) == header.end())
+        header.set(http::field::cache_control, "no-cache");
     header.keep_alive(keep_alive_ && !state_.draining);
     header.chunked(true);
     keep_alive_ = header.keep_alive();
@@ -293,7 +298,7 @@ void Session::answer(Response response) {
         response.keep_alive(keep_alive);
     }
     response.set(http::field::server, "cmfpipe");
-    response.set("x-request-id", request_id_);
+    response.set(beast_view(request_id_field), request_id_);
     if (state_.draining) response.keep_alive(false);
     response.prepare_payload();
     response_ = std::move(response);
@@ -327,7 +332,7 @@ void Session::refuse(Response response) {
         counted_ = true;
     }
     response.set(http::field::server, "cmfpipe");
-    response.set("x-request-id", request_id_);
+    response.set(beast_view(request_id_field), request_id_);
     response.keep_alive(false);
     response.prepare_payload();
     held_.reset();  // a body that is not read is not held

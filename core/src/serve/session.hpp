@@ -42,7 +42,8 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     void abort();
 
     // ClientStream: a chunked answer, on the session's strand.
-    boost::asio::awaitable<void> begin(http::status status, std::string_view content_type) override;
+    boost::asio::awaitable<void> begin(http::status status, std::string_view content_type,
+                                       const http::fields& provider_headers) override;
     boost::asio::awaitable<void> write(std::string_view data) override;
     boost::asio::awaitable<void> end() override;
 

@@ -12,6 +12,7 @@
 #include "cmfpipe/core/host/async.hpp"
 #include "cmfpipe/core/host/prompt_catalog.hpp"
 #include "cmfpipe/core/tracing.hpp"
+#include "cmfpipe/stream_guard.hpp"
 
 namespace cmfpipe::serve {
 
@@ -44,6 +45,10 @@ struct ServerOptions {
     // Characters of a streamed text part held back until more comes, so that the llm_output
     // processors see a span (an e-mail address, a key) whole before any of it is sent.
     std::size_t stream_holdback = 64;
+    // How a guarded stream ends when a processor stops it after part of the answer went out: as
+    // the provider's own content filter (default), or with the provider's error event
+    // (--stream-stop error-event). A stop before any of the answer went out is a 403 either way.
+    StreamStop stream_stop = StreamStop::content_filter;
     // Certificates trusted for https upstreams besides the system's (a private CA).
     std::string upstream_ca;
 };
