@@ -1,6 +1,8 @@
 // Fuzz target: a provider's stream as `cmfpipe serve` guards it on its way to the client. The
 // first byte picks the adapter (openai, anthropic), the holdback (0 or 8 characters) and the size
-// of the pieces the bytes arrive in; the rest is the upstream's body. It goes through
+// of the pieces the bytes arrive in; the rest is the upstream's body. An openai body that names a
+// Responses event type ("type":"response.) is guarded as a streamed Responses answer, as the
+// proxy's /v1/responses route does; any other as Chat Completions. It goes through
 // wire::SseReader and GuardedStream::push/finish with the guarded_tools pipeline (pii_redactor,
 // data_policy, tool_guard) as the guard, as the proxy runs them.
 #include <memory>
@@ -48,10 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             : Json{
                   {"model", "m"}, {"max_tokens", 8}, {"stream", true}, {"messages", Json::array()}};
     return fuzz::run(data + 1, size - 1, fuzz::Admit::model_output, [&](std::string_view text) {
+        const bool responses =
+            is_openai && text.find("\"type\":\"response.") != std::string_view::npos;
+        const Json responses_body = {{"model", "m"}, {"stream", true}, {"input", "hi"}};
         const auto guarded =
             (is_openai ? openai : anthropic)
-                ->guard_stream(body, guard, StreamGuardOptions{(choice & 2) ? 8u : 0u},
-                               Json::object());
+                ->guard_stream(responses ? responses_body : body, guard,
+                               StreamGuardOptions{(choice & 2) ? 8u : 0u},
+                               responses ? Json{{"apiType", "responses"}} : Json::object());
         wire::SseReader reader("<fuzz input>", 1 << 20);
         std::vector<wire::SseEvent> events;
         for (std::size_t at = 0; at < text.size() && !guarded->ended(); at += piece) {
