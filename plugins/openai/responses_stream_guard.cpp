@@ -4,8 +4,10 @@
 //     reasoning item's summary_text and reasoning_text parts are text, each a wire::HeldBackText:
 //     on a delta the processors see a window of that part (read with read_responses_output,
 //     mapped back part by part with wire::pair_parts), and what passed goes out in the upstream's
-//     delta event; the part's done events and its item's output_item.done carry the text that
-//     went out, never the upstream's;
+//     delta event (at once where the processors say the text is final, StreamGuardOptions::
+//     final_length; the holdback the bound), with the logprob entries of the tokens whose text
+//     it completes (chat_logprobs.hpp); the part's done events and its item's output_item.done
+//     carry the text (and entries) that went out, never the upstream's;
 //   - a function_call item's events are held until its output_item.done (or the next item, or
 //     the end), then the processors see the call: passed, its events go out as they came;
 //     changed, as the four events that carry it; removed, never (later items move up one
