@@ -31,7 +31,7 @@ TEST_CASE("openai guarded responses stream: text with holdback 0 passes event fo
 
 TEST_CASE(
     "openai guarded responses stream: an e-mail split across deltas is never sent in "
-    "pieces; the done events and completed carry the redacted text") {
+    "pieces: the done events and completed carry the redacted text") {
     const Events upstream =
         Events{created(), in_progress()} +
         message_events("msg_1", 0, {"Write to jo", "e@exam", "ple.com today."}) +

@@ -256,7 +256,7 @@ TEST_CASE("a sealed thinking part may not be changed, unsealed, removed, reorder
     }
 }
 
-TEST_CASE("around sealed thinking, content stays mutable; unsealed thinking is mutable") {
+TEST_CASE("around sealed thinking content stays mutable, and unsealed thinking is mutable") {
     const cmf::Message before = signed_turn();
     const cmf::Content& c = before.content();
     // Text redacted, unsealed thinking rewritten, a part added and one removed between the sealed.
