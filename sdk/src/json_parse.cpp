@@ -18,6 +18,23 @@ struct ParseOutcome {
     std::string error;
 };
 
+// nlohmann's message quotes the text it last read ("; last read: '...'"). That text is the
+// input's own: an upstream's answer quoted in the error its client gets would pass the guard
+// unseen, so only the position (line:col, added by the caller) says where.
+std::string without_excerpt(std::string message) {
+    constexpr std::string_view opener = "; last read: '";
+    const std::size_t start = message.find(opener);
+    if (start == std::string::npos) return message;
+    // "...; last read: '<excerpt>'; expected <what>" or "...; last read: '<excerpt>'"
+    const std::size_t expected = message.rfind("'; expected ");
+    if (expected == std::string::npos || expected < start + opener.size()) {
+        message.erase(start);
+    } else {
+        message.erase(start, expected + 1 - start);
+    }
+    return message;
+}
+
 class BoundedDomBuilder {
   public:
     using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
@@ -53,7 +70,8 @@ class BoundedDomBuilder {
         outcome_.error_offset = position == 0 ? 0 : position - 1;
         std::string what = e.what();
         auto at = what.find("syntax error");
-        outcome_.error = "invalid JSON: " + (at == std::string::npos ? what : what.substr(at));
+        outcome_.error =
+            "invalid JSON: " + without_excerpt(at == std::string::npos ? what : what.substr(at));
         return false;
     }
 

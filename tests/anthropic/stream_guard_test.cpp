@@ -282,7 +282,7 @@ TEST_CASE("anthropic guarded stream: a malformed payload ends it with a broken e
               message_start, error_event("broken",
                                          "anthropic stream: the event at line 5: its data is not "
                                          "JSON: syntax error while parsing object key - invalid "
-                                         "literal; last read: '{o'; expected string literal")});
+                                         "literal; expected string literal")});
     run = run_guarded(
         adapter(), request, redact, 0,
         message_start + text_start(0) + delta(0, R"({"type":"hologram_delta","hologram":{}})"));

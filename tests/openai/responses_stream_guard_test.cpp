@@ -381,7 +381,7 @@ TEST_CASE(
     r = run_guarded(adapter(), request, redact, {0}, sse(created(), 0) + "data: {not json\n\n");
     CHECK(r.pushed[1] ==
           broken("openai responses stream: the event at line 4: its data is not JSON: syntax "
-                 "error while parsing object key - invalid literal; last read: '{no'; expected "
+                 "error while parsing object key - invalid literal; expected "
                  "string literal",
                  1));
     CHECK(r.ended);

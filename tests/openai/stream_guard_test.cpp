@@ -252,7 +252,7 @@ TEST_CASE(
           std::vector<std::string>{
               role, text("Hi"),
               error_event("openai stream: the event at line 5: its data is not JSON: syntax error "
-                          "while parsing object key - invalid literal; last read: '{no'; expected "
+                          "while parsing object key - invalid literal; expected "
                           "string literal",
                           "UpstreamError", "broken"),
               ""});

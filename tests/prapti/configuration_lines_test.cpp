@@ -79,7 +79,7 @@ TEST_CASE("configuration lines: errors name file:line:col") {
     CHECK(error_of("% model = gpt-4") ==
           "ValueError: doc.md:1:11: the value of 'model' is not a literal (a JSON string, "
           "number, boolean or list): invalid JSON: syntax error while parsing value - invalid "
-          "literal; last read: 'g'");
+          "literal");
     CHECK(error_of("% x = {\"a\": 1}") ==
           "ValueError: doc.md:1:7: the value of 'x' holds an object: a configuration value is a "
           "string, a number, a boolean or a list");
