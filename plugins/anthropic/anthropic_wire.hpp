@@ -42,8 +42,10 @@ Json part_to_block(const cmf::ContentPart& part, const std::string& place);
 // it is shown to the processors (a tool_use input that is not an object as a text part, standing
 // for the input), and a block or member holding text CMF has no place for is a ValueError
 // (cmfpipe/wire/request_fields.hpp). Returns what the block became: a part, a flagged tool call,
-// or an opaque custom entry.
-enum class TextPolicy { keep, show_or_refuse };
+// or an opaque custom entry. An answer read for a proxy (wire::shown_arguments_option) is read
+// with TextPolicy::show_arguments: its tool_use input that is not an object is shown as that text
+// part; everything else is read as with keep.
+enum class TextPolicy { keep, show_arguments, show_or_refuse };
 enum class BlockRead { part, flagged, opaque };
 BlockRead block_to_parts(const wire::WireNode& block, cmf::Content& parts, Json& custom,
                          TextPolicy policy = TextPolicy::keep);
@@ -64,7 +66,9 @@ std::vector<cmf::Message> read_conversation(const wire::WireNode& body,
                                             ConversationSlots* where = nullptr);
 
 // ---- response.cpp: a Messages API response -> one assistant message with its extensions.
-// Given `slots`, the part slots of its content ("content"[k]) are noted there.
+// Given `slots`, the part slots of its content ("content"[k]) are noted there. Under
+// wire::shown_arguments_option a tool_use input that is not an object is a text part
+// (show_arguments).
 std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& options,
                                         wire::MessageSlots* slots = nullptr);
 

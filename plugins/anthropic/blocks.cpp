@@ -92,8 +92,9 @@ void check_block_members(const WireNode& block, const std::string& type) {
     }
 }
 
-// A request's tool_use whose input is not a JSON object: a text part the processors see (and may
-// rewrite: body.cpp writes it back as the input), standing for the block.
+// A tool_use whose input is not a JSON object, in a request or an answer read for a proxy: a text
+// part the processors see (and may rewrite: body.cpp writes it back as the input), standing for
+// the block.
 void add_shown_input(const WireNode& block, const wire::ToolArguments& arguments,
                      cmf::Content& parts) {
     parts.push_back(ContentPart::text(
@@ -165,7 +166,7 @@ BlockRead block_to_parts(const WireNode& block, cmf::Content& parts, Json& custo
                            std::nullopt};
         if (!block.json().contains("input")) block.at("input");  // the usual "missing" error
         wire::ToolArguments arguments = wire::tool_arguments_from_value(block.json()["input"]);
-        if (arguments.error && policy == TextPolicy::show_or_refuse) {
+        if (arguments.error && policy != TextPolicy::keep) {
             add_shown_input(block, arguments, parts);
         } else if (arguments.error) {
             wire::flag_invalid_tool_arguments(custom, call, arguments);

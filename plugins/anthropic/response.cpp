@@ -3,6 +3,7 @@
 // the CompletionExtension; the message id becomes provenance.message_id.
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 #include "cmfpipe/wire/structured_output.hpp"
 
 namespace cmfpipe::anthropic {
@@ -29,12 +30,17 @@ std::vector<cmf::Message> read_response(const wire::WireNode& body, const Json& 
     }
     Json custom = Json::object();
     cmf::Content parts;
-    read_blocks(body.at("content"), parts, custom, slots, TextPolicy::keep);
+    const TextPolicy policy =
+        wire::shows_invalid_arguments(options) ? TextPolicy::show_arguments : TextPolicy::keep;
+    read_blocks(body.at("content"), parts, custom, slots, policy);
     for (const cmf::PartPtr& p : parts) {
         if (p->type() == cmf::ContentType::tool_result)
             body.at("content").fail("a response cannot hold tool_result blocks");
     }
-    wire::add_structured_output(custom, parts, options);
+    bool has_calls = false;  // a tool_use of any input (one shown as text is no answer text)
+    for (const Json& block : body.json()["content"])
+        has_calls = has_calls || (block.is_object() && block.value("type", "") == "tool_use");
+    if (!has_calls) wire::add_structured_output(custom, parts, options);
 
     auto completion = std::make_shared<cmf::CompletionExtension>();
     if (auto reason = body.find("stop_reason")) {

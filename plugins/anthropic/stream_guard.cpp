@@ -10,7 +10,9 @@
 //     upstream's; the held text of a block goes out before its content_block_stop (or the
 //     signature_delta that ends a thinking block), message_delta and message_stop;
 //   - a tool_use block's events are held until its content_block_stop, then guarded with the
-//     message: passed, they go out as they came; changed, as the minimal start/delta/stop;
+//     message (an input that is not a JSON object shown as the text part a request's is,
+//     wire/request_fields.hpp): passed, they go out as they came; changed, as the minimal
+//     start/delta/stop;
 //   - everything else (message_start, ping, other blocks) passes as it came.
 // A processor's stop (or a rewrite of text already sent) ends the message as Anthropic's own
 // refusal does: the open block stops, message_delta with stop_reason "refusal", message_stop (or,
@@ -22,6 +24,7 @@
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
 #include "cmfpipe/wire/held_text.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 
 namespace cmfpipe::anthropic {
 namespace {
@@ -82,7 +85,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
           guard_(std::move(guard)),
           holdback_(stream_options.holdback),
           final_length_(std::move(stream_options.final_length)),
-          options_(std::move(options)) {}
+          options_(wire::with_shown_arguments(std::move(options))) {}
 
     Events push(const SseEvent& event) override {
         Events out = push_event(event);
@@ -415,6 +418,9 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         try {  // built from upstream data only: what does not read is the upstream's
             turn = read_response(wire::WireNode("the turn so far", view_), options_);
         } catch (const ValueError& e) {
+            broken(out, e.message());
+            return false;
+        } catch (const LimitExceeded& e) {  // an input too deep to be shown
             broken(out, e.message());
             return false;
         }

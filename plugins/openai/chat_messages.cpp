@@ -4,7 +4,8 @@
 // Given MessageSlots, the readers also note where each part was (for the body calls,
 // chat_body.cpp). A request is what goes to the model: every text in it becomes a part (arguments
 // that are not an object too, as a text part) or custom.metadata.name, and a member holding text
-// that has no place in CMF is refused (cmfpipe/wire/request_fields.hpp).
+// that has no place in CMF is refused (cmfpipe/wire/request_fields.hpp). An answer read for a
+// proxy (wire::shown_arguments_option) shows its arguments that are not an object the same way.
 #include <map>
 
 #include "cmfpipe/errors.hpp"
@@ -97,8 +98,9 @@ void read_content(const WireNode& message, cmf::Content& parts, Json& custom, Me
     }
 }
 
-// A request's call whose arguments are not a JSON object: a text part the processors see (and may
-// rewrite: chat_body.cpp writes it back as the arguments), at the call's slot.
+// A call whose arguments are not a JSON object, in a request or an answer read for a proxy: a
+// text part the processors see (and may rewrite: chat_body.cpp writes it back as the arguments),
+// at the call's slot.
 void add_shown_arguments(const WireNode& function, cmf::Content& parts, MessageSlots* slots,
                          std::size_t j) {
     const WireNode arguments = function.at("arguments");
@@ -122,9 +124,11 @@ void read_tool_calls(const WireNode& message, cmf::Content& parts, Json& custom,
         cmf::ToolCall tool_call;
         tool_call.tool_call_id = call.string_or("id", "");
         tool_call.name = function.at("name").string();
-        if (reading == TextPolicy::show_or_refuse) {
-            wire::refuse_unshown_members(call, {"id", "type", "function"});
-            wire::refuse_unshown_members(function, {"name", "arguments"});
+        if (reading != TextPolicy::keep) {
+            if (reading == TextPolicy::show_or_refuse) {
+                wire::refuse_unshown_members(call, {"id", "type", "function"});
+                wire::refuse_unshown_members(function, {"name", "arguments"});
+            }
             if (auto raw = function.optional_string("arguments")) {
                 wire::ToolArguments arguments = wire::tool_arguments_from_text(*raw);
                 if (arguments.error) {
@@ -221,8 +225,12 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
         }
         Json custom = Json::object();
         MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
-        cmf::Content parts = read_assistant_parts(message, custom, message_slots, TextPolicy::keep);
-        wire::add_structured_output(custom, parts, options);
+        cmf::Content parts =
+            read_assistant_parts(message, custom, message_slots, answer_policy(options));
+        // An answer with calls has no structured output (arguments shown as text are no answer
+        // text; add_structured_output sees the others).
+        auto calls = message.find("tool_calls");
+        if (!calls || calls->json().empty()) wire::add_structured_output(custom, parts, options);
         CompletionInfo choice_info = info;
         choice_info.finish_reason = choice.optional_string("finish_reason");
         out.push_back(with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)),

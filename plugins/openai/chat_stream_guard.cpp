@@ -9,7 +9,9 @@
 //   - text members of a delta (content, reasoning_content / reasoning, refusal) go out held back
 //     by wire::HeldBackText, in an event shaped like the upstream's;
 //   - tool-call fragments are held per call until the call is complete (a fragment of another
-//     index, the choice's finish_reason, or the end of the stream), then guarded with the turn;
+//     index, the choice's finish_reason, or the end of the stream), then guarded with the turn
+//     (arguments that are not a JSON object shown as the text part a request's are,
+//     wire/request_fields.hpp: what the processors make of it is the arguments that go out);
 //   - everything else (role, usage, finish chunks) passes as it came, after what it follows.
 // A processor's stop (or a rewrite of text already sent) ends the turn as OpenAI's own filter
 // does: finish_reason "content_filter" for each open choice, then [DONE] (or, with
@@ -22,6 +24,7 @@
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
 #include "cmfpipe/wire/held_text.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -157,7 +160,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
           guard_(std::move(guard)),
           holdback_(stream_options.holdback),
           final_length_(std::move(stream_options.final_length)),
-          options_(std::move(options)) {}
+          options_(wire::with_shown_arguments(std::move(options))) {}
 
     Events push(const SseEvent& event) override {
         Events out = push_event(event);
@@ -552,6 +555,9 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         try {  // built from upstream data only: what does not read is the upstream's
             turn = read_chat_completion(wire::WireNode("the turn so far", view_), options_);
         } catch (const ValueError& e) {
+            broken(out, e.message());
+            return false;
+        } catch (const LimitExceeded& e) {  // arguments too deep to be shown
             broken(out, e.message());
             return false;
         }

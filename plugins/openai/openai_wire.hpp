@@ -115,11 +115,15 @@ Json embedding_request(const std::vector<cmf::Message>& messages, const Json& ag
 Json image_request(const std::vector<cmf::Message>& messages, const Json& agent);
 
 // How a reader treats what CMF has no part for. keep: responses, and a conversation converted as
-// data, keep it (custom.invalid_tool_arguments, vendor members). show_or_refuse: a request on its
+// data, keep it (custom.invalid_tool_arguments, vendor members). show_arguments: an answer read
+// for a proxy keeps its other members but shows arguments that are not an object as a text part,
+// as a request does (the option wire::shown_arguments_option). show_or_refuse: a request on its
 // way to the model shows every text to the processors (arguments that are not an object as a text
 // part, a name as custom.metadata.name) and refuses a member holding text it cannot show
 // (cmfpipe/wire/request_fields.hpp).
-enum class TextPolicy { keep, show_or_refuse };
+enum class TextPolicy { keep, show_arguments, show_or_refuse };
+// The policy an answer is read with under `options`: show_arguments or keep.
+TextPolicy answer_policy(const Json& options);
 
 // ---- chat_messages.cpp: Chat Completions JSON -> CMF. Given `slots`, each message's part slots
 // are appended to it (one MessageSlots per message read).

@@ -292,6 +292,16 @@ Json with_responses_response_messages(const Json& body, const std::vector<cmf::M
             output_text = text->text;
             continue;
         }
+        if (slot.inner.member == "arguments") {  // a call's arguments, shown as text
+            const Json& item = output.at(*slot.item);
+            if (!text) {
+                throw ValueError("openai: " + part_place(0, j, part) +
+                                 ": stands for a tool call's arguments and must stay a text part");
+            }
+            Json& call = calls[*slot.item] = item;
+            if (!same) call["arguments"] = text->text;
+            continue;
+        }
         const Json& old = wire::at_slot(output.at(*slot.item), slot.inner);
         if (slot.inner.member.empty()) {
             const auto& call = part.get<cmf::ToolCall>();

@@ -1,8 +1,10 @@
 // An OpenAI Responses API response -> one CMF assistant message (Prompty spec §8.4): message
 // items give text (refusals too, flagged), function_call items give tool calls, reasoning
 // summaries give thinking. Items of other types (built-in tool calls) are kept verbatim in
-// custom["provider_items"], never dropped.
+// custom["provider_items"], never dropped. Arguments that are not an object are flagged, or, for a
+// proxy (wire::shown_arguments_option), shown as a text part at the item ("arguments").
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 #include "cmfpipe/wire/structured_output.hpp"
 #include "openai_wire.hpp"
 
@@ -27,6 +29,7 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
     Json custom = Json::object();
     cmf::Content parts;
     bool has_text = false, has_calls = false;
+    const TextPolicy reading = answer_policy(options);
     std::vector<WireNode> items = body.at("output").elements();
     for (std::size_t i = 0; i < items.size(); ++i) {
         const WireNode& item = items[i];
@@ -55,12 +58,19 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
             cmf::ToolCall call;
             call.tool_call_id = item.at("call_id").string();
             call.name = item.at("name").string();
-            if (add_tool_call(parts, custom, std::move(call), item.optional_string("arguments"))) {
+            has_calls = true;
+            const std::optional<std::string> raw = item.optional_string("arguments");
+            if (reading == TextPolicy::show_arguments && raw &&
+                wire::tool_arguments_from_text(*raw).error) {
+                // Shown as the text part a request's are; written back as the arguments.
+                parts.push_back(ContentPart::text(wire::arguments_shown_text(
+                    *raw, item.what() + ": " + item.path_of("arguments"))));
+                note(i, "arguments", std::nullopt);
+            } else if (add_tool_call(parts, custom, std::move(call), raw)) {
                 note(i, "", std::nullopt);
             } else if (slots) {
                 slots->flagged.push_back(i);
             }
-            has_calls = true;
         } else if (type == "reasoning") {
             // encrypted_content seals the summary texts (immutable in the pipeline).
             const std::string seal = item.string_or("encrypted_content", "");
@@ -84,7 +94,7 @@ std::vector<cmf::Message> read_responses_output(const WireNode& body, const Json
             note(std::nullopt, "output_text", std::nullopt);
         }
     }
-    wire::add_structured_output(custom, parts, options);
+    if (!has_calls) wire::add_structured_output(custom, parts, options);  // shown arguments too
 
     CompletionInfo info;
     info.id = body.optional_string("id");

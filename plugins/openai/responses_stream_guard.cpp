@@ -9,7 +9,8 @@
 //     it completes (chat_logprobs.hpp); the part's done events and its item's output_item.done
 //     carry the text (and entries) that went out, never the upstream's;
 //   - a function_call item's events are held until its output_item.done (or the next item, or
-//     the end), then the processors see the call: passed, its events go out as they came;
+//     the end), then the processors see the call (arguments that are not a JSON object as the
+//     text part a request's are, wire/request_fields.hpp): passed, its events go out as they came;
 //     changed, as the four events that carry it; removed, never (later items move up one
 //     output_index);
 //   - the terminal event (response.completed, .incomplete, .failed) ends the turn: the processors
@@ -25,6 +26,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 #include "openai_wire.hpp"
 #include "responses_stream_guard.hpp"
 
@@ -58,7 +60,7 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
           guard_(std::move(guard)),
           holdback_(stream_options.holdback),
           final_length_(std::move(stream_options.final_length)),
-          options_(std::move(options)),
+          options_(wire::with_shown_arguments(std::move(options))),
           sealed_(asks_encrypted_reasoning(body)) {}
 
     Events push(const SseEvent& event) override {
@@ -436,6 +438,9 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         try {  // built from upstream data only: what does not read is the upstream's
             turn = read_responses_output(WireNode("the turn so far", view_.body), options_, &slots);
         } catch (const ValueError& e) {
+            broken(out, e.message());
+            return false;
+        } catch (const LimitExceeded& e) {  // arguments too deep to be shown
             broken(out, e.message());
             return false;
         }

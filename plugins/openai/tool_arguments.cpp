@@ -3,6 +3,7 @@
 // silent {}, the raw text flagged in custom["invalid_tool_arguments"] (and sent back by to_wire).
 #include "cmfpipe/wire/tool_arguments.hpp"
 
+#include "cmfpipe/wire/request_fields.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -19,6 +20,10 @@ bool add_tool_call(cmf::Content& parts, Json& custom, cmf::ToolCall call,
     }
     parts.push_back(cmf::ContentPart::make(std::move(call)));
     return true;
+}
+
+TextPolicy answer_policy(const Json& options) {
+    return wire::shows_invalid_arguments(options) ? TextPolicy::show_arguments : TextPolicy::keep;
 }
 
 }  // namespace cmfpipe::openai

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cmfpipe/json_parse.hpp"
+#include "cmfpipe/wire/request_fields.hpp"
 #include "forwarded_headers.hpp"
 #include "provider_routes.hpp"
 #include "request_framing.hpp"
@@ -27,13 +28,18 @@ Response Proxy::Provider::error(http::status status, std::string_view type, std:
 
 namespace {
 
+// An answer's tool-call arguments that are not an object are shown to the llm_output processors
+// (as a request's are to llm_input), so that what the client gets of them has passed them.
 const Proxy::Provider* provider_of(Metrics::Route route) {
+    static const std::string shown(wire::shown_arguments_option);
     static const Proxy::Provider openai{Metrics::Route::chat_completions, "openai", "openai",
-                                        "/chat/completions", Json{{"apiType", "chat"}}};
+                                        "/chat/completions",
+                                        Json{{"apiType", "chat"}, {shown, true}}};
     static const Proxy::Provider responses{Metrics::Route::responses, "openai", "openai",
-                                           "/responses", Json{{"apiType", "responses"}}};
+                                           "/responses",
+                                           Json{{"apiType", "responses"}, {shown, true}}};
     static const Proxy::Provider anthropic{Metrics::Route::messages, "anthropic", "anthropic",
-                                           "/messages", Json::object()};
+                                           "/messages", Json{{shown, true}}};
     if (route == openai.route) return &openai;
     if (route == responses.route) return &responses;
     if (route == anthropic.route) return &anthropic;

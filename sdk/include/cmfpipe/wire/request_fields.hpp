@@ -9,6 +9,11 @@
 //   - and refuses any other member (ValueError naming its path: a 400 from the proxy).
 // Tool-call arguments that are not a JSON object are shown as a text part (arguments_shown_text);
 // arguments nested past max_depth cannot be shown at all: LimitExceeded.
+// An answer a proxy passes to its client is read the same way for its tool calls (not for the
+// other members: the answer reader keeps those): its arguments that are not an object are shown to
+// the llm_output processors as that text part, and what they make of it is the arguments string
+// the client gets, where a plain read (parse-output) flags them (wire/tool_arguments.hpp). The
+// proxy asks for it with the adapter option shown_arguments_option; a guarded stream always does.
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -17,6 +22,24 @@
 #include "cmfpipe/wire/json_node.hpp"
 
 namespace cmfpipe::wire {
+
+// The adapter option (true) under which from_wire and with_response_messages show an answer's
+// arguments that are not an object as a text part instead of flagging them.
+inline constexpr std::string_view shown_arguments_option = "showInvalidToolArguments";
+
+// Whether `options` asks for that.
+inline bool shows_invalid_arguments(const Json& options) {
+    if (!options.is_object()) return false;
+    auto it = options.find(shown_arguments_option);
+    return it != options.end() && *it == true;
+}
+
+// `options` asking for it (a guarded stream's: it is read for a proxy, always).
+inline Json with_shown_arguments(Json options) {
+    if (!options.is_object()) options = Json::object();
+    options[std::string(shown_arguments_option)] = true;
+    return options;
+}
 
 // Whether `value` is or holds a string anywhere inside it.
 bool holds_text(const Json& value);
