@@ -195,6 +195,10 @@ class Handler(BaseHTTPRequestHandler):
         if model in mock_headers.MODELS:
             events_of = anthropic_events if self.path.endswith("/messages") else openai_events
             return mock_headers.answer(self, body, model, make, events_of, last_user_text(body))
+        if model == "bad-arguments" and self.path.endswith("/chat/completions"):
+            # Tool calls whose arguments are not a JSON object (mock_bad_arguments.py).
+            import mock_bad_arguments
+            return mock_bad_arguments.answer(self, body)
         if model == "fail-500":
             return self.reply(500, {"error": {"message": "upstream broke", "type": "server_error"}})
         if body.get("stream") is True:
