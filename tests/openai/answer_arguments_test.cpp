@@ -10,8 +10,10 @@
 #include "cmfpipe/wire/tool_arguments.hpp"
 #include "responses_events.hpp"
 #include "support/guarded_stream.hpp"
+#include "support/nested_json.hpp"
 #include "support/provider_bodies.hpp"
 #include "support/registry.hpp"
+#include "support/thrown.hpp"
 
 namespace {
 
@@ -156,6 +158,17 @@ TEST_CASE(
               .dump() == expected.dump());
 }
 
+TEST_CASE("openai answer read for the proxy: arguments too deep to be shown are refused") {
+    const std::string deep = nested_arrays(600);
+    CHECK(thrown_message<cmfpipe::LimitExceeded>(
+              [&] { openai().from_wire(chat_answer({deep}).dump(), chat_options); }) ==
+          "openai response: $.choices[0].message.tool_calls[0].function.arguments: arguments "
+          "nested deeper than 512 levels (max_depth): they cannot be shown to the processors");
+    // parse-output: flagged as before.
+    const auto flagged = openai().from_wire(chat_answer({deep}).dump(), Json::object());
+    CHECK(cmfpipe::wire::invalid_tool_arguments(flagged[0]).size() == 1);
+}
+
 TEST_CASE("openai answers of the case file and the corpus come back exactly read for the proxy") {
     const std::filesystem::path cases =
         std::filesystem::path(CMFPIPE_SOURCE_DIR) / "tests/openai/bodies.json";
@@ -297,4 +310,26 @@ TEST_CASE(
     const Events untouched =
         Events{created()} + third + Events{completed(Json::array({third.back()["item"]}))};
     CHECK(run(untouched, {8}).all() == sse(untouched));
+}
+
+TEST_CASE("openai guarded chat stream: arguments too deep to be shown end it as broken") {
+    auto stream = openai().guard_stream(chat_request, pipeline_guard(redact_and_guard_tools), {8},
+                                        Json::object());
+    const GuardedRun run =
+        run_guarded(*stream,
+                    role + call_start(0, "call_0") + call_args(0, nested_arrays(600)) +
+                        chunk(Json::object(), "tool_calls") + done,
+                    true);
+    CHECK(run.all() ==
+          role + "data: " +
+              Json{{"error",
+                    {{"message",
+                      "openai stream: the event at line 7: the turn so far: "
+                      "$.choices[0].message.tool_calls[0].function.arguments: arguments nested "
+                      "deeper than 512 levels (max_depth): they cannot be shown to the processors"},
+                     {"type", "UpstreamError"},
+                     {"code", "broken"}}}}
+                  .dump() +
+              "\n\n");
+    CHECK_FALSE(stream->content_sent());
 }
