@@ -14,6 +14,7 @@ The request's "model" picks the answer:
   fail-500  500 with an error body        slow     answers after 3 s
   cut       a Content-Length it never fills, then closes
   pii       the assistant says "Mail ada@example.com"
+  wrong-shape  a JSON object that is not the provider's answer
   tool      a call of tool delete_user    recorded-N   the response recorded in process
                                           vector N of --vectors (Prompty's vectors.json)
   reasoning (Responses) a reasoning item with a summary and encrypted_content before the echo
@@ -221,6 +222,8 @@ class Handler(BaseHTTPRequestHandler):
             return FAULTS[model](self, make(body, text="echo: " + last_user_text(body)))
         if model == "pii":
             return self.reply(200, make(body, text="Mail ada@example.com"))
+        if model == "wrong-shape":  # a JSON object, not the provider's answer
+            return self.reply(200, {"id": "x", "choices": "none", "content": "none"})
         if model == "tool":
             return self.reply(200, make(body, text="Deleting.", tool="delete_user"))
         return self.reply(200, make(body, text="echo: " + last_user_text(body)))

@@ -117,6 +117,26 @@ TEST_CASE("upstream faults: a 101 is a 502 - a close-delimited answer is read wh
     });
 }
 
+TEST_CASE("upstream faults: an answer its adapter cannot read is a 502 - not the client's 400") {
+    MockUpstream upstream;
+    ServeProcess server(
+        {"--upstream", "openai=" + upstream.url(), "--upstream", "anthropic=" + upstream.url()});
+    HttpConnection client(server.port());
+    const HttpAnswer a =
+        client.request("POST", "/v1/chat/completions", chat("wrong-shape", "t").dump());
+    REQUIRE(a.status == 502);
+    REQUIRE(error_code_of(a) == "upstream_broken");
+    REQUIRE_THAT(a.body, Catch::Contains("upstream 'openai' answered what the openai adapter "
+                                         "cannot read: openai response: $.choices"));
+    const Json messages = {{"model", "wrong-shape"},
+                           {"max_tokens", 8},
+                           {"messages", {{{"role", "user"}, {"content", "t"}}}}};
+    const HttpAnswer b = client.request("POST", "/v1/messages", messages.dump(),
+                                        {{"anthropic-version", "2023-06-01"}});
+    REQUIRE(b.status == 502);
+    REQUIRE(parse_json(b.body, "answer")["error"]["type"] == "upstream_broken");
+}
+
 TEST_CASE("upstream faults: a 302 goes back as it came - without an empty Content-Type") {
     MockUpstream upstream;
     ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});

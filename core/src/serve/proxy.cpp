@@ -147,6 +147,18 @@ GuardVerdict Proxy::guard(std::vector<cmf::Message> messages, StreamDecisions& d
     return verdict;
 }
 
+namespace {
+
+// An answer the upstream sent that its adapter cannot read (not the provider's shape, nested past
+// the limits) is the upstream's failure, not the client's: 502, never a 400.
+UpstreamFailure unreadable_answer(const Proxy::Provider& provider, const Error& e) {
+    return UpstreamFailure(502, "broken",
+                           "upstream '" + provider.upstream + "' answered what the " +
+                               provider.adapter + " adapter cannot read: " + e.message());
+}
+
+}  // namespace
+
 Response Proxy::finish(const Provider& provider, const Response& upstream_answer,
                        const std::string& request_id) const {
     const JsonParse parsed = try_parse_json(upstream_answer.body());
@@ -157,8 +169,15 @@ Response Proxy::finish(const Provider& provider, const Response& upstream_answer
     }
     const host::Service& service = host_->service();
     const auto adapter = service.adapter(provider.adapter);
-    pipeline::PipelineResult result = service.process(
-        "llm_output", adapter->from_wire(upstream_answer.body(), provider.adapter_options));
+    std::vector<cmf::Message> messages;
+    try {
+        messages = adapter->from_wire(upstream_answer.body(), provider.adapter_options);
+    } catch (const ValueError& e) {
+        throw unreadable_answer(provider, e);
+    } catch (const LimitExceeded& e) {
+        throw unreadable_answer(provider, e);
+    }
+    pipeline::PipelineResult result = service.process("llm_output", std::move(messages));
     record_(result.decisions, Metrics::route_label(provider.route), request_id);
     if (result.stopped) {
         return provider.error(http::status::forbidden, "Stopped", "stopped",
