@@ -87,19 +87,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
           final_length_(std::move(stream_options.final_length)),
           options_(wire::with_shown_arguments(std::move(options))) {}
 
-    Events push(const SseEvent& event) override {
-        Events out = push_event(event);
-        note_released(out);
-        return out;
-    }
-    Events finish(bool complete) override {
-        Events out = finish_stream(complete);
-        note_released(out);
-        return out;
-    }
-    bool content_sent() const override { return content_sent_; }
-
-    Events push_event(const SseEvent& event) {
+    Events push_event(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
         line_ = event.line;
@@ -132,7 +120,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         return out;
     }
 
-    Events finish_stream(bool complete) {
+    Events finish_stream(bool complete) override {
         Events out;
         if (ended_) return out;
         line_ = 0;
@@ -162,7 +150,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     // and whether part of the answer went out: a delta, or the start of a block that carries some
     // (a tool_use's name, text in the start itself). message_start, ping, an empty text or
     // thinking start and an empty text delta are no part of it.
-    void note_released(const Events& out) {
+    void released(Events& out) override {
         for (const SseEvent& event : out) {
             const bool delta = event.event == "content_block_delta";
             if (delta && content_sent_) continue;
@@ -531,7 +519,6 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     MessageSoFar so_far_;
     std::vector<BlockState> blocks_;  // per content block, by index
     std::set<std::size_t> open_out_;  // the blocks the client has open
-    bool content_sent_ = false;       // an event with part of the answer went out
     // The message the processors last saw (tool_use blocks not complete left out), where each
     // block is in it, and what the processors made of it.
     Json view_, processed_;

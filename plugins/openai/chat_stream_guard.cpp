@@ -162,19 +162,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
           final_length_(std::move(stream_options.final_length)),
           options_(wire::with_shown_arguments(std::move(options))) {}
 
-    Events push(const SseEvent& event) override {
-        Events out = push_event(event);
-        note_released(out);
-        return out;
-    }
-    Events finish(bool complete) override {
-        Events out = finish_stream(complete);
-        note_released(out);
-        return out;
-    }
-    bool content_sent() const override { return content_sent_; }
-
-    Events push_event(const SseEvent& event) {
+    Events push_event(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
         line_ = event.line;
@@ -205,7 +193,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return out;
     }
 
-    Events finish_stream(bool complete) {
+    Events finish_stream(bool complete) override {
         Events out;
         if (ended_) return out;
         line_ = 0;
@@ -235,7 +223,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
   private:
     // Until part of the answer went out: whether one of `out` carries some (text, reasoning, a
     // refusal, a tool call). Role chunks, empty text and usage are no part of it.
-    void note_released(const Events& out) {
+    void released(Events& out) override {
         for (const SseEvent& event : out) {
             if (content_sent_) return;
             const JsonParse data = try_parse_json(event.data);
@@ -677,7 +665,6 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     ChatCompletionSoFar so_far_{/*refusals_fail=*/false};
     std::map<std::int64_t, ChoiceState> choices_;
     std::set<std::int64_t> finished_out_;  // the choices whose finish_reason went out
-    bool content_sent_ = false;            // an event with part of the answer went out
     Json view_, processed_;  // the turn the processors last saw, and what they made of it
 };
 

@@ -63,16 +63,15 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
           options_(wire::with_shown_arguments(std::move(options))),
           sealed_(asks_encrypted_reasoning(body)) {}
 
-    Events push(const SseEvent& event) override {
+    Events push_event(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
         line_ = event.line;
         if (std::optional<Json> data = parse_object(event, out)) take(event, *data, out);
-        renumber(out);
         return out;
     }
 
-    Events finish(bool complete) override {
+    Events finish_stream(bool complete) override {
         Events out;
         if (ended_) return out;
         line_ = 0;
@@ -90,11 +89,8 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
                 error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
         }
         ended_ = true;
-        renumber(out);
         return out;
     }
-
-    bool content_sent() const override { return content_sent_; }
 
     // The Responses error event: its code ("stopped", "broken") and message; the type is the
     // event's own ("error").
@@ -612,6 +608,7 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
 
     // Each event out takes the next sequence_number (from the upstream's first), and an
     // output_index after a removed call moves up.
+    void released(Events& out) override { renumber(out); }
     void renumber(Events& out) {
         for (SseEvent& event : out) {
             Json data = Json::parse(event.data, nullptr, /*allow_exceptions=*/false);
@@ -648,7 +645,6 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
     std::map<std::size_t, Item> items_;  // by the upstream's output_index
     std::set<std::int64_t> removed_;     // the output_index of each call the processors removed
     std::optional<std::int64_t> next_number_;
-    bool content_sent_ = false;
     View view_;  // what the processors last saw, and what they made of it
     std::vector<cmf::Message> verdict_;
 };

@@ -5,6 +5,20 @@
 
 namespace cmfpipe::wire {
 
+std::vector<SseEvent> GuardedStreamBase::push(const SseEvent& event) {
+    std::vector<SseEvent> out = push_event(event);
+    released(out);
+    return out;
+}
+
+std::vector<SseEvent> GuardedStreamBase::finish(bool complete) {
+    std::vector<SseEvent> out = finish_stream(complete);
+    released(out);
+    return out;
+}
+
+void GuardedStreamBase::released(std::vector<SseEvent>&) {}
+
 void GuardedStreamBase::end_with(std::vector<SseEvent>& out, SseEvent error) {
     out.push_back(std::move(error));
     ended_ = true;

@@ -15,10 +15,21 @@ namespace cmfpipe::wire {
 
 class GuardedStreamBase : public GuardedStream {
   public:
+    // The provider's step (push_event, finish_stream), then released() on what it let out.
+    std::vector<SseEvent> push(const SseEvent& event) final;
+    std::vector<SseEvent> finish(bool complete) final;
     bool ended() const override { return ended_; }
+    bool content_sent() const final { return content_sent_; }
 
   protected:
     GuardedStreamBase(std::string_view source, StreamStop stop) : source_(source), stop_(stop) {}
+
+    virtual std::vector<SseEvent> push_event(const SseEvent& event) = 0;
+    virtual std::vector<SseEvent> finish_stream(bool complete) = 0;
+    // Sees all a step let out, its ending included, before the client does: a guard that cannot
+    // tell while it releases whether an event carries part of the answer sets content_sent_ here;
+    // one that numbers its events numbers them here. Default: nothing.
+    virtual void released(std::vector<SseEvent>& out);
 
     // A processor stopped the turn, or rewrote text already sent (`reason` says which): the
     // provider's filter ending (StreamStop::content_filter) or its error event "Stopped"; nothing
@@ -38,6 +49,7 @@ class GuardedStreamBase : public GuardedStream {
 
     std::size_t line_ = 0;  // of the upstream event in hand (0: the stream's end)
     bool ended_ = false;
+    bool content_sent_ = false;  // an event with part of the answer went out
 
   private:
     std::string source_;
