@@ -1,16 +1,21 @@
 // Fuzz target: a provider's stream as `cmfpipe serve` guards it on its way to the client. The
-// first byte picks the adapter (openai, anthropic), the holdback (0 or 8 characters) and the size
-// of the pieces the bytes arrive in; the rest is the upstream's body. An openai body that names a
-// Responses event type ("type":"response.) is guarded as a streamed Responses answer, as the
-// proxy's /v1/responses route does; any other as Chat Completions. It goes through
+// first byte picks the adapter (bit 0: openai, anthropic), the holdback (bit 1: 0 or 8
+// characters), the size of the pieces the bytes arrive in (bits 2-5: 1 to 16 bytes), whether the
+// pipeline's word on which text is final is used as serve uses it (bit 6: StreamGuardOptions::
+// final_length from Pipeline::final_length) and how a stop ends the stream (bit 7:
+// `--stream-stop error-event`, else content_filter); the rest is the upstream's body. An openai
+// body that names a Responses event type ("type":"response.) is guarded as a streamed Responses
+// answer, as the proxy's /v1/responses route does; any other as Chat Completions. It goes through
 // wire::SseReader and GuardedStream::push/finish with the guarded_tools pipeline (pii_redactor,
 // data_policy, tool_guard) as the guard, as the proxy runs them.
 #include <memory>
+#include <string_view>
 
 #include "cmfpipe/adapter.hpp"
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/core/pipeline/config.hpp"
 #include "cmfpipe/core/pipeline/pipeline.hpp"
+#include "cmfpipe/stream_guard.hpp"
 #include "cmfpipe/wire/sse.hpp"
 #include "fuzz_input.hpp"
 
@@ -43,7 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const std::shared_ptr<Adapter> anthropic = fuzz::plugins().make_adapter("anthropic");
     const std::uint8_t choice = data[0];
     const bool is_openai = (choice & 1) == 0;
-    const std::size_t piece = 1 + (choice >> 2);  // 1 to 64 bytes a read
+    const std::size_t piece = 1 + ((choice >> 2) & 15);  // 1 to 16 bytes a read
+    StreamGuardOptions options{(choice & 2) ? 8u : 0u};
+    if (choice & 64) {
+        options.final_length = [](std::string_view text) {
+            return guard_pipeline().final_length("llm_output", text);
+        };
+    }
+    if (choice & 128) options.stop = StreamStop::error_event;
     const Json body =
         is_openai
             ? Json{{"model", "m"}, {"stream", true}, {"messages", Json::array()}}
@@ -55,8 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const Json responses_body = {{"model", "m"}, {"stream", true}, {"input", "hi"}};
         const auto guarded =
             (is_openai ? openai : anthropic)
-                ->guard_stream(responses ? responses_body : body, guard,
-                               StreamGuardOptions{(choice & 2) ? 8u : 0u},
+                ->guard_stream(responses ? responses_body : body, guard, options,
                                responses ? Json{{"apiType", "responses"}} : Json::object());
         wire::SseReader reader("<fuzz input>", 1 << 20);
         std::vector<wire::SseEvent> events;
@@ -65,6 +76,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             reader.feed(text.substr(at, piece), events);
             for (const auto& event : events) {
                 for (const auto& out : guarded->push(event)) (void)out.text();
+            }
+        }
+        if (!guarded->ended()) {  // as serve ends it: the last event without its blank line
+            if (auto last = reader.finish()) {
+                for (const auto& out : guarded->push(*last)) (void)out.text();
             }
         }
         if (!guarded->ended()) {
