@@ -327,32 +327,6 @@ TEST_CASE("openai guarded stream: reasoning and refusal deltas are text the proc
 }
 
 namespace {
-
-// `count` deltas of prose, 100 characters each; every 250th one ends inside an e-mail address
-// that the next one completes. What the client should get: the same text with each address
-// redacted.
-struct LongTurn {
-    std::vector<std::string> deltas;
-    std::string redacted;
-};
-LongTurn long_turn(std::size_t count) {
-    const std::string prose =
-        "each step of the stream costs what its event does and not what the turn so far does ";
-    LongTurn turn;
-    std::string whole;
-    for (std::size_t i = 0; i < count; ++i) {
-        std::string piece = (prose + prose).substr((i * 37) % prose.size(), 100);
-        if (i % 250 == 100) piece.replace(88, 12, " mail joe.k@");
-        if (i % 250 == 101) piece.replace(0, 12, "example.com ");
-        whole += piece;
-        turn.deltas.push_back(std::move(piece));
-    }
-    for (std::size_t at = 0; (at = whole.find("joe.k@example.com", at)) != std::string::npos;)
-        whole.replace(at, 17, "[REDACTED:EMAIL]");
-    turn.redacted = whole;
-    return turn;
-}
-
 // The text content the client's chunks carried, joined.
 std::string client_content(const std::string& client) {
     std::string text;
