@@ -94,8 +94,7 @@ TEST_CASE("limits: max_depth is configurable and try_parse_json reports instead 
 
 TEST_CASE("limits: a JSON syntax error is a ValueError at line and column") {
     CHECK(thrown_message<ValueError>([] { parse_json("{\n  \"a\": tru\n}", "f.json"); }) ==
-          "f.json:2:11: invalid JSON: syntax error while parsing value - invalid literal; last "
-          "read: '\"a\": tru<U+000A>'");
+          "f.json:2:11: invalid JSON: syntax error while parsing value - invalid literal");
 }
 
 TEST_CASE("limits: YAML at max_depth converts, one level more is LimitExceeded at the node") {

@@ -69,10 +69,11 @@ TEST_CASE(
     }
     const Json part = with(text_part(raw), "/logprobs", raw_entries);
     upstream =
-        upstream + Events{with(text_done("msg_1", 0, raw), "/logprobs", raw_entries),
-                          content_part("response.content_part.done", "msg_1", 0, raw),
-                          item_done(0, message_item("msg_1", "completed", {part})),
-                          completed(Json::array({message_item("msg_1", "completed", {part})}))};
+        upstream +
+        Events{with(text_done("msg_1", 0, raw), "/logprobs", raw_entries),
+               content_part("response.content_part.done", "msg_1", 0, raw),
+               item_done(0, message_item("msg_1", "completed", Json::array({part}))),
+               completed(Json::array({message_item("msg_1", "completed", Json::array({part}))}))};
     upstream[upstream.size() - 3]["part"] = part;
     const GuardedRun r =
         run_guarded(adapter(), request, redact, serve_options(redact, 64), sse(upstream));

@@ -124,7 +124,8 @@ TEST_CASE(
         indexed("response.refusal.done", "msg_1", 1, {{"refusal", raw}}),
         indexed("response.content_part.done", "msg_1", 1,
                 {{"part", with(refusal_part, "/refusal", raw)}}),
-        item_done(1, message_item("msg_1", "completed", {with(refusal_part, "/refusal", raw)})),
+        item_done(1, message_item("msg_1", "completed",
+                                  Json::array({with(refusal_part, "/refusal", raw)}))),
     };
     const GuardedRun r = run(upstream, {32});
     const Events expected = {
