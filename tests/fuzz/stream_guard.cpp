@@ -40,6 +40,15 @@ GuardVerdict guard(std::vector<cmf::Message> messages) {
     return verdict;
 }
 
+// What the client gets is the provider's SSE: every event's data JSON (or Chat Completions'
+// "[DONE]"), and nothing after the stream has ended.
+void check(const std::vector<wire::SseEvent>& out, bool ended_before) {
+    if (ended_before && !out.empty()) __builtin_trap();
+    for (const auto& event : out) {
+        if (event.data != "[DONE]" && !Json::accept(event.data)) __builtin_trap();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -75,16 +84,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             events.clear();
             reader.feed(text.substr(at, piece), events);
             for (const auto& event : events) {
-                for (const auto& out : guarded->push(event)) (void)out.text();
+                const bool ended = guarded->ended();
+                check(guarded->push(event), ended);
             }
         }
         if (!guarded->ended()) {  // as serve ends it: the last event without its blank line
-            if (auto last = reader.finish()) {
-                for (const auto& out : guarded->push(*last)) (void)out.text();
-            }
+            if (auto last = reader.finish()) check(guarded->push(*last), false);
         }
-        if (!guarded->ended()) {
-            for (const auto& out : guarded->finish(true)) (void)out.text();
-        }
+        const bool ended = guarded->ended();
+        check(guarded->finish(true), ended);
     });
 }
