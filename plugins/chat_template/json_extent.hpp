@@ -5,11 +5,38 @@
 #include <cstddef>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace cmfpipe::chat_template {
 
 // The end (one past the closing bracket) of the object or array opening at `start`, or nothing
 // if it is not closed in `text`.
 std::optional<std::size_t> json_extent(std::string_view text, std::size_t start);
+
+// json_extent over one text asked at many starts (a completion's call candidates), in linear
+// time overall: a scan that finds no closer (it ran to the end) is kept as a track, every
+// bracket's closer from that start on, so a later start the track reads outside a string is
+// answered from it instead of being scanned to the end again. The answers are json_extent's.
+class JsonExtents {
+  public:
+    explicit JsonExtents(std::string_view text) : text_(text) {}
+    std::optional<std::size_t> extent(std::size_t start);
+
+  private:
+    // From `start` to the text's end: for each position, its bracket's end (one past the
+    // closer), or one of the marks below.
+    struct Track {
+        std::size_t start;
+        std::vector<std::size_t> end;
+    };
+    static constexpr std::size_t in_string = static_cast<std::size_t>(-1);
+    static constexpr std::size_t unclosed = static_cast<std::size_t>(-2);
+    static constexpr std::size_t not_bracket = static_cast<std::size_t>(-3);
+    static constexpr std::size_t max_tracks = 8;  // scan states differ in few ways (see .cpp)
+    Track track_from(std::size_t start) const;
+
+    std::string_view text_;
+    std::vector<Track> tracks_;
+};
 
 }  // namespace cmfpipe::chat_template

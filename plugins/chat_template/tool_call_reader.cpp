@@ -2,6 +2,7 @@
 #include "tool_call_reader.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "cmfpipe/json_parse.hpp"
 #include "diff_split.hpp"
@@ -23,10 +24,37 @@ struct Stop {
     bool truncated = false;
 };
 
+// text.find over one text, asked again and again for the same markers from positions that grow
+// as the call candidates do: the last answer for a marker holds for every start between where
+// that search began and what it found, so no stretch of the text is searched twice for a marker
+// it does not hold (a completion of openers without closers stays linear).
+class Finder {
+  public:
+    explicit Finder(std::string_view text) : text_(text) {}
+    std::size_t find(std::string_view marker, std::size_t from) {
+        if (marker.empty()) return std::min(from, text_.size());
+        auto last = found_.find(marker);
+        if (last == found_.end()) last = found_.emplace(std::string(marker), Found{}).first;
+        Found& found = last->second;
+        if (found.valid && found.from <= from && from <= found.at) return found.at;
+        found = Found{true, from, text_.find(marker, from)};
+        return found.at;
+    }
+
+  private:
+    struct Found {
+        bool valid = false;
+        std::size_t from = 0, at = 0;  // searched from `from`, found at `at` (npos: nowhere)
+    };
+    std::string_view text_;
+    std::map<std::string, Found, std::less<>> found_;
+};
+
 // A position in the completion with the reads the formats share.
 class Cursor {
   public:
-    explicit Cursor(std::string_view text, std::size_t at) : text_(text), at_(at) {}
+    explicit Cursor(std::string_view text, std::size_t at, Finder& finder)
+        : text_(text), at_(at), finder_(&finder) {}
 
     std::size_t at() const { return at_; }
     void move_to(std::size_t at) { at_ = at; }
@@ -59,7 +87,7 @@ class Cursor {
 
     // The text up to `marker` (consumed), or nothing when the text ends first.
     std::optional<std::string_view> until(std::string_view marker) {
-        const std::size_t found = text_.find(marker, at_);
+        const std::size_t found = finder_->find(marker, at_);
         if (found == std::string_view::npos) return std::nullopt;
         const std::string_view out = text_.substr(at_, found - at_);
         at_ = found + marker.size();
@@ -69,6 +97,7 @@ class Cursor {
   private:
     std::string_view text_;
     std::size_t at_;
+    Finder* finder_;
 };
 
 // A string value of a tagged argument. Where the template writes it between newlines
@@ -130,16 +159,29 @@ std::string partial_string_field(std::string_view text, std::string_view key) {
     return end == std::string_view::npos ? "" : std::string(value.substr(1, end - 1));
 }
 
+// Whether a bracketed value can be a call object or a list of them: `{` then a quoted key, or
+// `[` then `{`. Anything else would fail to parse or to be a call, only slower (a completion of
+// `[TOOL_CALLS]` repeated tries every one).
+bool may_hold_call_objects(std::string_view json) {
+    std::size_t i = 1;
+    while (i < json.size() && is_space(json[i])) ++i;
+    if (i == json.size()) return false;
+    return json[0] == '[' ? json[i] == '{' : json[i] == '"' || json[i] == '\'';
+}
+
 class Reader {
   public:
     Reader(const ToolAnalysis& format, const ToolSet& tools, std::string_view text)
-        : f_(format), tools_(tools), text_(text) {}
+        : f_(format), tools_(tools), text_(text), finder_(text), extents_(text) {}
+
+    // Shared with the search for the section's trigger, so it too reads the text once.
+    Finder& finder() { return finder_; }
 
     // The section beginning at `start` (where its trigger was found).
     CallSection section(std::size_t start, bool parallel) {
         CallSection out;
         out.start = start;
-        Cursor c(text_, start);
+        Cursor c(text_, start, finder_);
         Match opened = c.marker(f_.section_start);
         // A model may leave the section's start out and begin with a call's (Kimi K2 Thinking).
         if (opened == Match::no && !f_.per_call_start.empty() &&
@@ -289,20 +331,23 @@ class Reader {
         const std::string_view rest = c.rest();
         if (rest.empty()) return Stop{true};
         if (rest[0] != '{' && rest[0] != '[') return Stop{};
-        const auto extent = json_extent(c.text(), c.at());
+        const auto extent = extents_.extent(c.at());
         if (!extent) {
+            if (!f_.function_name_is_key && rest.size() > 64) {
+                // Not a call of this format unless it could still become one: its name's key
+                // follows (looked up once for all candidates; the fields below are read once,
+                // as a cut-off call ends the search).
+                const std::string key = "\"" + std::string(last_key(f_.name_field)) + "\"";
+                if (finder_.find(key, c.at()) == std::string_view::npos) return Stop{};
+            }
             partial.name =
                 f_.function_name_is_key ? "" : partial_string_field(rest, last_key(f_.name_field));
             partial.id = partial_string_field(rest, last_key(f_.id_field));
             partial.arguments = std::string(partial_value_text(rest, last_key(f_.arguments_field)));
-            if (partial.name.empty() && !f_.function_name_is_key) {
-                // Not a call of this format unless it could still become one.
-                const std::string key = "\"" + std::string(last_key(f_.name_field)) + "\"";
-                if (rest.find(key) == std::string_view::npos && rest.size() > 64) return Stop{};
-            }
             return Stop{true};
         }
         const std::string_view json = rest.substr(0, *extent - c.at());
+        if (!may_hold_call_objects(json)) return Stop{};  // a cheap no before a parse's
         std::optional<Json> value = literal_value(json);
         if (!value) return Stop{};
         std::vector<Json> objects;
@@ -374,7 +419,7 @@ class Reader {
         // A tool's name followed by more of a word is the start of another name.
         if (name.size() < rest.size() && is_word_char(rest[name.size()])) name = {};
         const auto suffix_after = [&](std::size_t n) {
-            Cursor probe(c.text(), c.at() + n);
+            Cursor probe(c.text(), c.at() + n, finder_);
             return probe.marker(f_.name_suffix);
         };
         // A name the text ends in, or ends just after, may be the start of a longer one.
@@ -385,7 +430,8 @@ class Reader {
             call.name = std::string(name);
             c.move_to(c.at() + name.size());
         } else if (!f_.name_suffix.empty()) {
-            const std::size_t end = rest.find(f_.name_suffix);
+            const std::size_t found = finder_.find(f_.name_suffix, c.at());
+            const std::size_t end = found == std::string_view::npos ? found : found - c.at();
             if (end == std::string_view::npos) {
                 return rest.size() < 128 && rest.find('\n') == std::string_view::npos
                            ? std::optional<Stop>(Stop{true})
@@ -447,7 +493,7 @@ class Reader {
             call.arguments = "{}";  // a call written without arguments
             return std::nullopt;
         }
-        const auto extent = json_extent(c.text(), c.at());
+        const auto extent = extents_.extent(c.at());
         if (!extent) {
             call.arguments = std::string(rest);
             return Stop{true};
@@ -466,12 +512,12 @@ class Reader {
 
     // Where an argument's value ends when no marker closes values: at the next argument or the
     // call's end, whichever comes first.
-    std::size_t value_end(std::size_t from) const {
+    std::size_t value_end(std::size_t from) {
         std::size_t end = text_.size();
         for (const std::string* m : {&f_.argument_name_prefix, &f_.arguments_end,
                                      &f_.function_close, &f_.per_call_end, &f_.section_end}) {
             if (m->empty()) continue;
-            end = std::min(end, text_.find(*m, from));
+            end = std::min(end, finder_.find(*m, from));
         }
         return end;
     }
@@ -544,6 +590,8 @@ class Reader {
     const ToolAnalysis& f_;
     const ToolSet& tools_;
     std::string_view text_;
+    Finder finder_;
+    JsonExtents extents_;
 };
 
 // What opens the first call: the section's marker, else the call's, else the function's; JSON
@@ -568,9 +616,9 @@ CallSection find_call_section(const ToolAnalysis& format, const ToolSet& tools,
     while (from < text.size()) {
         std::size_t at;
         if (!opener.empty()) {
-            at = text.find(opener, from);
+            at = reader.finder().find(opener, from);
             if (opener == format.section_start && !format.per_call_start.empty())
-                at = std::min(at, text.find(format.per_call_start, from));
+                at = std::min(at, reader.finder().find(format.per_call_start, from));
         } else if (format.format == ToolFormat::json_native) {
             // Bare JSON calls: a bracket at the start of a line.
             at = text.find_first_of(format.calls_in_array ? "[" : "{", from);

@@ -1,0 +1,136 @@
+// Parsing a completion is linear on any input, not only on well-formed ones (issue 28): over
+// every corpus template, completions of 1 MB made of one of the template's own openers repeated
+// without its closer (the call section's, the call's, the function name's, the arguments', an
+// argument's, the id's, the reasoning's and the content's start, a whole call opened up to its
+// arguments, quotes) go through the adapter's from_wire, whole and with partial=true, each in
+// at most 0.2 s, with nothing thrown but a cmfpipe::Error. The strings come from each template's
+// analysis, so a template added to the corpus is covered as it is. A black-box fuzz found
+// `<tool_calls>[{` repeated on the Apriel templates at 25 s for 1 MB before the fix.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "chat_template_support.hpp"
+#include "support/hostile.hpp"
+#include "template_analysis.hpp"
+
+namespace fs = std::filesystem;
+using cmfpipe::Json;
+using namespace cmfpipe::chat_template;
+using namespace cmfpipe::testing;
+
+namespace {
+
+constexpr std::size_t kShapeBytes = 1 << 20;
+constexpr double kMaxSeconds = 0.2;
+
+const Json tools = cmfpipe::parse_json(R"([{"type": "function", "function": {
+    "name": "get_weather", "description": "The weather", "parameters": {"type": "object",
+    "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}}])",
+                                       "tools");
+
+// The variables a template needs beyond transformers' (as analysis_test.cpp gives them).
+Json variables_for(const std::string& name) {
+    if (name == "fireworks-ai-llama-3-firefunction-v2")
+        return Json{{"functions", "[]"}, {"datetime", "Jul 26 2024"}};
+    return Json::object();
+}
+
+// `unit` repeated to kShapeBytes (at least once).
+std::string repeated(const std::string& unit) {
+    std::string out;
+    out.reserve(kShapeBytes + unit.size());
+    do out += unit;
+    while (out.size() < kShapeBytes);
+    return out;
+}
+
+// The units the template's analysis implies a completion may open and never close.
+std::set<std::string> open_units(const TemplateAnalysis& a) {
+    const ToolAnalysis& t = a.tools;
+    std::set<std::string> units = {"\"", "'", "{\"", "[{", "{", "(", "\\\""};
+    for (const std::string* m :
+         {&t.section_start, &t.per_call_start, &t.name_prefix, &t.arguments_start,
+          &t.argument_name_prefix, &t.argument_value_prefix, &t.id_prefix, &t.expression_open,
+          &t.string_quote, &a.reasoning.start, &a.content.start})
+        if (!m->empty()) units.insert(*m);
+    // A call opened up to its arguments, then an argument opened: what a model cut off writes.
+    std::string call = t.section_start + t.per_call_start;
+    if (t.format == ToolFormat::json_native) {
+        call += t.calls_in_array ? "[{" : "{";
+        units.insert(call);
+        units.insert(call + "\"" + (t.name_field.empty() ? "name" : t.name_field) + "\": \"");
+        units.insert(call + "\"name\": \"get_weather\", \"arguments\": {\"city\": \"");
+    } else {
+        call +=
+            t.name_prefix + "get_weather" + t.name_suffix + t.expression_open + t.arguments_start;
+        units.insert(call);
+        units.insert(call + "{\"city\": \"");
+        units.insert(call + t.argument_name_prefix + "city" + t.argument_name_suffix +
+                     t.argument_value_prefix);
+        units.insert(t.name_prefix + "get_weather");
+    }
+    units.erase("");
+    return units;
+}
+
+// Seconds the adapter's from_wire takes on `completion`; a failure names what was thrown when
+// it is not a cmfpipe::Error.
+double parse_seconds(const cmfpipe::Adapter& adapter, const std::string& completion,
+                     const Json& options) {
+    const auto begin = std::chrono::steady_clock::now();
+    try {
+        adapter.from_wire(completion, options);
+    } catch (const cmfpipe::Error&) {
+        // A refusal is an answer.
+    } catch (const std::exception& e) {
+        FAIL("not a cmfpipe::Error: " << e.what());
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+}
+
+}  // namespace
+
+TEST_CASE("chat_template parse: openers repeated without closers parse in linear time",
+          "[chat_template][linear]") {
+    const auto renderer = bundled_plugins().make_renderer("jinja2");
+    const auto adapter = chat_template_adapter();
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(require_corpus("chat-templates") / "templates"))
+        if (entry.path().extension() == ".jinja") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    REQUIRE(names.size() >= 42);
+    // Templates whose analyses agree read a completion alike: each (analysis, unit) once, which
+    // bounds the test's time (about 1,000 parses, 3 s at -O2 the day it was written).
+    std::set<std::string> seen;
+    std::size_t parses = 0;
+    double slowest = 0;
+    for (const std::string& name : names) {
+        const std::string text = corpus_template(name);
+        const TemplateAnalysis analysis =
+            analyze_template(*renderer, AnalysisInputs{text, "", "", variables_for(name)});
+        Json analysis_json = to_json(analysis);
+        analysis_json.erase("notes");
+        Json options = {{"template", text},
+                        {"template_name", name + ".jinja"},
+                        {"tools", tools},
+                        {"chat_template_kwargs", variables_for(name)}};
+        parse_seconds(*adapter, "warm", options);  // the analysis, into the adapter's cache
+        for (const std::string& unit : open_units(analysis)) {
+            if (!seen.insert(analysis_json.dump() + '\n' + unit).second) continue;
+            const std::string completion = repeated(unit);
+            for (const bool partial : {false, true}) {
+                INFO(name << ": " << Json(unit).dump() << " x " << completion.size() / unit.size()
+                          << (partial ? ", partial" : ""));
+                options["partial"] = partial;
+                const double seconds = parse_seconds(*adapter, completion, options);
+                slowest = std::max(slowest, seconds);
+                ++parses;
+                if (!kSanitized) CHECK(seconds <= kMaxSeconds);
+            }
+        }
+    }
+    WARN(parses << " parses of 1 MB, the slowest " << slowest << " s");
+}
