@@ -52,6 +52,16 @@ bool asks_encrypted_reasoning(const Json& body) {
     return false;
 }
 
+// The client's first sequence_number: the upstream's, when it is one a client holds exactly
+// (JavaScript's safe integers, 0 to 2^53), else 0. Counting on from it then never overflows.
+std::int64_t first_sequence_number(const Json& number) {
+    constexpr std::int64_t most = std::int64_t{1} << 53;
+    if (number.is_number_unsigned())  // how a parsed JSON holds every integer >= 0
+        return number.get<std::uint64_t>() <= std::uint64_t{most} ? number.get<std::int64_t>() : 0;
+    const std::int64_t value = number.is_number_integer() ? number.get<std::int64_t>() : 0;
+    return value >= 0 && value <= most ? value : 0;
+}
+
 class ResponsesStreamGuard final : public wire::GuardedStreamBase {
   public:
     ResponsesStreamGuard(StreamGuard guard, StreamGuardOptions stream_options, const Json& body,
@@ -615,8 +625,7 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
             if (!data.is_object()) continue;
             bool changed = false;
             if (auto number = data.find("sequence_number"); number != data.end()) {
-                if (!next_number_)
-                    next_number_ = number->is_number_integer() ? number->get<std::int64_t>() : 0;
+                if (!next_number_) next_number_ = first_sequence_number(*number);
                 if (*number != *next_number_) {
                     *number = *next_number_;
                     changed = true;

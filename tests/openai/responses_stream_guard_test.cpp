@@ -3,6 +3,7 @@
 // upstream event, exactly (the events: responses_events.hpp).
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <map>
 #include <random>
 
@@ -352,6 +353,41 @@ TEST_CASE(
     const std::vector<Json> got = client_events(r.all());  // checks 0, 1, 2, ...
     CHECK(got.size() == upstream.size() - 2);  // "a" to "e": "a", "b", then "cde" when done
     CHECK(client_text(r.all()) == "abcde");
+}
+
+TEST_CASE(
+    "openai guarded responses stream: the upstream's first sequence number is kept when a "
+    "client can hold it exactly, else the count starts at 0") {
+    const Events upstream =
+        Events{created(), in_progress()} + message_events("msg_1", 0, {"Hello", " there"}) +
+        Events{completed(Json::array(
+            {message_item("msg_1", "completed", Json::array({text_part("Hello there")}))}))};
+    // The upstream's events numbered from `first` (its spelling, any JSON number).
+    auto numbered_from = [&](const std::string& first) {
+        std::string text = sse(upstream);
+        const std::string zero = "\"sequence_number\":0";
+        REQUIRE(text.find(zero) != std::string::npos);
+        return text.replace(text.find(zero), zero.size(), "\"sequence_number\":" + first);
+    };
+    auto client = [&](const std::string& first) {
+        return run_guarded(adapter(), request, redact, {0}, numbered_from(first), true).all();
+    };
+    auto counted_from = [&](std::int64_t number) {  // sse(upstream, first) past int
+        std::string text;
+        for (Json e : upstream) {
+            e["sequence_number"] = number++;
+            text += "event: " + e["type"].get<std::string>() + "\ndata: " + e.dump() + "\n\n";
+        }
+        return text;
+    };
+    CHECK(client("7") == sse(upstream, 7));
+    CHECK(client("9007199254740992") == counted_from(std::int64_t{1} << 53));
+    // Past 2^53 (counting on from INT64_MAX overflowed), negative or not an integer: from 0.
+    for (const char* first : {"9007199254740993", "9223372036854775807", "18446744073709551615",
+                              "-3", "1.5", "\"1\""}) {
+        INFO(first);
+        CHECK(client(first) == sse(upstream));
+    }
 }
 
 TEST_CASE(
