@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diff_split.hpp"
+#include "prompt_tail.hpp"
 
 namespace cmfpipe::chat_template {
 namespace {
@@ -148,12 +149,7 @@ std::size_t marker_start_at_end(const TemplateAnalysis& analysis, std::string_vi
 ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSet& tools,
                                   const CompletionSettings& settings, std::string_view completion) {
     std::string turn;
-    std::string_view text = completion;
-    if (!settings.prefill.empty()) {
-        turn.reserve(settings.prefill.size() + completion.size());
-        turn.append(settings.prefill).append(completion);
-        text = turn;
-    }
+    std::string_view text = turn_to_parse(analysis, settings, completion, turn);
     if (settings.partial) text.remove_suffix(marker_start_at_end(analysis, text));
 
     ParsedCompletion out;

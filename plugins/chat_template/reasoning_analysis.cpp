@@ -33,12 +33,23 @@ std::optional<Markers> around_reasoning(const DiffSplit& d) {
     return out;
 }
 
+// The reasoning markers where `with` (the turn with reasoning) shows them and `without` does
+// not, with thinking on first: several templates render reasoning_content only when
+// enable_thinking is true. Then with it undefined, for templates that refuse the switch.
+std::optional<Markers> reasoning_between(const TemplateProbe& probe, const ProbeTurn& without,
+                                         const ProbeTurn& with) {
+    for (const std::optional<bool> thinking : {std::optional<bool>(true), std::optional<bool>()}) {
+        const auto a = probe.render(without, false, thinking);
+        const auto b = probe.render(with, false, thinking);
+        if (!a || !b || *a == *b) continue;
+        if (auto found = around_reasoning(diff_split(*a, *b))) return found;
+    }
+    return std::nullopt;
+}
+
 // R1: an assistant turn with vs without reasoning_content.
 std::optional<Markers> reasoning_presence(const TemplateProbe& probe) {
-    const auto plain = probe.render(ProbeTurn{}, false);
-    const auto with = probe.render(reasoning_turn(), false);
-    if (!plain || !with || *plain == *with) return std::nullopt;
-    return around_reasoning(diff_split(*plain, *with));
+    return reasoning_between(probe, ProbeTurn{}, reasoning_turn());
 }
 
 // R3: reasoning rendered only before tool calls (text turns drop it).
@@ -47,18 +58,21 @@ std::optional<Markers> reasoning_with_tools(const TemplateProbe& probe) {
     ProbeTurn without = calls_turn({ProbeCall{}});
     ProbeTurn with = without;
     with.reasoning = needle::reasoning;
-    const auto a = probe.render(without, false);
-    const auto b = probe.render(with, false);
-    if (!a || !b || *a == *b) return std::nullopt;
-    return around_reasoning(diff_split(*a, *b));
+    return reasoning_between(probe, without, with);
 }
 
 // R2: the generation prompt with enable_thinking false vs true. The template may close an
 // empty block when thinking is off (<think></think>), open one when it is on (<think>), or
-// write a different single marker for each (</think> vs <think>).
+// write a different single marker for each (</think> vs <think>). The comparison is of the
+// generation prompts alone (anchored at the prompt's end): a template that also changes its
+// system prompt with the switch ("Reasoning: on") would otherwise diff from there.
 std::optional<Markers> thinking_switch(const TemplateProbe& probe) {
-    const auto off = probe.render(std::nullopt, true, false);
-    const auto on = probe.render(std::nullopt, true, true);
+    std::optional<std::string> off = generation_prompt(probe, false);
+    std::optional<std::string> on = generation_prompt(probe, true);
+    if (off->empty() && on->empty()) {
+        off = probe.render(std::nullopt, true, false);
+        on = probe.render(std::nullopt, true, true);
+    }
     if (!off || !on || *off == *on) return std::nullopt;
     const DiffSplit d = diff_split(*off, *on);
     const std::vector<std::string> left = bracketed_markers(d.left);
@@ -131,8 +145,10 @@ void analyze_reasoning(const TemplateProbe& probe, TemplateAnalysis& analysis) {
             r.end = switched->end;
         } else if (r.start.empty() && !switched->start.empty() && switched->end == r.end) {
             r.start = switched->start;
-        } else if (switched->start != r.start ||
+        } else if (!r.start.starts_with(switched->start) ||
                    (!switched->end.empty() && switched->end != r.end)) {
+            // (A switch marker the turn's start begins with is the same block: Gemma 4's
+            // generation prompt writes <|channel> where its turns write <|channel>thought.)
             analysis.notes.push_back("enable_thinking switches " + switched->start + " " +
                                      switched->end + ", the reasoning turn has " + r.start + " " +
                                      r.end + ": the turn's markers are kept");

@@ -1,0 +1,72 @@
+// The prompt's tail consumed from the completion (see prompt_tail.hpp).
+#include "prompt_tail.hpp"
+
+#include "diff_split.hpp"
+
+namespace cmfpipe::chat_template {
+namespace {
+
+bool is_space(char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+// The turn's start without a bare reasoning end marker (after optional whitespace): the block the
+// prompt closed, or one the model closes without having opened it, holds no reasoning.
+std::string_view without_bare_end(const ReasoningAnalysis& r, std::string_view text) {
+    if (r.mode == ReasoningMode::none || r.end.empty() || r.start.empty() ||
+        r.start_is_template_artifact)
+        return text;  // delimiter style reads an end at the start as an empty block already
+    std::size_t lead = 0;
+    while (lead < text.size() && is_space(text[lead])) ++lead;
+    if (!text.substr(lead).starts_with(r.end)) return text;
+    return text.substr(lead + r.end.size());
+}
+
+}  // namespace
+
+std::size_t repeated_prefix(std::string_view literal, std::string_view text, bool partial) {
+    std::size_t i = 0, j = 0;
+    for (;;) {
+        while (i < literal.size() && is_space(literal[i])) ++i;
+        if (i == literal.size()) return j;
+        while (j < text.size() && is_space(text[j])) ++j;
+        if (j == text.size()) return partial ? j : 0;
+        if (literal[i] != text[j]) return 0;
+        ++i;
+        ++j;
+    }
+}
+
+std::string_view turn_to_parse(const TemplateAnalysis& analysis, const CompletionSettings& settings,
+                               std::string_view completion, std::string& storage) {
+    // The assistant header written again, then the prefill written again (each only where it
+    // has more than whitespace, each only as a whole, or as far as a stream has got).
+    const auto consume = [&](std::string_view literal) {
+        if (trim(literal).empty() || completion.empty()) return std::size_t(0);
+        const std::size_t n = repeated_prefix(literal, completion, settings.partial);
+        completion.remove_prefix(n);
+        return n;
+    };
+    const std::string_view prefill = trim(settings.prefill);
+    const bool closed = !prefill.empty() && !analysis.reasoning.end.empty() &&
+                        prefill.ends_with(analysis.reasoning.end);
+    // The prefill alone written again only where it leaves no reasoning open: in a block the
+    // prompt opened, a second `<think>` is the model's reasoning (as llama.cpp reads it), unless
+    // it follows the header, that is, the whole generation prompt was written again.
+    if (consume(analysis.turn.opener) > 0 || closed) consume(settings.prefill);
+    // After a prefill that leaves no reasoning open, a bare end marker closes nothing the model
+    // opened (after an open one it is the real end of the reasoning, and stays).
+    if (settings.extract_reasoning &&
+        (prefill.empty() || prefill.ends_with(analysis.reasoning.end)))
+        completion = without_bare_end(analysis.reasoning, completion);
+    std::string_view turn = completion;
+    if (!settings.prefill.empty()) {
+        storage.reserve(settings.prefill.size() + completion.size());
+        storage.assign(settings.prefill).append(completion);
+        turn = storage;
+    }
+    if (settings.extract_reasoning) turn = without_bare_end(analysis.reasoning, turn);
+    return turn;
+}
+
+}  // namespace cmfpipe::chat_template
