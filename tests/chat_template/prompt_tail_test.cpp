@@ -113,3 +113,32 @@ TEST_CASE("prompt tail: a stream never shows the repeated tail and then takes it
         }
     }
 }
+
+TEST_CASE("prompt tail: the prompt given, its end read for what it already wrote",
+          "[prompt_tail]") {
+    // Laguna's generation prompt with thinking off, as to_wire renders it.
+    const std::string name = "poolside-Laguna-XS.2";
+    const Json options = {{"template", cmfpipe::testing::corpus_template(name)},
+                          {"template_name", name + ".jinja"},
+                          {"enable_thinking", false}};
+    const Json messages = cmfpipe::parse_json(
+        R"([{"schema_version": "2.0", "role": "user", "content": [{"content_type": "text",
+            "text": "Hi"}]}])",
+        "messages");
+    std::vector<cmfpipe::cmf::Message> conversation;
+    for (const Json& m : messages) conversation.push_back(cmfpipe::cmf::message_from_json(m));
+    const auto adapter = cmfpipe::testing::chat_template_adapter();
+    const std::string prompt =
+        adapter->to_wire(conversation, Json::object(), options).get<std::string>();
+    REQUIRE(prompt.ends_with("<assistant>\n</think>"));
+    for (const char* completion : {"Hello", "</think>Hello", "<assistant>\n</think>\nHello"}) {
+        CAPTURE(completion);
+        Json with_prompt = options;
+        with_prompt["prompt"] = prompt;
+        const auto parsed = adapter->from_wire(completion, with_prompt);
+        REQUIRE(parsed.size() == 1);
+        CHECK(cmfpipe::cmf::message_to_json(parsed[0])["content"] == text_only("Hello"));
+    }
+    // Streamed: a start of the </think> written again shows nothing yet.
+    CHECK(parts(name, "</thi", false, true) == Json::array());
+}
