@@ -30,7 +30,7 @@ std::optional<std::size_t> json_extent(std::string_view text, std::size_t start)
 // closes that bracket; a bracket still open at the end, or when a string runs to the end, is not
 // closed in either.
 JsonExtents::Track JsonExtents::track_from(std::size_t start) const {
-    Track track{start, std::vector<std::size_t>(text_.size() - start, not_bracket)};
+    Track track{start, std::vector<std::uint32_t>(text_.size() - start, not_bracket)};
     std::vector<std::size_t> open;
     for (std::size_t i = start; i < text_.size(); ++i) {
         const char c = text_[i];
@@ -46,7 +46,7 @@ JsonExtents::Track JsonExtents::track_from(std::size_t start) const {
             track.end[i - start] = unclosed;
             open.push_back(i);
         } else if ((c == '}' || c == ']') && !open.empty()) {
-            track.end[open.back() - start] = i + 1;
+            track.end[open.back() - start] = static_cast<std::uint32_t>(i + 1 - start);
             open.pop_back();
         }
     }
@@ -57,13 +57,13 @@ std::optional<std::size_t> JsonExtents::extent(std::size_t start) {
     if (start >= text_.size() || (text_[start] != '{' && text_[start] != '[')) return std::nullopt;
     for (const Track& track : tracks_) {
         if (start < track.start) continue;
-        const std::size_t end = track.end[start - track.start];
+        const std::uint32_t end = track.end[start - track.start];
         if (end == in_string) continue;
         if (end == unclosed) return std::nullopt;
-        return end;
+        return track.start + end;
     }
     const std::optional<std::size_t> end = json_extent(text_, start);
-    if (end) return end;  // the scan stopped at the closer: nothing was read twice
+    if (end || text_.size() >= not_bracket) return end;  // a closer: nothing was read twice
     // The scan ran to the end. Tracks differ only where one reads a string another does not;
     // a start inside every kept track's strings opens a new one (the oldest makes room).
     if (tracks_.size() == max_tracks) tracks_.erase(tracks_.begin());

@@ -3,6 +3,7 @@
 // single-quoted, since some templates print Python dicts), nothing parsed. The analysis uses it
 // to cut the JSON of a rendered tool call out of the markup around it.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -24,14 +25,15 @@ class JsonExtents {
 
   private:
     // From `start` to the text's end: for each position, its bracket's end (one past the
-    // closer), or one of the marks below.
+    // closer) less `start`, or one of the marks below (4 bytes a byte: completions are far
+    // below 4 GB; a longer text is scanned as json_extent does).
     struct Track {
         std::size_t start;
-        std::vector<std::size_t> end;
+        std::vector<std::uint32_t> end;
     };
-    static constexpr std::size_t in_string = static_cast<std::size_t>(-1);
-    static constexpr std::size_t unclosed = static_cast<std::size_t>(-2);
-    static constexpr std::size_t not_bracket = static_cast<std::size_t>(-3);
+    static constexpr std::uint32_t in_string = UINT32_MAX;
+    static constexpr std::uint32_t unclosed = UINT32_MAX - 1;
+    static constexpr std::uint32_t not_bracket = UINT32_MAX - 2;
     static constexpr std::size_t max_tracks = 8;  // scan states differ in few ways (see .cpp)
     Track track_from(std::size_t start) const;
 

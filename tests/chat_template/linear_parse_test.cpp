@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <set>
 
 #include "chat_template_support.hpp"
+#include "json_extent.hpp"
 #include "support/hostile.hpp"
 #include "template_analysis.hpp"
 
@@ -133,4 +135,29 @@ TEST_CASE("chat_template parse: openers repeated without closers parse in linear
         }
     }
     WARN(parses << " parses of 1 MB, the slowest " << slowest << " s");
+}
+
+TEST_CASE("chat_template parse: JsonExtents answers as json_extent does, at every start",
+          "[chat_template][linear]") {
+    // Texts of brackets, quotes and escapes, asked at every start in order (as the call search
+    // asks) and then in a shuffled order: the kept tracks must give json_extent's answers.
+    std::mt19937 random(28);
+    static constexpr std::string_view alphabet = "{}[]\"'\\ a";
+    for (int round = 0; round < 3000; ++round) {
+        std::string text(1 + random() % 40, ' ');
+        for (char& c : text) c = alphabet[random() % alphabet.size()];
+        std::vector<std::size_t> starts(text.size());
+        for (std::size_t i = 0; i < starts.size(); ++i) starts[i] = i;
+        JsonExtents in_order(text);
+        for (const std::size_t start : starts) {
+            INFO(Json(text).dump() << " at " << start);
+            REQUIRE(in_order.extent(start) == json_extent(text, start));
+        }
+        std::shuffle(starts.begin(), starts.end(), random);
+        JsonExtents shuffled(text);
+        for (const std::size_t start : starts) {
+            INFO(Json(text).dump() << " at " << start << ", shuffled");
+            REQUIRE(shuffled.extent(start) == json_extent(text, start));
+        }
+    }
 }
