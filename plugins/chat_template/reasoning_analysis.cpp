@@ -96,10 +96,9 @@ ReasoningPrefill prefill_of(std::string_view prompt, const ReasoningAnalysis& r)
     // the end marker, unless the prompt has already written that.
     if (r.start.empty())
         return tail.ends_with(r.end) ? ReasoningPrefill::closed : ReasoningPrefill::open;
-    if (tail.ends_with(r.end)) {
-        const std::string_view before = trim(tail.substr(0, tail.size() - r.end.size()));
-        if (!r.start.empty() && before.ends_with(r.start)) return ReasoningPrefill::closed;
-    }
+    // Opened and closed, or closed alone (Laguna with thinking off ends its prompt with a bare
+    // </think>): either way the model's text is the answer.
+    if (tail.ends_with(r.end)) return ReasoningPrefill::closed;
     if (!r.start.empty() && tail.ends_with(r.start)) return ReasoningPrefill::open;
     return ReasoningPrefill::none;
 }

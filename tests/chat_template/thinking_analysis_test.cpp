@@ -95,3 +95,20 @@ TEST_CASE("thinking analysis: the on/off comparison is of the generation prompts
     CHECK(parts(text, "Hello", false) ==
           cmfpipe::parse_json(R"([{"content_type": "text", "text": "Hello"}])", "expected"));
 }
+
+TEST_CASE("thinking analysis: Laguna's markers derived with thinking on, its bare </think> closed",
+          "[thinking_analysis]") {
+    for (const char* name : {"poolside-Laguna-XS.2", "poolside-Laguna-XS-2.1"}) {
+        CAPTURE(name);
+        const TemplateAnalysis analysis = analyze_template(
+            jinja2(),
+            AnalysisInputs{cmfpipe::testing::corpus_template(name), "", "", Json::object()});
+        CHECK(to_json(analysis)["reasoning"] ==
+              cmfpipe::parse_json(R"({"mode": "tag_based", "start": "<think>", "end": "</think>",
+                "prefill": {"default": "closed", "enable_thinking_true": "open",
+                "enable_thinking_false": "closed"}, "start_is_template_artifact": false})",
+                                  "expected"));
+        // Derived, not the old_thinking_templates workaround's guess.
+        CHECK(analysis.notes.empty());
+    }
+}
