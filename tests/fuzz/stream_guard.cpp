@@ -8,7 +8,9 @@
 // answer, as the proxy's /v1/responses route does; any other as Chat Completions. It goes through
 // wire::SseReader and GuardedStream::push/finish with the guarded_tools pipeline (pii_redactor,
 // data_policy, tool_guard) as the guard, as the proxy runs them.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "cmfpipe/adapter.hpp"
@@ -41,11 +43,21 @@ GuardVerdict guard(std::vector<cmf::Message> messages) {
 }
 
 // What the client gets is the provider's SSE: every event's data JSON (or Chat Completions'
-// "[DONE]"), and nothing after the stream has ended.
-void check(const std::vector<wire::SseEvent>& out, bool ended_before) {
+// "[DONE]"), nothing after the stream has ended, and in a Responses stream (`next_number` set)
+// sequence numbers that follow one another, whatever was held or dropped.
+void check(const std::vector<wire::SseEvent>& out, bool ended_before,
+           std::optional<std::int64_t>* next_number) {
     if (ended_before && !out.empty()) __builtin_trap();
     for (const auto& event : out) {
-        if (event.data != "[DONE]" && !Json::accept(event.data)) __builtin_trap();
+        if (event.data == "[DONE]") continue;
+        const Json data = Json::parse(event.data, nullptr, /*allow_exceptions=*/false);
+        if (data.is_discarded()) __builtin_trap();
+        if (!next_number || !data.is_object()) continue;
+        const auto number = data.find("sequence_number");
+        if (number == data.end()) continue;
+        if (!number->is_number_integer()) __builtin_trap();
+        if (*next_number && number->get<std::int64_t>() != **next_number) __builtin_trap();
+        *next_number = number->get<std::int64_t>() + 1;
     }
 }
 
@@ -78,6 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             (is_openai ? openai : anthropic)
                 ->guard_stream(responses ? responses_body : body, guard, options,
                                responses ? Json{{"apiType", "responses"}} : Json::object());
+        std::optional<std::int64_t> next_number;
+        auto* numbers = responses ? &next_number : nullptr;
         wire::SseReader reader("<fuzz input>", 1 << 20);
         std::vector<wire::SseEvent> events;
         for (std::size_t at = 0; at < text.size() && !guarded->ended(); at += piece) {
@@ -85,13 +99,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             reader.feed(text.substr(at, piece), events);
             for (const auto& event : events) {
                 const bool ended = guarded->ended();
-                check(guarded->push(event), ended);
+                check(guarded->push(event), ended, numbers);
             }
         }
         if (!guarded->ended()) {  // as serve ends it: the last event without its blank line
-            if (auto last = reader.finish()) check(guarded->push(*last), false);
+            if (auto last = reader.finish()) check(guarded->push(*last), false, numbers);
         }
         const bool ended = guarded->ended();
-        check(guarded->finish(true), ended);
+        check(guarded->finish(true), ended, numbers);
     });
 }
