@@ -32,6 +32,21 @@ SOURCES = {
 SOURCES["harmony"] = SOURCES["chatml"]
 
 
+def chat_template_completions(cases):
+    """chat_template_from_wire's inputs: the byte that picks the case's template (its line in
+    chat_template_templates.txt), the options byte (0), the completion."""
+    names = (pathlib.Path(__file__).resolve().parent / "chat_template_templates.txt").read_text()
+    names = names.split()
+    for case in cases["cases"]:
+        for index, name in enumerate(names):
+            if f"/{name}.jinja" in case.get("template", "") and case.get("input"):
+                yield bytes([index, 0]) + case["input"].encode("utf-8")
+
+
+SOURCES["chat_template_from_wire"] = [
+    ("corpus", "output-parsing/parser-cases.json", chat_template_completions)]
+
+
 def request_bodies(provider):
     """The request bodies of the tests' case file and of the toRequest vectors, as JSON text."""
     def of_vectors(d):
@@ -60,8 +75,8 @@ def main():
             if not path.is_file():
                 continue
             for text in strings(json.loads(path.read_text(encoding="utf-8"))):
-                if isinstance(text, str) and text:
-                    data = text.encode("utf-8")
+                if isinstance(text, bytes) or (isinstance(text, str) and text):
+                    data = text if isinstance(text, bytes) else text.encode("utf-8")
                     (folder / hashlib.sha1(data).hexdigest()).write_bytes(data)
 
 
