@@ -83,7 +83,8 @@ TEST_CASE("anthropic request_messages reads every block and tags each message's 
 }
 
 TEST_CASE(
-    "anthropic request after the real pii_redactor: only the redacted text changes, signed thinking "
+    "anthropic request after the real pii_redactor: only the redacted text changes, signed "
+    "thinking "
     "goes back as it came") {
     const Json body = Json::parse(R"({"model":"claude","max_tokens":100,
       "system":[{"type":"text","text":"Escalate to ops@corp.example.","cache_control":{"type":"ephemeral"}}],

@@ -257,7 +257,8 @@ TEST_CASE("proxy: SIGTERM lets a proxied request in flight finish before the exi
     CHECK(server.exit_code() == 0);
 }
 
-TEST_CASE("proxy: the x-cmfpipe-request-id reaches the upstream - the trace - and the decision log") {
+TEST_CASE(
+    "proxy: the x-cmfpipe-request-id reaches the upstream - the trace - and the decision log") {
     Upstream upstream;
     Scratch s;
     const std::string trace = (s.dir / "trace.jsonl").string();
