@@ -120,21 +120,9 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         return out;
     }
 
-    Events finish_stream(bool complete) override {
-        Events out;
-        if (ended_) return out;
-        line_ = 0;
-        if (complete) {
-            end_of_message(out);
-        } else {
-            // Held-back text has passed the processors (they saw the message as it stands); a
-            // tool_use block that was still coming never did.
-            for (std::size_t i = 0; i < blocks_.size(); ++i) release_rest(i, out);
-            out.push_back(
-                error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
-        }
-        ended_ = true;
-        return out;
+    void end_of_stream(Events& out) override { end_of_message(out); }
+    void release_held(Events& out) override {
+        for (std::size_t i = 0; i < blocks_.size(); ++i) release_rest(i, out);
     }
 
     // Anthropic's error names one type: the code ("stopped", "broken"), as serve's error bodies.

@@ -193,23 +193,11 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return out;
     }
 
-    Events finish_stream(bool complete) override {
-        Events out;
-        if (ended_) return out;
-        line_ = 0;
-        if (complete) {
-            end_of_turn(out);
-        } else {
-            // Held-back text has passed the processors (they saw the turn as it stands); a call
-            // that was still coming never did.
-            for (auto& [index, state] : choices_) {
-                for (TextPart& part : state.texts) release_rest(state, part, out);
-            }
-            out.push_back(
-                error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
+    void end_of_stream(Events& out) override { end_of_turn(out); }
+    void release_held(Events& out) override {
+        for (auto& [index, state] : choices_) {
+            for (TextPart& part : state.texts) release_rest(state, part, out);
         }
-        ended_ = true;
-        return out;
     }
 
     SseEvent error_event(std::string_view type, std::string_view code,

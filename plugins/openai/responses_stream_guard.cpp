@@ -81,25 +81,13 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         return out;
     }
 
-    Events finish_stream(bool complete) override {
-        Events out;
-        if (ended_) return out;
-        line_ = 0;
-        if (complete) {
-            end_of_turn(nullptr, out);
-        } else {
-            // Held-back text has passed the processors (they saw the turn as it stands); a call
-            // that was still coming never did.
-            for (auto& [index, item] : items_) {
-                for (auto* parts : {&item.content, &item.summary}) {
-                    for (auto& [k, part] : *parts) release_rest(part, out);
-                }
+    void end_of_stream(Events& out) override { end_of_turn(nullptr, out); }
+    void release_held(Events& out) override {
+        for (auto& [index, item] : items_) {
+            for (auto* parts : {&item.content, &item.summary}) {
+                for (auto& [k, part] : *parts) release_rest(part, out);
             }
-            out.push_back(
-                error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
         }
-        ended_ = true;
-        return out;
     }
 
     // The Responses error event: its code ("stopped", "broken") and message; the type is the

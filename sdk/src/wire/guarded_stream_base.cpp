@@ -12,7 +12,18 @@ std::vector<SseEvent> GuardedStreamBase::push(const SseEvent& event) {
 }
 
 std::vector<SseEvent> GuardedStreamBase::finish(bool complete) {
-    std::vector<SseEvent> out = finish_stream(complete);
+    std::vector<SseEvent> out;
+    if (!ended_) {
+        line_ = 0;
+        if (complete) {
+            end_of_stream(out);
+        } else {
+            release_held(out);
+            out.push_back(
+                error_event("UpstreamError", "broken", "the upstream's stream was cut off"));
+        }
+        ended_ = true;
+    }
     released(out);
     return out;
 }

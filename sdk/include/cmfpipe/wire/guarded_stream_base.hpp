@@ -15,7 +15,8 @@ namespace cmfpipe::wire {
 
 class GuardedStreamBase : public GuardedStream {
   public:
-    // The provider's step (push_event, finish_stream), then released() on what it let out.
+    // The provider's step (push_event; end_of_stream or release_held), then released() on what
+    // it let out.
     std::vector<SseEvent> push(const SseEvent& event) final;
     std::vector<SseEvent> finish(bool complete) final;
     bool ended() const override { return ended_; }
@@ -25,7 +26,12 @@ class GuardedStreamBase : public GuardedStream {
     GuardedStreamBase(std::string_view source, StreamStop stop) : source_(source), stop_(stop) {}
 
     virtual std::vector<SseEvent> push_event(const SseEvent& event) = 0;
-    virtual std::vector<SseEvent> finish_stream(bool complete) = 0;
+    // The upstream ended its stream as the provider ends one: the whole turn passes the
+    // processors once more, and what is held goes out (or the stop's ending).
+    virtual void end_of_stream(std::vector<SseEvent>& out) = 0;
+    // The upstream's stream was cut off: what is held and has passed the processors goes out (a
+    // call still coming never did); finish() then adds the "broken" error event.
+    virtual void release_held(std::vector<SseEvent>& out) = 0;
     // Sees all a step let out, its ending included, before the client does: a guard that cannot
     // tell while it releases whether an event carries part of the answer sets content_sent_ here;
     // one that numbers its events numbers them here. Default: nothing.
