@@ -3,6 +3,7 @@
 // still rewrite is held whole.
 #include <catch2/catch.hpp>
 
+#include "messages_events.hpp"
 #include "support/guarded_stream.hpp"
 #include "support/registry.hpp"
 
@@ -10,48 +11,7 @@ namespace {
 
 using cmfpipe::Json;
 using namespace cmfpipe::testing;
-
-const cmfpipe::Adapter& adapter() {
-    return bundled_adapter("anthropic");
-}
-
-const Json request = {{"model", "claude-sonnet-4-20250514"},
-                      {"max_tokens", 1024},
-                      {"stream", true},
-                      {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
-
-std::string event(const char* name, const std::string& data) {
-    return std::string("event: ") + name + "\ndata: " + data + "\n\n";
-}
-const std::string message_start =
-    event("message_start", R"({"type":"message_start","message":{"id":"msg_01","type":"message",)"
-                           R"("role":"assistant","content":[],"model":"claude-sonnet-4-20250514",)"
-                           R"("stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,)"
-                           R"("output_tokens":1}}})");
-const std::string message_delta =
-    event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn",)"
-                           R"("stop_sequence":null},"usage":{"output_tokens":15}})");
-const std::string message_stop = event("message_stop", R"({"type":"message_stop"})");
-
-std::string block_start(int index, const std::string& block) {
-    return event("content_block_start", R"({"type":"content_block_start","index":)" +
-                                            std::to_string(index) + R"(,"content_block":)" + block +
-                                            "}");
-}
-std::string delta(int index, const std::string& delta) {
-    return event("content_block_delta", R"({"type":"content_block_delta","index":)" +
-                                            std::to_string(index) + R"(,"delta":)" + delta + "}");
-}
-std::string text(int index, const std::string& t) {
-    return delta(index, R"({"type":"text_delta","text":)" + Json(t).dump() + "}");
-}
-std::string thinking(int index, const std::string& t) {
-    return delta(index, R"({"type":"thinking_delta","thinking":)" + Json(t).dump() + "}");
-}
-std::string block_stop(int index) {
-    return event("content_block_stop",
-                 R"({"type":"content_block_stop","index":)" + std::to_string(index) + "}");
-}
+using namespace cmfpipe::testing::messages_events;
 
 const char* const redact = redact_and_guard_tools;
 

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "chat_events.hpp"
 #include "support/guarded_stream.hpp"
 #include "support/registry.hpp"
 
@@ -12,17 +13,7 @@ namespace {
 
 using cmfpipe::Json;
 using namespace cmfpipe::testing;
-
-const cmfpipe::Adapter& adapter() {
-    return bundled_adapter("openai");
-}
-
-const Json request = {
-    {"model", "gpt-4o"}, {"stream", true}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
-
-const std::string head = R"({"id":"chatcmpl-B1","object":"chat.completion.chunk",)"
-                         R"("created":1718000000,"model":"gpt-4o-2024-08-06",)"
-                         R"("system_fingerprint":"fp_a1",)";
+using namespace cmfpipe::testing::chat_events;
 
 // One chunk of choice 0: its delta, logprobs and finish_reason (JSON).
 std::string chunk(const std::string& delta, const std::string& logprobs = "null",
@@ -36,7 +27,6 @@ std::string text(const std::string& t) {
 }
 const std::string role = chunk(R"({"role":"assistant","content":"","refusal":null})");
 const std::string stop = chunk("{}", "null", "stop");
-const std::string done = "data: [DONE]\n\n";
 
 const char* const redact = redact_and_guard_tools;
 

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "chat_events.hpp"
 #include "cmfpipe/errors.hpp"
 #include "support/guarded_stream.hpp"
 #include "support/registry.hpp"
@@ -14,17 +15,7 @@ namespace {
 
 using cmfpipe::Json;
 using namespace cmfpipe::testing;
-
-const cmfpipe::Adapter& adapter() {
-    return bundled_adapter("openai");
-}
-
-const Json request = {
-    {"model", "gpt-4o"}, {"stream", true}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
-
-const std::string head = R"({"id":"chatcmpl-B1","object":"chat.completion.chunk",)"
-                         R"("created":1718000000,"model":"gpt-4o-2024-08-06",)"
-                         R"("system_fingerprint":"fp_a1",)";
+using namespace cmfpipe::testing::chat_events;
 
 // One chunk of choice 0: its delta (JSON) and finish_reason.
 std::string chunk(const std::string& delta, const char* finish = nullptr, int choice = 0) {
@@ -40,7 +31,6 @@ const std::string usage = "data: " + head +
                           R"("choices":[],"usage":{"prompt_tokens":9,"completion_tokens":12,)"
                           R"("total_tokens":21}})" +
                           "\n\n";
-const std::string done = "data: [DONE]\n\n";
 
 // A tool call's first fragment (OpenAI sends role and content with it) and the next ones.
 std::string call_start(int index, const char* id, const char* name, bool with_role) {

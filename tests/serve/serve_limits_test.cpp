@@ -19,11 +19,6 @@ namespace {
 
 const std::filesystem::path examples = std::filesystem::path(CMFPIPE_SOURCE_DIR) / "examples";
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body);
-    return parse_json(answer.body, "answer");
-}
-
 struct ChatServer {
     Scratch scratch;
     std::unique_ptr<ServeProcess> server;

@@ -93,11 +93,6 @@ const std::string& four_megabyte_thread() {
     return body;
 }
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body.substr(0, 400));
-    return parse_json(answer.body, "answer");
-}
-
 // Refused before the thread is expanded: its floor (40 bytes a part) is over the bound already.
 const Json answer_too_large = {
     {"error",

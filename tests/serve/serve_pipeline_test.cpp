@@ -18,11 +18,6 @@ const std::filesystem::path examples = std::filesystem::path(CMFPIPE_SOURCE_DIR)
 const std::filesystem::path deny_plugins =
     std::filesystem::path(CMFPIPE_TEST_PLUGIN_DIR) / "pipeline";
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body);
-    return parse_json(answer.body, "answer");
-}
-
 const Json conversation = {
     {"messages",
      {{{"role", "user"},

@@ -19,11 +19,6 @@ namespace {
 const std::filesystem::path deny_plugins =
     std::filesystem::path(CMFPIPE_TEST_PLUGIN_DIR) / "pipeline";
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body);
-    return parse_json(answer.body, "answer");
-}
-
 Json body_received(const Json& record) {
     return parse_json(record["body"].get<std::string>(), "upstream");
 }

@@ -26,11 +26,6 @@ const std::filesystem::path source = CMFPIPE_SOURCE_DIR;
 const std::filesystem::path deny_plugins =
     std::filesystem::path(CMFPIPE_TEST_PLUGIN_DIR) / "pipeline";
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body);
-    return parse_json(answer.body, "answer");
-}
-
 using Upstream = MockUpstream;
 
 const Json chat_request = {{"model", "gpt-test"},

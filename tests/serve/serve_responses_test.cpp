@@ -23,11 +23,6 @@ const std::filesystem::path deny_plugins =
     std::filesystem::path(CMFPIPE_TEST_PLUGIN_DIR) / "pipeline";
 const std::string guarded_tools = (source / "config/guarded_tools.yaml").string();
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body);
-    return parse_json(answer.body, "answer");
-}
-
 // A request as the Agents SDK sends one: instructions, input items, and fields the proxy never
 // reads (store, include, previous_response_id, a vendor's own).
 Json responses_request(const std::string& model) {

@@ -28,11 +28,6 @@ struct PromptFolder {
     std::string dir() const { return scratch.dir.string(); }
 };
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body);
-    return parse_json(answer.body, "answer");
-}
-
 Json error_body(const std::string& message, const std::string& type, const std::string& code) {
     return {{"error", {{"message", message}, {"type", type}, {"code", code}}}};
 }

@@ -37,11 +37,6 @@ Json next_turn(const std::string& model) {
                       "request");
 }
 
-Json json_of(const HttpAnswer& answer) {
-    INFO(answer.body);
-    return parse_json(answer.body, "answer");
-}
-
 std::vector<wire::SseEvent> events_of(const std::string& body) {
     wire::SseReader reader("answer", 1 << 20);
     std::vector<wire::SseEvent> events;

@@ -18,6 +18,10 @@
 #include <string_view>
 #include <utility>
 
+#include <catch2/catch.hpp>
+
+#include "cmfpipe/json_parse.hpp"
+
 namespace cmfpipe::testing {
 
 struct HttpAnswer {
@@ -196,5 +200,12 @@ class HttpConnection {
     std::string pending_;
     std::chrono::steady_clock::time_point deadline_{};
 };
+
+// An answer's body as JSON (a ValueError naming "answer" when it is not), its start shown when a
+// check fails.
+inline Json json_of(const HttpAnswer& answer) {
+    INFO(answer.body.substr(0, 2000));
+    return parse_json(answer.body, "answer");
+}
 
 }  // namespace cmfpipe::testing

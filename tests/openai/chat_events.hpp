@@ -1,0 +1,24 @@
+#pragma once
+// The upstream's side of the openai Chat Completions stream guard tests: a streamed request and
+// what every chunk of OpenAI's answer to it begins with.
+#include <string>
+
+#include "cmfpipe/json.hpp"
+#include "support/registry.hpp"
+
+namespace cmfpipe::testing::chat_events {
+
+inline const Adapter& adapter() {
+    return bundled_adapter("openai");
+}
+
+inline const Json request = {
+    {"model", "gpt-4o"}, {"stream", true}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+
+// A chunk's members before "choices".
+inline const std::string head = R"({"id":"chatcmpl-B1","object":"chat.completion.chunk",)"
+                                R"("created":1718000000,"model":"gpt-4o-2024-08-06",)"
+                                R"("system_fingerprint":"fp_a1",)";
+inline const std::string done = "data: [DONE]\n\n";
+
+}  // namespace cmfpipe::testing::chat_events
