@@ -16,6 +16,11 @@ struct DiffSplit {
 
 DiffSplit diff_split(std::string_view a, std::string_view b);
 
+// The whitespace the analysis and the readers skip around markers.
+inline bool is_space(char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
 // `text` without the whitespace around it.
 std::string_view trim(std::string_view text);
 

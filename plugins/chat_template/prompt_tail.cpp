@@ -6,10 +6,6 @@
 namespace cmfpipe::chat_template {
 namespace {
 
-bool is_space(char c) {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
-}
-
 // The turn's start without a bare reasoning end marker (after optional whitespace): the block the
 // prompt closed, or one the model closes without having opened it, holds no reasoning.
 std::string_view without_bare_end(const ReasoningAnalysis& r, std::string_view text) {

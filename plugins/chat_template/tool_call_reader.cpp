@@ -4,101 +4,15 @@
 #include <algorithm>
 #include <map>
 
+#include "call_cursor.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "diff_split.hpp"
+#include "expression_call_reader.hpp"
 #include "json_extent.hpp"
 #include "python_literal.hpp"
 
 namespace cmfpipe::chat_template {
 namespace {
-
-bool is_space(char c) {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
-}
-
-enum class Match { yes, no, truncated };
-
-// Why a call could not be read: it is not a call (the text goes on as content), or the text ended
-// inside it.
-struct Stop {
-    bool truncated = false;
-};
-
-// text.find over one text, asked again and again for the same markers from positions that grow
-// as the call candidates do: the last answer for a marker holds for every start between where
-// that search began and what it found, so no stretch of the text is searched twice for a marker
-// it does not hold (a completion of openers without closers stays linear).
-class Finder {
-  public:
-    explicit Finder(std::string_view text) : text_(text) {}
-    std::size_t find(std::string_view marker, std::size_t from) {
-        if (marker.empty()) return std::min(from, text_.size());
-        auto last = found_.find(marker);
-        if (last == found_.end()) last = found_.emplace(std::string(marker), Found{}).first;
-        Found& found = last->second;
-        if (found.valid && found.from <= from && from <= found.at) return found.at;
-        found = Found{true, from, text_.find(marker, from)};
-        return found.at;
-    }
-
-  private:
-    struct Found {
-        bool valid = false;
-        std::size_t from = 0, at = 0;  // searched from `from`, found at `at` (npos: nowhere)
-    };
-    std::string_view text_;
-    std::map<std::string, Found, std::less<>> found_;
-};
-
-// A position in the completion with the reads the formats share.
-class Cursor {
-  public:
-    explicit Cursor(std::string_view text, std::size_t at, Finder& finder)
-        : text_(text), at_(at), finder_(&finder) {}
-
-    std::size_t at() const { return at_; }
-    void move_to(std::size_t at) { at_ = at; }
-    std::string_view rest() const { return text_.substr(at_); }
-    std::string_view text() const { return text_; }
-    void skip_space() {
-        while (at_ < text_.size() && is_space(text_[at_])) ++at_;
-    }
-    bool at_end_after_space() const {
-        std::size_t i = at_;
-        while (i < text_.size() && is_space(text_[i])) ++i;
-        return i == text_.size();
-    }
-
-    // `marker` after optional whitespace: consumed (an empty marker always matches), absent, or
-    // cut off by the end of the text.
-    Match marker(std::string_view marker) {
-        if (marker.empty()) return Match::yes;
-        const std::size_t saved = at_;
-        skip_space();
-        const std::string_view r = rest();
-        if (r.starts_with(marker)) {
-            at_ += marker.size();
-            return Match::yes;
-        }
-        const bool cut = marker.starts_with(r);  // includes the empty rest
-        at_ = saved;
-        return cut ? Match::truncated : Match::no;
-    }
-
-    // The text up to `marker` (consumed), or nothing when the text ends first.
-    std::optional<std::string_view> until(std::string_view marker) {
-        const std::size_t found = finder_->find(marker, at_);
-        if (found == std::string_view::npos) return std::nullopt;
-        const std::string_view out = text_.substr(at_, found - at_);
-        at_ = found + marker.size();
-        return out;
-    }
-
-  private:
-    std::string_view text_;
-    std::size_t at_;
-    Finder* finder_;
-};
 
 // A string value of a tagged argument. Where the template writes it between newlines
 // (<parameter=code>\nVALUE\n</parameter>), one newline on each side is markup.
@@ -238,91 +152,11 @@ class Reader {
         if (f_.format == ToolFormat::json_native)
             stop = json_call(c, calls, partial);
         else if (f_.format == ToolFormat::call_expression)
-            stop = expression_calls(c, calls, partial);
+            stop = ExpressionCallReader(f_, tools_, text_).read(c, calls, partial);
         else
             stop = tagged_call(c, calls, partial);
         if (stop) return stop;
         c.marker(f_.per_call_end);  // optional at the end: the model may stop before it
-        return std::nullopt;
-    }
-
-    // Where the bracket opened at `open_at` closes (strings skipped), or npos.
-    std::size_t expression_end(std::size_t open_at) const {
-        const std::string_view quote = f_.string_quote;
-        int depth = 0;
-        for (std::size_t i = open_at; i < text_.size(); ++i) {
-            const char ch = text_[i];
-            if (quote.size() > 1 && text_.substr(i, quote.size()) == quote) {
-                const std::size_t end = text_.find(quote, i + quote.size());
-                if (end == std::string_view::npos) return end;
-                i = end + quote.size() - 1;
-            } else if (ch == '"' || ch == '\'') {
-                ++i;
-                while (i < text_.size() && text_[i] != ch) i += text_[i] == '\\' ? 2 : 1;
-                if (i >= text_.size()) return std::string_view::npos;
-            } else if (ch == '(' || ch == '{' || ch == '[') {
-                ++depth;
-            } else if (ch == ')' || ch == '}' || ch == ']') {
-                if (--depth == 0) return i;
-            }
-        }
-        return std::string_view::npos;
-    }
-
-    // NAME(args) or NAME{args}; a list of them, comma-separated in [...], where the format
-    // writes its calls so.
-    std::optional<Stop> expression_calls(Cursor& c, std::vector<ParsedCall>& calls,
-                                         ParsedCall& partial) {
-        const bool list = f_.calls_in_array;
-        if (list) {
-            const Match opened = c.marker("[");
-            if (opened != Match::yes) return Stop{opened == Match::truncated};
-        }
-        for (;;) {
-            ParsedCall call;
-            if (auto stop = expression_call(c, call)) {
-                partial = std::move(call);
-                return stop;
-            }
-            calls.push_back(std::move(call));
-            if (!list) return std::nullopt;
-            const Match more = c.marker(",");
-            if (more == Match::truncated) return Stop{true};
-            if (more == Match::no) break;
-        }
-        if (c.marker("]") == Match::truncated) return Stop{true};
-        return std::nullopt;
-    }
-
-    std::optional<Stop> expression_call(Cursor& c, ParsedCall& call) {
-        const Match opened = c.marker(f_.name_prefix);
-        if (opened != Match::yes) return Stop{opened == Match::truncated};
-        c.skip_space();
-        const std::string_view rest = c.rest();
-        std::string_view name = tools_.name_at(rest);
-        if (name.empty() || !rest.substr(name.size()).starts_with(f_.expression_open)) {
-            std::size_t end = 0;
-            while (end < rest.size() &&
-                   (is_word_char(rest[end]) || rest[end] == '.' || rest[end] == '-'))
-                ++end;
-            if (end == rest.size()) return Stop{true};
-            if (end == 0 || !rest.substr(end).starts_with(f_.expression_open)) return Stop{};
-            name = rest.substr(0, end);
-        }
-        call.name = std::string(name);
-        const std::size_t open_at = c.at() + name.size();
-        const std::size_t close_at = expression_end(open_at);
-        if (close_at == std::string_view::npos) {
-            const std::string_view so_far = text_.substr(open_at + 1);
-            call.arguments =
-                partial_call_arguments_as_json(so_far, f_.expression_assign, f_.string_quote);
-            return Stop{true};
-        }
-        const auto json = call_arguments_as_json(text_.substr(open_at + 1, close_at - open_at - 1),
-                                                 f_.expression_assign, f_.string_quote);
-        if (!json) return Stop{};
-        call.arguments = *json;
-        c.move_to(close_at + 1);
         return std::nullopt;
     }
 

@@ -1,0 +1,87 @@
+// Reading calls written as expressions (see expression_call_reader.hpp).
+#include "expression_call_reader.hpp"
+
+#include "python_literal.hpp"
+
+namespace cmfpipe::chat_template {
+
+std::size_t ExpressionCallReader::expression_end(std::size_t open_at) const {
+    const std::string_view quote = f_.string_quote;
+    int depth = 0;
+    for (std::size_t i = open_at; i < text_.size(); ++i) {
+        const char ch = text_[i];
+        if (quote.size() > 1 && text_.substr(i, quote.size()) == quote) {
+            const std::size_t end = text_.find(quote, i + quote.size());
+            if (end == std::string_view::npos) return end;
+            i = end + quote.size() - 1;
+        } else if (ch == '"' || ch == '\'') {
+            ++i;
+            while (i < text_.size() && text_[i] != ch) i += text_[i] == '\\' ? 2 : 1;
+            if (i >= text_.size()) return std::string_view::npos;
+        } else if (ch == '(' || ch == '{' || ch == '[') {
+            ++depth;
+        } else if (ch == ')' || ch == '}' || ch == ']') {
+            if (--depth == 0) return i;
+        }
+    }
+    return std::string_view::npos;
+}
+
+// NAME(args) or NAME{args}; a list of them, comma-separated in [...], where the format
+// writes its calls so.
+std::optional<Stop> ExpressionCallReader::read(Cursor& c, std::vector<ParsedCall>& calls,
+                                               ParsedCall& partial) {
+    const bool list = f_.calls_in_array;
+    if (list) {
+        const Match opened = c.marker("[");
+        if (opened != Match::yes) return Stop{opened == Match::truncated};
+    }
+    for (;;) {
+        ParsedCall call;
+        if (auto stop = this->call(c, call)) {
+            partial = std::move(call);
+            return stop;
+        }
+        calls.push_back(std::move(call));
+        if (!list) return std::nullopt;
+        const Match more = c.marker(",");
+        if (more == Match::truncated) return Stop{true};
+        if (more == Match::no) break;
+    }
+    if (c.marker("]") == Match::truncated) return Stop{true};
+    return std::nullopt;
+}
+
+std::optional<Stop> ExpressionCallReader::call(Cursor& c, ParsedCall& call) {
+    const Match opened = c.marker(f_.name_prefix);
+    if (opened != Match::yes) return Stop{opened == Match::truncated};
+    c.skip_space();
+    const std::string_view rest = c.rest();
+    std::string_view name = tools_.name_at(rest);
+    if (name.empty() || !rest.substr(name.size()).starts_with(f_.expression_open)) {
+        std::size_t end = 0;
+        while (end < rest.size() &&
+               (is_word_char(rest[end]) || rest[end] == '.' || rest[end] == '-'))
+            ++end;
+        if (end == rest.size()) return Stop{true};
+        if (end == 0 || !rest.substr(end).starts_with(f_.expression_open)) return Stop{};
+        name = rest.substr(0, end);
+    }
+    call.name = std::string(name);
+    const std::size_t open_at = c.at() + name.size();
+    const std::size_t close_at = expression_end(open_at);
+    if (close_at == std::string_view::npos) {
+        const std::string_view so_far = text_.substr(open_at + 1);
+        call.arguments =
+            partial_call_arguments_as_json(so_far, f_.expression_assign, f_.string_quote);
+        return Stop{true};
+    }
+    const auto json = call_arguments_as_json(text_.substr(open_at + 1, close_at - open_at - 1),
+                                             f_.expression_assign, f_.string_quote);
+    if (!json) return Stop{};
+    call.arguments = *json;
+    c.move_to(close_at + 1);
+    return std::nullopt;
+}
+
+}  // namespace cmfpipe::chat_template
