@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Round trips on chat templates from anywhere (issue 28): how well `cmfpipe parse-output --from
+chat_template` reads back what a template nobody here has seen renders.
+
+For each TEMPLATE_DIR/*.jinja and each shape (one call; two parallel calls; reasoning + text + one
+call), the reference renderer (../shared/tools/jinja-oracle, Python Jinja2, its chat-template
+environment, now 2024-07-26T00:00:00) renders the prompt (the user's question, add_generation_prompt)
+and the whole conversation (with the assistant's turn, enable_thinking true). The turn is what the
+conversation renders after what it shares with the prompt; the real CLI parses it back, given the
+template, the tools and the shared part as --prompt. A run passes when it gives back exactly the
+parts the template rendered: the reasoning and the text (each stripped of surrounding whitespace)
+where the turn holds them, else none, and the calls (name and arguments) whose names it holds, in
+order. A template that raises on a render is "refused" (its own limit, not the parser's), one whose
+turn holds none of the parts (it renders no calls, say) is "empty"; both are left out of the totals.
+
+Prints one row a run and the totals per shape; --json writes every run (turn, prefill, expected,
+parsed) for a closer look. Exit code 0 whatever the results, 2 for a wrong command line, 77 when
+the oracle (or Python Jinja2) or the CLI is missing.
+
+Usage: scripts/outside_templates.py TEMPLATE_DIR [--skip-in DIR] [--template NAME] [--shape NAME]
+           [--var KEY=JSON]... [--cmfpipe PATH] [--oracle PATH] [--json FILE] [--failures-only]
+  --skip-in DIR   leave out templates whose file name is also in DIR (e.g. the corpus's templates)
+  --var KEY=JSON  one more template variable, for templates that read one (both sides get it)
+"""
+import argparse
+import datetime
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOW = "2024-07-26T00:00:00"
+
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+                                                        "days": {"type": "integer"}},
+                       "required": ["city"]}}},
+    {"type": "function", "function": {
+        "name": "get_time", "description": "The time in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                       "required": ["city"]}}},
+]
+# Mistral's templates ask for ids of nine alphanumerics.
+WEATHER = {"id": "abc123XYZ", "name": "get_weather", "arguments": {"city": "Paris", "days": 2}}
+TIME = {"id": "def456UVW", "name": "get_time", "arguments": {"city": "Tokyo"}}
+QUESTION = "What is the weather in Paris?"
+REASONING = "The user wants Paris's weather, so I call the tool."
+TEXT = "Let me look that up."
+
+# The shapes of the corpus round-trip table (tests/chat_template/round_trip_cases.cpp).
+SHAPES = {
+    "one_call": (QUESTION, None, "", [WEATHER]),
+    "two_calls": ("What are the weather in Paris and the time in Tokyo?", None, "", [WEATHER, TIME]),
+    "reasoning_text_call": (QUESTION, REASONING, TEXT, [WEATHER]),
+}
+
+
+def load_oracle(path):
+    """The oracle's chat-template environment, or None when it cannot run here."""
+    try:
+        import jinja2  # noqa: F401  (the oracle's one dependency)
+    except ImportError:
+        return None
+    if not os.path.isfile(path):
+        return None
+    loader = importlib.machinery.SourceFileLoader("jinja_oracle", path)
+    spec = importlib.util.spec_from_loader("jinja_oracle", loader)
+    oracle = importlib.util.module_from_spec(spec)
+    loader.exec_module(oracle)
+    return oracle.make_env("chat-template", datetime.datetime.fromisoformat(NOW))
+
+
+def hf_assistant(reasoning, text, calls):
+    """The assistant's message as transformers' apply_chat_template gives it to a template."""
+    message = {"role": "assistant", "content": text}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    if calls:
+        message["tool_calls"] = [{"id": c["id"], "type": "function",
+                                  "function": {"name": c["name"], "arguments": c["arguments"]}}
+                                 for c in calls]
+    return message
+
+
+def render_turn(template, shape, extra):
+    """(prefill, turn) for a shape: the turn is what the conversation adds to the prompt."""
+    question, reasoning, text, calls = SHAPES[shape]
+    base = {"bos_token": "", "eos_token": "", "enable_thinking": True, "tools": TOOLS, **extra}
+    user = {"role": "user", "content": question}
+    prompt = template.render(**base, messages=[user], add_generation_prompt=True)
+    whole = template.render(**base, messages=[user, hf_assistant(reasoning, text, calls)],
+                            add_generation_prompt=False)
+    shared = 0
+    while shared < min(len(prompt), len(whole)) and prompt[shared] == whole[shared]:
+        shared += 1
+    return whole[:shared], whole[shared:]
+
+
+def expected_parts(shape, turn):
+    """The parts of the shape's message the turn holds: what a faithful parse gives back."""
+    _, reasoning, text, calls = SHAPES[shape]
+    return {"reasoning": reasoning if reasoning and reasoning in turn else "",
+            "text": text if text and text in turn else "",
+            "calls": [{"name": c["name"], "arguments": c["arguments"]}
+                      for c in calls if c["name"] in turn]}
+
+
+def parse_back(cmfpipe, template_path, prefill, turn, extra, scratch):
+    """The CLI's reading of the turn as parts, or an error message."""
+    prompt_file, turn_file = os.path.join(scratch, "prompt.txt"), os.path.join(scratch, "turn.txt")
+    for path, content in ((prompt_file, prefill), (turn_file, turn)):
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(content)
+    command = [cmfpipe, "parse-output", "--from", "chat_template", "--template", template_path,
+               "--prompt", prompt_file, "--option", "tools=" + json.dumps(TOOLS),
+               "--option", "enable_thinking=true", "--option", 'bos_token=""',
+               "--option", 'eos_token=""', "--option", "now=" + json.dumps(NOW)]
+    if extra:
+        command += ["--option", "chat_template_kwargs=" + json.dumps(extra)]
+    result = subprocess.run(command + [turn_file], capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        return None, (result.stderr.strip() or f"exit code {result.returncode}").splitlines()[0]
+    parts = {"reasoning": "", "text": "", "calls": []}
+    for message in json.loads(result.stdout):
+        for part in message.get("content") or []:
+            kind = part.get("content_type")
+            if kind == "thinking":
+                parts["reasoning"] += part.get("text", "")
+            elif kind == "text":
+                parts["text"] += part.get("text", "")
+            elif kind == "tool_call":
+                call = part["content"]
+                parts["calls"].append({"name": call["name"], "arguments": call["arguments"]})
+    parts["reasoning"], parts["text"] = parts["reasoning"].strip(), parts["text"].strip()
+    return parts, None
+
+
+def words(parts):
+    """A short description of parts: `reasoning text get_weather{...}`, or what differs."""
+    out = []
+    for key, needle in (("reasoning", REASONING), ("text", TEXT)):
+        if parts[key]:
+            out.append(key if parts[key] == needle else f"{key}={json.dumps(parts[key][:40])}")
+    out += [c["name"] + json.dumps(c["arguments"], separators=(",", ":")) for c in parts["calls"]]
+    return " ".join(out) or "(nothing)"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("template_dir")
+    ap.add_argument("--skip-in", action="append", default=[])
+    ap.add_argument("--template", action="append", default=[])
+    ap.add_argument("--shape", action="append", default=[], choices=list(SHAPES))
+    ap.add_argument("--var", action="append", default=[])
+    ap.add_argument("--cmfpipe", default=os.path.join(ROOT, "build/bin/cmfpipe"))
+    ap.add_argument("--oracle", default=os.path.join(
+        os.environ.get("CMFPIPE_SHARED", os.path.join(os.path.dirname(ROOT), "shared")),
+        "tools/jinja-oracle"))
+    ap.add_argument("--json")
+    ap.add_argument("--failures-only", action="store_true")
+    args = ap.parse_args()
+
+    env = load_oracle(args.oracle)
+    if env is None:
+        print(f"the oracle cannot run here ({args.oracle}, Python Jinja2)", file=sys.stderr)
+        return 77
+    if not os.access(args.cmfpipe, os.X_OK):
+        print(f"no CLI at {args.cmfpipe} (build the cmfpipe target)", file=sys.stderr)
+        return 77
+    extra = {}
+    for var in args.var:
+        key, _, value = var.partition("=")
+        try:
+            extra[key] = json.loads(value)
+        except json.JSONDecodeError:
+            ap.error(f"--var {var}: the value is not JSON")
+    skip = {name for folder in args.skip_in for name in os.listdir(folder)}
+    names = sorted(f for f in os.listdir(args.template_dir)
+                   if f.endswith(".jinja") and f not in skip
+                   and (not args.template or f in args.template or f[:-6] in args.template))
+    shapes = args.shape or list(SHAPES)
+
+    records = []
+    width = max([len(n) - 6 for n in names] + [8])
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in names:
+            path = os.path.join(args.template_dir, name)
+            record = {"template": name}
+            try:
+                template = env.from_string(open(path, encoding="utf-8").read())
+            except Exception as e:  # a template Python Jinja2 cannot compile refuses every shape
+                template, compile_error = None, f"{type(e).__name__}: {e}"
+            for shape in shapes:
+                record = {"template": name, "shape": shape}
+                try:
+                    if template is None:
+                        raise RuntimeError(compile_error)
+                    record["prefill"], record["turn"] = render_turn(template, shape, extra)
+                except Exception as e:  # the template's own refusal is a result, as in the oracle
+                    record.update(status="refused", reason=f"{type(e).__name__}: {e}"[:200])
+                    records.append(record)
+                    continue
+                record["expected"] = expected_parts(shape, record["turn"])
+                parsed, error = parse_back(args.cmfpipe, path, record["prefill"], record["turn"],
+                                           extra, scratch)
+                record["parsed"] = parsed
+                if error:
+                    record.update(status="failed", reason="parse-output: " + error[:200])
+                elif not any(record["expected"].values()):
+                    record.update(status="empty", reason="the turn holds none of the parts")
+                elif parsed == record["expected"]:
+                    record.update(status="passed", reason="")
+                else:
+                    record.update(status="failed", reason="parsed " + words(parsed))
+                records.append(record)
+
+    print(f"{'template':<{width}}  {'shape':<19}  {'result':<7}  rendered -> what differs")
+    for r in records:
+        if args.failures_only and r["status"] == "passed":
+            continue
+        rendered = words(r["expected"]) if "expected" in r else ""
+        print(f"{r['template'][:-6]:<{width}}  {r['shape']:<19}  {r['status']:<7}  "
+              f"{rendered}{' -> ' if r['reason'] else ''}{r['reason']}")
+    print()
+    total_passed = total_ran = 0
+    for shape in shapes:
+        runs = [r for r in records if r["shape"] == shape]
+        ran = [r for r in runs if r["status"] in ("passed", "failed")]
+        passed = sum(r["status"] == "passed" for r in ran)
+        total_passed, total_ran = total_passed + passed, total_ran + len(ran)
+        refused = sum(r["status"] == "refused" for r in runs)
+        print(f"{shape:<19}  {passed} of {len(ran)} passed "
+              f"({refused} refused, {len(runs) - len(ran) - refused} empty)")
+    print(f"{'all shapes':<19}  {total_passed} of {total_ran} passed, "
+          f"{len(names)} templates in {args.template_dir}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(records, f, ensure_ascii=False, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
