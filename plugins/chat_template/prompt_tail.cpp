@@ -18,6 +18,16 @@ std::string_view without_bare_end(const ReasoningAnalysis& r, std::string_view t
     return text.substr(lead + r.end.size());
 }
 
+// A prefill that only closes an empty reasoning block (`</think>`, `<think></think>`): the prompt
+// switched the reasoning off, and the model wrote none of it.
+bool closes_empty_block(const ReasoningAnalysis& r, std::string_view prefill) {
+    if (r.end.empty() || !prefill.ends_with(r.end)) return false;
+    std::string_view inside = trim(prefill.substr(0, prefill.size() - r.end.size()));
+    if (!r.start.empty() && inside.starts_with(r.start))
+        inside = trim(inside.substr(r.start.size()));
+    return inside.empty();
+}
+
 }  // namespace
 
 std::size_t repeated_prefix(std::string_view literal, std::string_view text, bool partial) {
@@ -56,7 +66,12 @@ std::string_view turn_to_parse(const TemplateAnalysis& analysis, const Completio
         (prefill.empty() || prefill.ends_with(analysis.reasoning.end)))
         completion = without_bare_end(analysis.reasoning, completion);
     std::string_view turn = completion;
-    if (!settings.prefill.empty()) {
+    // With the reasoning left in the text (reasoning_format none), what the prompt opened is
+    // shown with the model's reasoning (`<think>\n` + ...), but an empty block it closed is not
+    // the model's text (llama.cpp's GLM 4.7 Flash cases: thinking off, the content is "Hello").
+    const bool shown =
+        settings.extract_reasoning || !closes_empty_block(analysis.reasoning, prefill);
+    if (!settings.prefill.empty() && shown) {
         storage.reserve(settings.prefill.size() + completion.size());
         storage.assign(settings.prefill).append(completion);
         turn = storage;

@@ -142,3 +142,29 @@ TEST_CASE("prompt tail: the prompt given, its end read for what it already wrote
     // Streamed: a start of the </think> written again shows nothing yet.
     CHECK(parts(name, "</thi", false, true) == Json::array());
 }
+
+TEST_CASE("prompt tail: reasoning_format none shows what the prompt opened, not a block it closed",
+          "[prompt_tail]") {
+    const auto text_with_reasoning_left = [](const std::string& name, const char* completion,
+                                             bool thinking) {
+        const Json options = {{"template", cmfpipe::testing::corpus_template(name)},
+                              {"template_name", name + ".jinja"},
+                              {"enable_thinking", thinking},
+                              {"reasoning_format", "none"}};
+        const auto messages =
+            cmfpipe::testing::chat_template_adapter()->from_wire(completion, options);
+        REQUIRE(messages.size() == 1);
+        return cmfpipe::cmf::message_to_json(messages[0])["content"];
+    };
+    // Thinking off: Laguna's prompt ends with a bare "</think>", Qwen3.5's and GLM 4.6's with an
+    // empty block; the model wrote only "Hello" (llama.cpp's GLM 4.7 Flash cases 178-182).
+    for (const char* name : {"poolside-Laguna-XS.2", "Qwen3.5-4B", "GLM-4.6"}) {
+        CAPTURE(name);
+        CHECK(text_with_reasoning_left(name, "Hello", false) == text_only("Hello"));
+        // A prefill written again is still consumed.
+        CHECK(text_with_reasoning_left(name, "<think></think>Hello", false) == text_only("Hello"));
+    }
+    // Thinking on: the "<think>\n" the prompt opened is shown with the model's reasoning.
+    CHECK(text_with_reasoning_left("Qwen3.5-4B", "I'm thinking\n</think>\n\nHello", true) ==
+          text_only("<think>\nI'm thinking\n</think>\n\nHello"));
+}
