@@ -88,18 +88,36 @@ def hf_assistant(reasoning, text, calls):
     return message
 
 
+def shared_length(a, b):
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
 def render_turn(template, shape, extra):
-    """(prefill, turn) for a shape: the turn is what the conversation adds to the prompt."""
+    """(prefill, turn, note) for a shape: the turn is what the conversation adds to the prompt.
+
+    Two corrections, each noted: a template that writes the user's last turn differently when it
+    is the last message (Mistral's system prompt goes there) shares less than the question with
+    the conversation, so the turn starts after what both write from the question on; and a cut
+    inside a `<...>` marker (the prompt's `<think>` against the turn's `<tool_call>`) moves back
+    to the marker's start, as a model writes whole tokens."""
     question, reasoning, text, calls = SHAPES[shape]
     base = {"bos_token": "", "eos_token": "", "enable_thinking": True, "tools": TOOLS, **extra}
     user = {"role": "user", "content": question}
     prompt = template.render(**base, messages=[user], add_generation_prompt=True)
     whole = template.render(**base, messages=[user, hf_assistant(reasoning, text, calls)],
                             add_generation_prompt=False)
-    shared = 0
-    while shared < min(len(prompt), len(whole)) and prompt[shared] == whole[shared]:
-        shared += 1
-    return whole[:shared], whole[shared:]
+    shared, note = shared_length(prompt, whole), ""
+    asked_in_prompt, asked_in_whole = prompt.rfind(question), whole.find(question, shared)
+    if asked_in_prompt >= shared and asked_in_whole >= 0:
+        both = shared_length(prompt[asked_in_prompt:], whole[asked_in_whole:])
+        note = "the prompt writes the last user turn differently; turn anchored at the question"
+        return prompt[:asked_in_prompt + both], whole[asked_in_whole + both:], note
+    if whole.rfind("<", 0, shared) > whole.rfind(">", 0, shared):
+        shared, note = whole.rfind("<", 0, shared), "the cut fell inside a marker; moved to its start"
+    return whole[:shared], whole[shared:], note
 
 
 def expected_parts(shape, turn):
@@ -201,7 +219,8 @@ def main():
                 try:
                     if template is None:
                         raise RuntimeError(compile_error)
-                    record["prefill"], record["turn"] = render_turn(template, shape, extra)
+                    record["prefill"], record["turn"], record["note"] = render_turn(
+                        template, shape, extra)
                 except Exception as e:  # the template's own refusal is a result, as in the oracle
                     record.update(status="refused", reason=f"{type(e).__name__}: {e}"[:200])
                     records.append(record)
@@ -226,7 +245,8 @@ def main():
             continue
         rendered = words(r["expected"]) if "expected" in r else ""
         print(f"{r['template'][:-6]:<{width}}  {r['shape']:<19}  {r['status']:<7}  "
-              f"{rendered}{' -> ' if r['reason'] else ''}{r['reason']}")
+              f"{rendered}{' -> ' if r['reason'] else ''}{r['reason']}"
+              f"{' [' + r['note'] + ']' if r.get('note') else ''}")
     print()
     total_passed = total_ran = 0
     for shape in shapes:
