@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `cmfpipe serve` under load with wrk (Debian package), client and servers sharing the machine,
-# everything on 127.0.0.1. Prints figures and a summary to paste into the README; gates nothing.
+# everything on 127.0.0.1. Prints figures and a summary for docs/performance.md; gates nothing.
 #   (a) requests/s, p50, p99 of POST /v1/prompts/chat?to=openai (the bundled chat example, the
 #       default pipeline), 16 connections;
 #   (b) proxy overhead: one connection against the bench upstream (bench_upstream.py, asyncio)
