@@ -182,7 +182,7 @@ TEST_CASE("serve: 1000 requests over 64 connections - each answer its own") {
 TEST_CASE(
     "serve: SIGTERM stops accepting - finishes the requests in flight - closes idle ones - exits "
     "0") {
-    ChatServer chat({"--grace", "10"});
+    ChatServer chat({"--drain-delay", "0", "--grace", "10"});
     HttpConnection idle(chat.port());
     REQUIRE(idle.request("GET", "/health").status == 200);
 

@@ -236,8 +236,8 @@ TEST_CASE("proxy: 1000 chat completions over 64 connections - each answer its ow
 
 TEST_CASE("proxy: SIGTERM lets a proxied request in flight finish before the exit") {
     Upstream upstream;
-    ServeProcess server(
-        {"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--grace", "10"});
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--drain-delay",
+                         "0", "--grace", "10"});
     HttpConnection client(server.port());
     Json slow = chat_request;
     slow["model"] = "slow";  // the upstream answers after 3 s

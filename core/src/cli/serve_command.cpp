@@ -78,6 +78,7 @@ int run_serve(const Arguments& args) {
     options.io_threads = count_option(args, "io-threads", 1, 1, 64);
     options.client_timeout =
         std::chrono::seconds(count_option(args, "client-timeout", 30, 1, 3600));
+    options.drain_delay = std::chrono::seconds(count_option(args, "drain-delay", 5, 0, 3600));
     options.grace = std::chrono::seconds(count_option(args, "grace", 10, 0, 3600));
     const std::size_t threads = count_option(args, "threads", 0, 1, 256);
     for (const auto& pair : args.values("upstream")) {
@@ -173,7 +174,11 @@ std::vector<OptionSpec> serve_options() {
          {"client-timeout", "SECONDS",
           "time a client has to send a request (idle keep-alive included) or read an answer "
           "(default 30)"},
-         {"grace", "SECONDS", "on SIGTERM/SIGINT, time left to requests in flight (default 10)"},
+         {"drain-delay", "SECONDS",
+          "on SIGTERM/SIGINT, /health answers 503 and requests are still served this long "
+          "before the listener closes (default 5)"},
+         {"grace", "SECONDS",
+          "after the listener closed, time left to requests in flight (default 10)"},
          {"allow-root", "DIR", "let the prompts' ${file:} references read below DIR too", true},
          {"allow-env", "NAME", "let the prompts' ${env:NAME} read that variable", true},
          {"trace", "FILE.jsonl",

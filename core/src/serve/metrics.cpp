@@ -67,6 +67,8 @@ std::string_view Metrics::route_label(Route route) {
     switch (route) {
         case Route::health:
             return "/health";
+        case Route::ready:
+            return "/ready";
         case Route::metrics:
             return "/metrics";
         case Route::plugins:

@@ -36,6 +36,7 @@ class Metrics {
     // The routes are few and fixed: one histogram each, no lock on the hot path.
     enum class Route {
         health,
+        ready,
         metrics,
         plugins,
         prompts,

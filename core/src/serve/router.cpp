@@ -142,6 +142,7 @@ void Router::work_finished() {
 Metrics::Route Router::route_of(std::string_view path) {
     using Route = Metrics::Route;
     if (path == "/health") return Route::health;
+    if (path == "/ready") return Route::ready;
     if (path == "/metrics") return Route::metrics;
     if (path == "/v1/plugins") return Route::plugins;
     if (path.starts_with(prompts_prefix)) return Route::prompts;
@@ -163,7 +164,7 @@ bool Router::proxied(Metrics::Route route) {
            route == Route::count_tokens;
 }
 
-void Router::handle(Request request, const std::string& request_id, bool draining,
+void Router::handle(Request request, const std::string& request_id, bool unready,
                     const host::AnswerBound& answer_bound,
                     const boost::asio::any_io_executor& executor,
                     std::shared_ptr<ClientStream> client,
@@ -180,11 +181,20 @@ void Router::handle(Request request, const std::string& request_id, bool drainin
     switch (route) {
         case Route::health:
             if (!is_method(request, http::verb::get)) return done(method_not_allowed("GET"));
-            if (draining) {
+            if (unready) {
                 return done(
                     json_answer(http::status::service_unavailable, {{"status", "draining"}}));
             }
             return done(json_answer(http::status::ok, {{"status", "ok"}}));
+        case Route::ready:
+            // The prompts and the pipeline are loaded before the server listens: ready from the
+            // first request it can read until a stop is asked for.
+            if (!is_method(request, http::verb::get)) return done(method_not_allowed("GET"));
+            if (unready) {
+                return done(
+                    json_answer(http::status::service_unavailable, {{"status", "draining"}}));
+            }
+            return done(json_answer(http::status::ok, {{"status", "ready"}}));
         case Route::metrics:
             if (!is_method(request, http::verb::get)) return done(method_not_allowed("GET"));
             return done(text_answer(http::status::ok, metrics_.text(),

@@ -58,11 +58,11 @@ class Router {
     // Whether `route` is answered by the upstream (the proxy's routes).
     static bool proxied(Metrics::Route route);
 
-    // `draining`: the server is shutting down (GET /health answers 503 then). `answer_bound`: a
+    // `unready`: a stop was asked for (GET /health and /ready answer 503 then). `answer_bound`: a
     // prompt route's answer is refused with 413 past it. `executor`: the connection's, where a
     // proxied request's I/O runs; `client` streams a proxied answer there; `cancellation` fires
     // when the client goes away.
-    void handle(Request request, const std::string& request_id, bool draining,
+    void handle(Request request, const std::string& request_id, bool unready,
                 const host::AnswerBound& answer_bound, const boost::asio::any_io_executor& executor,
                 std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation,
                 Done done);

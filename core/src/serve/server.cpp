@@ -50,6 +50,7 @@ struct Server::Impl {
           strand(net::make_strand(io)),
           acceptor(strand),
           signals(strand),
+          delay_timer(strand),
           drain_timer(strand) {}
 
     ~Impl() {
@@ -81,12 +82,12 @@ struct Server::Impl {
             });
     }
 
-    // On `io`: no more connections; idle ones are closed now, busy ones after their answer. A
-    // second signal ends the process at once.
-    void drain() {
-        if (state.draining.exchange(true)) return;
+    // On the strand: a stop was asked for. /health answers 503 from now on, requests are still
+    // served for the drain delay, then the listener closes. A second signal ends the process at
+    // once.
+    void begin_stop() {
+        if (state.unready.exchange(true)) return;
         boost::system::error_code ignored;
-        acceptor.close(ignored);
         signals.cancel(ignored);  // a wait run() left (stop() began the drain)
         if (state.options.handle_signals) {
             signals.async_wait([this](boost::system::error_code error, int) {
@@ -95,6 +96,19 @@ struct Server::Impl {
                 std::_Exit(1);
             });
         }
+        const auto delay = state.options.drain_delay;
+        if (delay.count() <= 0) return close_listener();
+        state.log.line("cmfpipe serve: draining, /health answers 503; the listener closes in " +
+                       std::to_string(delay.count()) + " ms");
+        delay_timer.expires_after(delay);
+        delay_timer.async_wait([this](boost::system::error_code) { close_listener(); });
+    }
+
+    // On the strand: no more connections; idle ones are closed now, busy ones after their answer.
+    void close_listener() {
+        if (state.draining.exchange(true)) return;
+        boost::system::error_code ignored;
+        acceptor.close(ignored);
         drain_deadline = std::chrono::steady_clock::now() + state.options.grace;
         for_each_session([](Session& session) { session.close_if_idle(); });
         watch_drain();
@@ -153,6 +167,7 @@ struct Server::Impl {
     net::strand<net::io_context::executor_type> strand;
     tcp::acceptor acceptor;
     net::signal_set signals;
+    net::steady_timer delay_timer;
     net::steady_timer drain_timer;
     std::unique_ptr<net::steady_timer> retry_timer;
     std::chrono::steady_clock::time_point drain_deadline{};
@@ -226,7 +241,7 @@ void Server::run() {
         impl.signals.add(SIGINT);
         impl.signals.add(SIGTERM);
         impl.signals.async_wait([&impl](boost::system::error_code error, int) {
-            if (!error) impl.drain();
+            if (!error) impl.begin_stop();
         });
     }
     net::post(impl.strand, [&impl] { impl.accept(); });
@@ -242,7 +257,7 @@ void Server::run() {
 }
 
 void Server::stop() {
-    net::post(impl_->strand, [impl = impl_.get()] { impl->drain(); });
+    net::post(impl_->strand, [impl = impl_.get()] { impl->begin_stop(); });
 }
 
 }  // namespace cmfpipe::serve

@@ -37,6 +37,10 @@ struct ServerState {
     LogSink log;
     Metrics metrics;
     std::unique_ptr<Router> router;
+    // A stop was asked for: /health and /ready answer 503, answers close their connections, and
+    // the listener still accepts (the drain delay).
+    std::atomic<bool> unready{false};
+    // The drain delay is over: the listener is closed, connections close once idle.
     std::atomic<bool> draining{false};
 
     std::mutex sessions_mutex;

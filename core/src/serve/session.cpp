@@ -209,7 +209,7 @@ void Session::on_body(beast::error_code error) {
     keep_alive_ = request.keep_alive();
     cancellation_ = std::make_shared<Cancellation>();
     if (Router::proxied(route_)) watch_client();
-    state_.router->handle(std::move(request), request_id_, state_.draining, state_.answer_bound,
+    state_.router->handle(std::move(request), request_id_, state_.unready, state_.answer_bound,
                           stream_.get_executor(), shared_from_this(), cancellation_,
                           [self = shared_from_this()](std::optional<Response> response) {
                               net::dispatch(self->stream_.get_executor(),
@@ -255,7 +255,7 @@ net::awaitable<void> Session::begin(http::status status, std::string_view conten
     header.set(http::field::content_type, beast_view(content_type));
     if (header.find(http::field::cache_control) == header.end())
         header.set(http::field::cache_control, "no-cache");
-    header.keep_alive(keep_alive_ && !state_.draining);
+    header.keep_alive(keep_alive_ && !state_.unready);
     header.chunked(true);
     keep_alive_ = header.keep_alive();
     stream_status_ = static_cast<unsigned>(status);
@@ -282,7 +282,7 @@ void Session::streamed(bool keep_alive) {
         state_.metrics.request_finished(route_, stream_status_,
                                         std::chrono::steady_clock::now() - started_);
     }
-    if (closed_ || !keep_alive || state_.draining) return close();
+    if (closed_ || !keep_alive || state_.unready) return close();
     read_request();
 }
 
@@ -299,7 +299,7 @@ void Session::answer(Response response) {
     }
     response.set(http::field::server, "cmfpipe");
     response.set(beast_view(request_id_field), request_id_);
-    if (state_.draining) response.keep_alive(false);
+    if (state_.unready) response.keep_alive(false);
     response.prepare_payload();
     response_ = std::move(response);
     answer_since_ = std::chrono::steady_clock::now();

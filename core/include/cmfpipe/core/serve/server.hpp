@@ -31,7 +31,11 @@ struct ServerOptions {
     // The time a client has to send a whole request, counted from the end of the previous answer
     // (keep-alive idle time included), and to read an answer: a slow or silent client is closed.
     std::chrono::milliseconds client_timeout{30'000};
-    // After SIGTERM/SIGINT (or stop()): the requests in flight get this long to finish.
+    // After SIGTERM/SIGINT (or stop()): /health and /ready answer 503 at once, and requests are
+    // still served (each answer closing its connection) for this long, the time a load balancer
+    // needs to see the 503 and send no more; then the listener closes.
+    std::chrono::milliseconds drain_delay{5'000};
+    // Once the listener has closed: the requests in flight get this long to finish.
     std::chrono::milliseconds grace{10'000};
     bool handle_signals = true;
     // The providers proxied to: "openai" (POST /v1/chat/completions) and "anthropic"
@@ -64,8 +68,9 @@ class Server {
 
     // Binds and listens; returns the port (the one picked when options.port is 0).
     unsigned short listen();
-    // Accepts and serves until stop() or SIGTERM/SIGINT, then stops accepting, lets the requests
-    // in flight finish within the grace period, closes idle connections and returns.
+    // Accepts and serves until stop() or SIGTERM/SIGINT, then: /health 503, serving on for the
+    // drain delay, the listener closed, idle connections closed, the requests in flight given the
+    // grace period to finish; returns.
     void run();
     // Begins the drain; thread-safe.
     void stop();
