@@ -15,18 +15,20 @@ namespace cmfpipe::chat_template {
 std::optional<std::size_t> json_extent(std::string_view text, std::size_t start);
 
 // json_extent over one text asked at many starts (a completion's call candidates), in linear
-// time overall: a scan that finds no closer (it ran to the end) is kept as a track, every
-// bracket's closer from that start on, so a later start the track reads outside a string is
-// answered from it instead of being scanned to the end again. The answers are json_extent's.
+// time overall: every scan is kept as a track, the closer of every bracket it read (to its own
+// closer, or to the end when there is none), so a later start the track read outside a string
+// is answered from it instead of being scanned again. Candidates nested inside each other, with
+// or without their closers (`<tool_calls>[{` repeated, then `}]` as often), are each one lookup.
+// The answers are json_extent's.
 class JsonExtents {
   public:
     explicit JsonExtents(std::string_view text) : text_(text) {}
     std::optional<std::size_t> extent(std::size_t start);
 
   private:
-    // From `start` to the text's end: for each position, its bracket's end (one past the
-    // closer) less `start`, or one of the marks below (4 bytes a byte: completions are far
-    // below 4 GB; a longer text is scanned as json_extent does).
+    // From `start` to where its scan stopped: for each position, its bracket's end (one past the
+    // closer) less `start`, or one of the marks below (4 bytes a byte: completions are far below
+    // 4 GB; a longer text is scanned as json_extent does).
     struct Track {
         std::size_t start;
         std::vector<std::uint32_t> end;

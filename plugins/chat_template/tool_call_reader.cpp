@@ -23,13 +23,48 @@ std::string tagged_string(std::string_view raw, bool own_lines) {
     return std::string(raw);
 }
 
-// A JSON (or Python) literal as JSON, or nothing.
+// Whether python_literal_as_json would change any of text[0, end): a single quote, a
+// True/False/None, or inside a double-quoted string a raw newline or an escaped single quote.
+bool python_changes_before(std::string_view text, std::size_t end) {
+    end = std::min(end, text.size());
+    bool in_string = false;
+    for (std::size_t i = 0; i < end; ++i) {
+        const char c = text[i];
+        if (c == '\'') return true;
+        if (in_string) {
+            if (c == '\n') return true;
+            if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\'') return true;
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == 'T' || c == 'F' || c == 'N') {
+            const std::string_view rest = text.substr(i);
+            if (rest.starts_with("True") || rest.starts_with("False") || rest.starts_with("None"))
+                return true;
+        }
+    }
+    return false;
+}
+
+// A JSON (or Python) literal as JSON, or nothing. The Python rewrite, a pass over the whole
+// text, is tried only where it could change the JSON parse's outcome: where it changes some of
+// what that parse read (up to the character it failed at), since the parse of the rewrite reads
+// the same bytes to there and fails there too; nesting too deep stays too deep. Nested call
+// candidates (`<tool_calls>[{` repeated, then its closers) each fail in their first bytes and
+// would each rewrite the rest of the completion.
 std::optional<Json> literal_value(std::string_view raw) {
     raw = trim(raw);
     if (raw.empty()) return std::nullopt;
-    if (auto parsed = try_parse_json(raw); parsed.value) return std::move(*parsed.value);
+    std::size_t failed_at = 0;
+    auto parsed = try_parse_json_with_offset(raw, failed_at);
+    if (parsed.value) return std::move(*parsed.value);
+    if (parsed.too_deep || !python_changes_before(raw, failed_at + 1)) return std::nullopt;
     if (const auto converted = python_literal_as_json(raw)) {
-        if (auto parsed = try_parse_json(*converted); parsed.value) return std::move(*parsed.value);
+        if (auto reparsed = try_parse_json(*converted); reparsed.value)
+            return std::move(*reparsed.value);
     }
     return std::nullopt;
 }

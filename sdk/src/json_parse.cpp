@@ -134,7 +134,14 @@ Json parse_json(std::string_view text, const std::string& source, const InputLim
 }
 
 JsonParse try_parse_json(std::string_view text, const InputLimits& limits) {
+    std::size_t error_offset = 0;
+    return try_parse_json_with_offset(text, error_offset, limits);
+}
+
+JsonParse try_parse_json_with_offset(std::string_view text, std::size_t& error_offset,
+                                     const InputLimits& limits) {
     ParseOutcome outcome = parse(text, limits);
+    error_offset = outcome.ok ? 0 : outcome.error_offset;
     JsonParse result;
     if (outcome.ok) {
         result.value = std::move(outcome.value);

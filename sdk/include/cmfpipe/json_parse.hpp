@@ -4,6 +4,7 @@
 //
 //   Json body = parse_json(text, "request.json");          // ValueError at request.json:3:14
 //   JsonParse args = try_parse_json(raw_arguments);        // model output: never throws
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,5 +28,13 @@ struct JsonParse {
     bool too_deep = false;  // the error is the nesting bound, not the syntax
 };
 JsonParse try_parse_json(std::string_view text, const InputLimits& limits = input_limits());
+
+// try_parse_json that also says where the parse stopped, for a caller that asks whether a
+// rewrite of the text could change the outcome (the chat_template parser's Python literals):
+// `error_offset` is the offset of the character the parser could not take (of the bracket that
+// went over max_depth), the parser having read nothing past it; 0 when the text parses. A
+// function of its own so that JsonParse keeps its layout for plugins built before it (ABI).
+JsonParse try_parse_json_with_offset(std::string_view text, std::size_t& error_offset,
+                                     const InputLimits& limits = input_limits());
 
 }  // namespace cmfpipe
