@@ -19,7 +19,8 @@ ENUMS = {"tag_based", "none", "plain", "json_native", "tag_with_json", "tag_with
          "wraps_function_name", "delimiter"}
 PIECES = ['{"name": "', '"arguments": {', '"parameters": ', '"id": "', "[{", "}]", '{"', '":',
           '\\"', '"""', "'", "get_weather", "special_function", "python", '"city"', "=", "(", ")",
-          "[", "<![CDATA[", "]]>", "\n", "```json\n", "```"]
+          "[", '[{"name": "get_weather", "arguments": ', "{}}]", "<![CDATA[", "]]>", "\n",
+          "```json\n", "```"]
 
 
 def strings(value, out):
