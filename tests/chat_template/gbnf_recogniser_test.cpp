@@ -209,6 +209,11 @@ TEST_CASE("gbnf recogniser: a lazy grammar holds from the first trigger on") {
         {Trigger::Type::pattern_full, R"(^[\s\S]*?(<call>)[\s\S]*$)"}};
     CHECK(recogniser.check_lazy("text <call>x</call>", full).grammar_from == 5);
     CHECK(recogniser.accepts_lazy("text <call>x</call>", full));
+    // Unanchored, as the grammar writer gives it: anchored all the same, so only a text that
+    // begins (after spaces) with the opener triggers.
+    const std::vector<Trigger> opening = {{Trigger::Type::pattern_full, R"(\s*(<call>[\s\S]*))"}};
+    CHECK(recogniser.check_lazy(" \n<call>x</call>", opening).grammar_from == 2);
+    CHECK_FALSE(recogniser.check_lazy("text <call>x</call>", opening).triggered);
 }
 
 namespace {

@@ -195,10 +195,16 @@ std::size_t first_trigger(std::string_view text, const std::vector<Trigger>& tri
             continue;
         }
         // A pattern is tried on the text so far after each character, as llama.cpp tries it
-        // after each token; the first prefix where it is found decides.
-        const std::regex regex(trigger.value);
-        const bool anchored = trigger.value.size() >= 2 && trigger.value.front() == '^' &&
-                              trigger.value.back() == '$';
+        // after each token; the first prefix where it is found decides. llama.cpp anchors a
+        // pattern_full at both ends (common/sampling.cpp).
+        std::string pattern = trigger.value;
+        if (trigger.type == Trigger::Type::pattern_full) {
+            if (pattern.empty() || pattern.front() != '^') pattern = "^" + pattern;
+            if (pattern.size() < 2 || pattern.back() != '$') pattern += "$";
+        }
+        const std::regex regex(pattern);
+        const bool anchored =
+            pattern.size() >= 2 && pattern.front() == '^' && pattern.back() == '$';
         const CodePoints points = decode_utf8(text);
         for (std::size_t k = 1; k < points.offsets.size(); ++k) {
             const std::size_t end = points.offsets[k];

@@ -31,7 +31,8 @@ struct Verdict {
 
 // A lazy grammar's trigger, as llama.cpp's common_grammar_trigger: a word or a token (its text)
 // starts the grammar where it starts; a pattern (ECMAScript regex) where its first non-empty
-// group starts (else the match); pattern_full must match the whole text so far.
+// group starts (else the match); pattern_full must match the whole text so far (llama.cpp adds
+// the ^ and $ it lacks).
 struct Trigger {
     enum class Type { token, word, pattern, pattern_full };
     Type type = Type::word;
