@@ -28,6 +28,18 @@ bool closes_empty_block(const ReasoningAnalysis& r, std::string_view prefill) {
     return inside.empty();
 }
 
+// How much of `text` repeats the header's tail from one of its markers on (Command R+'s model
+// writes `<|CHATBOT_TOKEN|>` again after the prompt's `<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`):
+// the longest such tail first, a marker being a `<` that follows a `>`.
+std::size_t repeated_header_tail(std::string_view opener, std::string_view text, bool partial) {
+    for (std::size_t at = opener.find("><"); at != std::string_view::npos;
+         at = opener.find("><", at + 1)) {
+        if (const std::size_t n = repeated_prefix(opener.substr(at + 1), text, partial); n > 0)
+            return n;
+    }
+    return 0;
+}
+
 }  // namespace
 
 std::size_t repeated_prefix(std::string_view literal, std::string_view text, bool partial) {
@@ -59,7 +71,14 @@ std::string_view turn_to_parse(const TemplateAnalysis& analysis, const Completio
     // The prefill alone written again only where it leaves no reasoning open: in a block the
     // prompt opened, a second `<think>` is the model's reasoning (as llama.cpp reads it), unless
     // it follows the header, that is, the whole generation prompt was written again.
-    if (consume(analysis.turn.opener) > 0 || closed) consume(settings.prefill);
+    bool header = consume(analysis.turn.opener) > 0;
+    if (!header && !trim(analysis.turn.opener).empty() && !completion.empty()) {
+        const std::size_t n =
+            repeated_header_tail(trim(analysis.turn.opener), completion, settings.partial);
+        completion.remove_prefix(n);
+        header = n > 0;
+    }
+    if (header || closed) consume(settings.prefill);
     // After a prefill that leaves no reasoning open, a bare end marker closes nothing the model
     // opened (after an open one it is the real end of the reasoning, and stays).
     if (settings.extract_reasoning &&

@@ -2,7 +2,9 @@
 // The turn a completion is parsed as: what the prompt already wrote of the assistant's turn (the
 // prefill) followed by the completion, with what the model wrote again of the prompt's tail
 // consumed (llama.cpp's generic rule: the generation prompt is a literal prefix the output may
-// repeat). A model may repeat the assistant header (the turn's opener) and then the prefill
+// repeat). A model may repeat the assistant header (the turn's opener, or its tail from one of its
+// markers on: `<|CHATBOT_TOKEN|>` of `<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`) and then the
+// prefill
 // (`<think>`, `<think></think>`, `</think>`); whitespace between markers may differ. And a bare
 // reasoning end marker at the turn's start (a prompt that closes the reasoning with `</think>`
 // alone, or a model that closes the block the prompt opened implicitly) closes an empty

@@ -161,10 +161,36 @@ TEST_CASE("prompt tail: reasoning_format none shows what the prompt opened, not 
     for (const char* name : {"poolside-Laguna-XS.2", "Qwen3.5-4B", "GLM-4.6"}) {
         CAPTURE(name);
         CHECK(text_with_reasoning_left(name, "Hello", false) == text_only("Hello"));
-        // A prefill written again is still consumed.
-        CHECK(text_with_reasoning_left(name, "<think></think>Hello", false) == text_only("Hello"));
     }
+    // A prefill written again is still consumed.
+    CHECK(text_with_reasoning_left("poolside-Laguna-XS.2", "</think>Hello", false) ==
+          text_only("Hello"));
+    CHECK(text_with_reasoning_left("GLM-4.6", "<think></think>Hello", false) == text_only("Hello"));
     // Thinking on: the "<think>\n" the prompt opened is shown with the model's reasoning.
     CHECK(text_with_reasoning_left("Qwen3.5-4B", "I'm thinking\n</think>\n\nHello", true) ==
           text_only("<think>\nI'm thinking\n</think>\n\nHello"));
+}
+
+TEST_CASE("prompt tail: the header's last marker written again", "[prompt_tail]") {
+    // Cohere2MoE's header is "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>", its prefill
+    // "<|START_THINKING|>"; a model may write its role token again (llama.cpp's Command R+ case
+    // 238), and then the prefill.
+    const Json answer = thinking_then_text("I think", "Hello");
+    CHECK(parts("Cohere2MoE", "I think<|END_THINKING|><|START_TEXT|>Hello<|END_TEXT|>", true) ==
+          answer);
+    CHECK(parts("Cohere2MoE",
+                "<|CHATBOT_TOKEN|><|START_THINKING|>I think<|END_THINKING|><|START_TEXT|>Hello"
+                "<|END_TEXT|>",
+                true) == answer);
+    CHECK(parts("Cohere2MoE",
+                "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|><|START_THINKING|>I think<|END_THINKING|>"
+                "<|START_TEXT|>Hello<|END_TEXT|>",
+                true) == answer);
+    // Only a whole marker of the header: text that starts like one is the model's.
+    CHECK(parts("Cohere2MoE", "<|CHATBOT is<|END_THINKING|><|START_TEXT|>Hello<|END_TEXT|>",
+                true) == thinking_then_text("<|CHATBOT is", "Hello"));
+    // Streamed: a start of the role token shows nothing yet, then only what follows it.
+    CHECK(parts("Cohere2MoE", "<|CHATBOT_TO", true, true) == Json::array());
+    CHECK(parts("Cohere2MoE", "<|CHATBOT_TOKEN|><|START_THINKING|>I th", true, true) ==
+          Json::array({{{"content_type", "thinking"}, {"text", "I th"}}}));
 }
