@@ -5,7 +5,8 @@ chat_template` reads back what a template nobody here has seen renders.
 For each TEMPLATE_DIR/*.jinja and each shape (one call; two parallel calls; reasoning + text + one
 call), the reference renderer (../shared/tools/jinja-oracle, Python Jinja2, its chat-template
 environment, now 2024-07-26T00:00:00) renders the prompt (the user's question, add_generation_prompt)
-and the whole conversation (with the assistant's turn, enable_thinking true). The turn is what the
+and the whole conversation (with the assistant's turn, enable_thinking true unless --thinking says
+otherwise). The turn is what the
 conversation renders after what it shares with the prompt; the real CLI parses it back, given the
 template, the tools and the shared part as --prompt. A run passes when it gives back exactly the
 parts the template rendered: the reasoning and the text (each stripped of surrounding whitespace)
@@ -18,9 +19,11 @@ parsed) for a closer look. Exit code 0 whatever the results, 2 for a wrong comma
 the oracle (or Python Jinja2) or the CLI is missing.
 
 Usage: scripts/outside_templates.py TEMPLATE_DIR [--skip-in DIR] [--template NAME] [--shape NAME]
-           [--var KEY=JSON]... [--cmfpipe PATH] [--oracle PATH] [--json FILE] [--failures-only]
+           [--var KEY=JSON]... [--thinking true|false|unset] [--cmfpipe PATH] [--oracle PATH]
+           [--json FILE] [--failures-only]
   --skip-in DIR   leave out templates whose file name is also in DIR (e.g. the corpus's templates)
   --var KEY=JSON  one more template variable, for templates that read one (both sides get it)
+  --thinking X    enable_thinking for both sides: true (default), false, or unset (not passed)
 """
 import argparse
 import datetime
@@ -95,7 +98,7 @@ def shared_length(a, b):
     return n
 
 
-def render_turn(template, shape, extra):
+def render_turn(template, shape, extra, thinking):
     """(prefill, turn, note) for a shape: the turn is what the conversation adds to the prompt.
 
     Two corrections, each noted: a template that writes the user's last turn differently when it
@@ -104,7 +107,9 @@ def render_turn(template, shape, extra):
     inside a `<...>` marker (the prompt's `<think>` against the turn's `<tool_call>`) moves back
     to the marker's start, as a model writes whole tokens."""
     question, reasoning, text, calls = SHAPES[shape]
-    base = {"bos_token": "", "eos_token": "", "enable_thinking": True, "tools": TOOLS, **extra}
+    base = {"bos_token": "", "eos_token": "", "tools": TOOLS, **extra}
+    if thinking != "unset":
+        base["enable_thinking"] = thinking == "true"
     user = {"role": "user", "content": question}
     prompt = template.render(**base, messages=[user], add_generation_prompt=True)
     whole = template.render(**base, messages=[user, hf_assistant(reasoning, text, calls)],
@@ -129,7 +134,7 @@ def expected_parts(shape, turn):
                       for c in calls if c["name"] in turn]}
 
 
-def parse_back(cmfpipe, template_path, prefill, turn, extra, scratch):
+def parse_back(cmfpipe, template_path, prefill, turn, extra, thinking, scratch):
     """The CLI's reading of the turn as parts, or an error message."""
     prompt_file, turn_file = os.path.join(scratch, "prompt.txt"), os.path.join(scratch, "turn.txt")
     for path, content in ((prompt_file, prefill), (turn_file, turn)):
@@ -137,8 +142,10 @@ def parse_back(cmfpipe, template_path, prefill, turn, extra, scratch):
             f.write(content)
     command = [cmfpipe, "parse-output", "--from", "chat_template", "--template", template_path,
                "--prompt", prompt_file, "--option", "tools=" + json.dumps(TOOLS),
-               "--option", "enable_thinking=true", "--option", 'bos_token=""',
-               "--option", 'eos_token=""', "--option", "now=" + json.dumps(NOW)]
+               "--option", 'bos_token=""', "--option", 'eos_token=""',
+               "--option", "now=" + json.dumps(NOW)]
+    if thinking != "unset":
+        command += ["--option", "enable_thinking=" + thinking]
     if extra:
         command += ["--option", "chat_template_kwargs=" + json.dumps(extra)]
     result = subprocess.run(command + [turn_file], capture_output=True, text=True, timeout=60)
@@ -176,6 +183,7 @@ def main():
     ap.add_argument("--template", action="append", default=[])
     ap.add_argument("--shape", action="append", default=[], choices=list(SHAPES))
     ap.add_argument("--var", action="append", default=[])
+    ap.add_argument("--thinking", choices=["true", "false", "unset"], default="true")
     ap.add_argument("--cmfpipe", default=os.path.join(ROOT, "build/bin/cmfpipe"))
     ap.add_argument("--oracle", default=os.path.join(
         os.environ.get("CMFPIPE_SHARED", os.path.join(os.path.dirname(ROOT), "shared")),
@@ -220,14 +228,14 @@ def main():
                     if template is None:
                         raise RuntimeError(compile_error)
                     record["prefill"], record["turn"], record["note"] = render_turn(
-                        template, shape, extra)
+                        template, shape, extra, args.thinking)
                 except Exception as e:  # the template's own refusal is a result, as in the oracle
                     record.update(status="refused", reason=f"{type(e).__name__}: {e}"[:200])
                     records.append(record)
                     continue
                 record["expected"] = expected_parts(shape, record["turn"])
                 parsed, error = parse_back(args.cmfpipe, path, record["prefill"], record["turn"],
-                                           extra, scratch)
+                                           extra, args.thinking, scratch)
                 record["parsed"] = parsed
                 if error:
                     record.update(status="failed", reason="parse-output: " + error[:200])
