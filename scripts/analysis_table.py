@@ -164,15 +164,18 @@ def table(cmfpipe, corpus):
     analyses = [(t, analyse(cmfpipe, t)) for t in templates]
     lines = [BEGIN, *HEADER]
     lines += [row(t.stem, a) for t, a in analyses]
-    workarounds = {}
+    # A family table row's note is "family FAMILY: NOTE" (plugins/chat_template/families.json).
+    families = {}
     for t, a in analyses:
         for note in a["notes"]:
-            if note.startswith("workaround "):
-                workarounds.setdefault(note.split()[1].rstrip(":"), []).append(t.stem)
-    served = "; ".join(f"`{w}` for {len(names)} templates: {', '.join(names)}"
-                       for w, names in sorted(workarounds.items()))
-    lines += ["", f"Workarounds: {len(workarounds)}" + (f" ({served})." if served else ".")]
-    lines += ["", "The analysis's notes (workarounds applied, steps a template narrowed):", ""]
+            if note.startswith("family ") and ": " in note:
+                family = note[len("family "):note.index(": ")]
+                families.setdefault(family, []).append(t.stem)
+    served = "; ".join(f"{f} for {len(names)} templates: {', '.join(names)}"
+                       for f, names in sorted(families.items()))
+    lines += ["", f"Family table rows applied: {len(families)}" +
+              (f" ({served})." if served else ".")]
+    lines += ["", "The analysis's notes (family rows applied, steps a template narrowed):", ""]
     for t, a in analyses:
         lines += notes(t.stem, a, t)
     lines.append(END)

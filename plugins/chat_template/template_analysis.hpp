@@ -5,6 +5,7 @@
 // and its markers. The completion parser is built from this; `to_json` is what
 // `cmfpipe analyze-template` prints. Markers are stored without the whitespace around them.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmfpipe/json.hpp"
@@ -148,5 +149,10 @@ struct AnalysisInputs {
 TemplateAnalysis analyze_template(const Renderer& renderer, const AnalysisInputs& inputs);
 
 Json to_json(const TemplateAnalysis& analysis);
+
+// The reverse of to_json for one field, named by its dotted key as to_json prints it
+// ("tools.function.close", "reasoning.mode"): what a family table row's `set` writes. An unknown
+// key or a value of the wrong type is a ValueError. notes and preserved_tokens are not set.
+void set_analysis_field(TemplateAnalysis& analysis, std::string_view key, const Json& value);
 
 }  // namespace cmfpipe::chat_template

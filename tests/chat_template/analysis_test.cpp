@@ -124,8 +124,8 @@ TEST_CASE("analysis: Qwen2.5 and Hermes 2 Pro call tools as JSON in a <tool_call
 }
 
 TEST_CASE(
-    "analysis: DeepSeek R1 Distill opens <think> in the generation prompt (a workaround "
-    "finds the markers the template strips)",
+    "analysis: DeepSeek R1 Distill opens <think> in the generation prompt (a family table "
+    "row finds the markers the template strips)",
     "[analysis]") {
     const Json a = analysis_of("deepseek-ai-DeepSeek-R1-Distill-Llama-8B");
     CHECK(reasoning_of(a) == expected(R"({"mode": "tag_based", "start": "<think>",
@@ -134,7 +134,8 @@ TEST_CASE(
     CHECK(a["content"]["turn_end"] == "<｜end▁of▁sentence｜>");
     CHECK(a["tools"]["format"] == "none");
     CHECK(a["notes"][0] ==
-          "workaround old_thinking_templates: the template splits content on </think>");
+          "family DeepSeek R1 and kin (QwQ, R1 distills, LFM2.5, Nemotron Nano v2): the "
+          "template splits content on </think>");
 }
 
 TEST_CASE(
