@@ -1,5 +1,5 @@
 // cmfpipe serve: the HTTP server (core/serve/server.hpp) over the prompts of a folder and the
-// processor pipeline, until SIGTERM or SIGINT.
+// processor pipeline, until SIGTERM or SIGINT; SIGHUP loads them again.
 #include <sys/resource.h>
 
 #include <charconv>
@@ -60,6 +60,30 @@ void raise_open_files_limit() {
     setrlimit(RLIMIT_NOFILE, &limit);
 }
 
+// The pipeline, the plugins it needs and the prompts, from the files the options name: at the
+// start, and again on each reload (SIGHUP, POST /admin/reload), all or nothing.
+serve::Served load_served(const Arguments& args) {
+    std::optional<pipeline::PipelineConfig> config;
+    if (!args.flag("no-pipeline"))
+        config = pipeline::load_pipeline_config(pipeline_config_file(args));
+    Registry registry =
+        load_registry(args, config ? config->plugin_dirs : std::vector<std::filesystem::path>{});
+    std::optional<pipeline::Pipeline> processors;
+    if (config) processors.emplace(pipeline::Pipeline::build(*config, registry));
+    serve::Served served;
+    served.service =
+        std::make_shared<const host::Service>(std::move(registry), std::move(processors));
+    if (auto folder = args.value("prompts")) {
+        prompty::LoadOptions load_options;
+        for (const auto& root : args.values("allow-root"))
+            load_options.allowed_roots.emplace_back(root);
+        load_options.allowed_env = args.values("allow-env");
+        served.prompts =
+            std::make_shared<const host::PromptCatalog>(*folder, served.service, load_options);
+    }
+    return served;
+}
+
 int run_serve(const Arguments& args) {
     if (args.value("config") && args.flag("no-pipeline")) {
         throw UsageError("--config and --no-pipeline exclude each other");
@@ -105,24 +129,12 @@ int run_serve(const Arguments& args) {
         }
     }
 
-    std::optional<pipeline::PipelineConfig> config;
-    if (!args.flag("no-pipeline"))
-        config = pipeline::load_pipeline_config(pipeline_config_file(args));
-    Registry registry =
-        load_registry(args, config ? config->plugin_dirs : std::vector<std::filesystem::path>{});
-    std::optional<pipeline::Pipeline> processors;
-    if (config) processors.emplace(pipeline::Pipeline::build(*config, registry));
-    auto service =
-        std::make_shared<const host::Service>(std::move(registry), std::move(processors));
+    options.admin_token = args.value("admin-token").value_or("");
+    options.admin_remote = args.flag("admin-remote");
+    if (options.admin_remote && options.admin_token.empty())
+        throw UsageError("--admin-remote wants --admin-token");
 
-    std::shared_ptr<const host::PromptCatalog> prompts;
-    if (auto folder = args.value("prompts")) {
-        prompty::LoadOptions load_options;
-        for (const auto& root : args.values("allow-root"))
-            load_options.allowed_roots.emplace_back(root);
-        load_options.allowed_env = args.values("allow-env");
-        prompts = std::make_shared<const host::PromptCatalog>(*folder, service, load_options);
-    }
+    serve::Served served = load_served(args);
     std::shared_ptr<tracing::Tracer> tracer;
     if (auto trace_file = args.value("trace")) {
         tracer = std::make_shared<tracing::Tracer>();
@@ -130,8 +142,9 @@ int run_serve(const Arguments& args) {
     }
 
     raise_open_files_limit();
-    auto host = std::make_shared<host::Host>(service, threads);
-    serve::Server server(host, prompts, options, std::cerr, tracer);
+    auto host = std::make_shared<host::Host>(served.service, threads);
+    serve::Server server(host, served.prompts, options, std::cerr, tracer);
+    server.set_loader([&args] { return load_served(args); });
     server.run();
     return 0;
 }
@@ -174,6 +187,10 @@ std::vector<OptionSpec> serve_options() {
          {"client-timeout", "SECONDS",
           "time a client has to send a request (idle keep-alive included) or read an answer "
           "(default 30)"},
+         {"admin-token", "TOKEN",
+          "turn on POST /admin/reload for requests bearing Authorization: Bearer TOKEN "
+          "(from this machine only)"},
+         {"admin-remote", "", "let /admin/reload answer clients on other machines too"},
          {"drain-delay", "SECONDS",
           "on SIGTERM/SIGINT, /health answers 503 and requests are still served this long "
           "before the listener closes (default 5)"},
@@ -187,7 +204,9 @@ std::vector<OptionSpec> serve_options() {
 }
 
 const CommandRegistration serve_registration{
-    {"serve", "serve prompts, the pipeline and parse-output over HTTP until SIGTERM/SIGINT",
+    {"serve",
+     "serve prompts, the pipeline and parse-output over HTTP until SIGTERM/SIGINT (SIGHUP reloads "
+     "the pipeline and prompts)",
      "serve [--listen HOST:PORT] [--prompts DIR] [--config PIPELINE.yaml | --no-pipeline] "
      "[--upstream NAME=URL]... [--max-body BYTES] [--threads N]",
      serve_options(), 0, run_serve}};

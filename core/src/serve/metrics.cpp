@@ -69,6 +69,8 @@ std::string_view Metrics::route_label(Route route) {
             return "/health";
         case Route::ready:
             return "/ready";
+        case Route::admin_reload:
+            return "/admin/reload";
         case Route::metrics:
             return "/metrics";
         case Route::plugins:

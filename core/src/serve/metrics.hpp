@@ -37,6 +37,7 @@ class Metrics {
     enum class Route {
         health,
         ready,
+        admin_reload,
         metrics,
         plugins,
         prompts,

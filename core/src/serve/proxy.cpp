@@ -88,16 +88,21 @@ std::string Proxy::missing_upstream_hint(Metrics::Route route) {
     return provider ? "--upstream " + provider->upstream + "=URL" : "";
 }
 
-Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text,
-                               const std::string& request_id) const {
-    if (provider.input == Provider::Input::none) return Prepared{};  // a GET: no body to read
+Proxy::Prepared Proxy::prepare(const Provider& provider,
+                               const std::shared_ptr<const host::Service>& shared_service,
+                               const std::string& text, const std::string& request_id) const {
+    if (provider.input == Provider::Input::none) {
+        Prepared none;  // a GET: no body to read
+        none.service = shared_service;
+        return none;
+    }
     const Json body = parse_json(text, std::string(body_source));
     if (!body.is_object()) {
         throw ValueError(
             "the request body must be a JSON object, got " + std::string(body.type_name()),
             {std::string(body_source)});
     }
-    const host::Service& service = host_->service();
+    const host::Service& service = *shared_service;
     const auto adapter = service.adapter(provider.adapter);
     const bool embeddings = provider.input == Provider::Input::embedding_inputs;
     EmbeddingTexts texts;
@@ -112,33 +117,35 @@ Proxy::Prepared Proxy::prepare(const Provider& provider, const std::string& text
                                pipeline::stop_message(result.decisions, "request")),
                 nullptr,
                 nullptr,
-                nullptr};
+                nullptr,
+                shared_service};
     }
     Json processed = embeddings ? with_embedding_texts(body, texts, result.messages)
                                 : adapter->with_request_messages(body, result.messages,
                                                                  provider.adapter_options);
-    Prepared prepared{processed.dump(), std::nullopt, adapter, nullptr, nullptr};
+    Prepared prepared{processed.dump(), std::nullopt, adapter, nullptr, nullptr, shared_service};
     if (provider.guards_answer && processed.value("stream", false) == true) {
         // The guard runs the llm_output processors on every step of the stream; the last run's
         // decisions go to the log once the stream is over (proxy_stream.cpp).
         prepared.decisions = std::make_shared<StreamDecisions>();
         // Text the processors will no longer change goes out at once (the holdback the bound).
         StreamGuardOptions options = stream_options_;
-        options.final_length = [this](std::string_view text) {
-            return host_->service().final_length("llm_output", text);
+        options.final_length = [shared_service](std::string_view text) {
+            return shared_service->final_length("llm_output", text);
         };
         prepared.guarded = adapter->guard_stream(
             processed,
-            [this, decisions = prepared.decisions](std::vector<cmf::Message> messages) {
-                return guard(std::move(messages), *decisions);
+            [shared_service, decisions = prepared.decisions](std::vector<cmf::Message> messages) {
+                return guard(*shared_service, std::move(messages), *decisions);
             },
             options, provider.adapter_options);
     }
     return prepared;
 }
 
-GuardVerdict Proxy::guard(std::vector<cmf::Message> messages, StreamDecisions& decisions) const {
-    pipeline::PipelineResult result = host_->service().process("llm_output", std::move(messages));
+GuardVerdict Proxy::guard(const host::Service& service, std::vector<cmf::Message> messages,
+                          StreamDecisions& decisions) {
+    pipeline::PipelineResult result = service.process("llm_output", std::move(messages));
     decisions.last = result.decisions;
     GuardVerdict verdict;
     verdict.messages = std::move(result.messages);
@@ -159,15 +166,14 @@ UpstreamFailure unreadable_answer(const Proxy::Provider& provider, const Error& 
 
 }  // namespace
 
-Response Proxy::finish(const Provider& provider, const Response& upstream_answer,
-                       const std::string& request_id) const {
+Response Proxy::finish(const Provider& provider, const host::Service& service,
+                       const Response& upstream_answer, const std::string& request_id) const {
     const JsonParse parsed = try_parse_json(upstream_answer.body());
     if (!parsed.value || !parsed.value->is_object()) {
         throw UpstreamFailure(502, "broken",
                               "upstream '" + provider.upstream +
                                   "' answered what is not a JSON object: " + parsed.error);
     }
-    const host::Service& service = host_->service();
     const auto adapter = service.adapter(provider.adapter);
     std::vector<cmf::Message> messages;
     try {
@@ -192,16 +198,18 @@ Response Proxy::finish(const Provider& provider, const Response& upstream_answer
 }
 
 // `provider` is one of the static ones of provider_of and models_provider: it outlives the call.
-net::awaitable<std::optional<Response>> Proxy::answer(const Provider& provider, Request request,
-                                                      std::string path, std::string request_id,
+net::awaitable<std::optional<Response>> Proxy::answer(const Provider& provider,
+                                                      std::shared_ptr<const host::Service> service,
+                                                      Request request, std::string path,
+                                                      std::string request_id,
                                                       std::shared_ptr<ClientStream> client,
                                                       std::shared_ptr<Cancellation> cancellation) {
     Upstream& upstream = *upstreams_.at(provider.upstream);
 
     // The work is a named local, not a temporary inside the co_await: g++ 12 destroys the
     // captures of such a temporary twice.
-    auto prepare_work = [this, &provider, body = std::move(request.body()), request_id] {
-        return prepare(provider, body, request_id);
+    auto prepare_work = [this, &provider, service, body = std::move(request.body()), request_id] {
+        return prepare(provider, service, body, request_id);
     };
     Prepared prepared = co_await host_->async_call(std::move(prepare_work), net::use_awaitable);
     if (prepared.refusal) co_return std::move(*prepared.refusal);
@@ -227,13 +235,15 @@ net::awaitable<std::optional<Response>> Proxy::answer(const Provider& provider, 
         throw;
     }
     metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
-    Response answer = co_await not_streamed(provider, upstream, std::move(upstream_answer),
-                                            std::move(request_id));
+    Response answer = co_await not_streamed(provider, std::move(service), upstream,
+                                            std::move(upstream_answer), std::move(request_id));
     co_return answer;
 }
 
-net::awaitable<Response> Proxy::not_streamed(const Provider& provider, Upstream& upstream,
-                                             Response upstream_answer, std::string request_id) {
+net::awaitable<Response> Proxy::not_streamed(const Provider& provider,
+                                             std::shared_ptr<const host::Service> service,
+                                             Upstream& upstream, Response upstream_answer,
+                                             std::string request_id) {
     const bool refused = upstream_answer.result_int() / 100 != 2;
     if (refused || !provider.guards_answer) {
         // The provider's own refusal (401, 429, 500...) goes back as it came, and so does an
@@ -251,8 +261,9 @@ net::awaitable<Response> Proxy::not_streamed(const Provider& provider, Upstream&
     }
     // The provider's fields go with the answer made from its body (a stop's 403 included).
     const http::fields provider_headers = provider_answer_headers(upstream_answer);
-    auto finish_work = [this, &provider, upstream_answer = std::move(upstream_answer), request_id] {
-        return finish(provider, upstream_answer, request_id);
+    auto finish_work = [this, &provider, service, upstream_answer = std::move(upstream_answer),
+                        request_id] {
+        return finish(provider, *service, upstream_answer, request_id);
     };
     Response answer = co_await host_->async_call(std::move(finish_work), net::use_awaitable);
     add_provider_headers(provider_headers, answer);

@@ -69,11 +69,14 @@ class Proxy {
     const Provider* provider_for(Metrics::Route route, const Request& request) const;
     // The --upstream options that would serve `route`, for the 404 that says none is configured.
     static std::string missing_upstream_hint(Metrics::Route route);
-    // The answer to give, or nothing when it was streamed to `client` already. `path`: below the
-    // upstream's base path. `cancellation` fires when the client goes away.
+    // The answer to give, or nothing when it was streamed to `client` already. `service`: the
+    // adapters and processors the request started with, used to its end (a reload does not
+    // change them under it). `path`: below the upstream's base path. `cancellation` fires when
+    // the client goes away.
     boost::asio::awaitable<std::optional<Response>> answer(
-        const Provider& provider, Request request, std::string path, std::string request_id,
-        std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation);
+        const Provider& provider, std::shared_ptr<const host::Service> service, Request request,
+        std::string path, std::string request_id, std::shared_ptr<ClientStream> client,
+        std::shared_ptr<Cancellation> cancellation);
     // What answer() threw, as `provider` spells an error.
     static Response failure_answer(const Provider& provider, std::exception_ptr error);
 
@@ -87,23 +90,27 @@ class Proxy {
         std::string body;                 // what the upstream receives
         std::optional<Response> refusal;  // set: the answer, and nothing goes to the upstream
         std::shared_ptr<const Adapter> adapter;
-        std::unique_ptr<GuardedStream> guarded;      // set for a streamed request
-        std::shared_ptr<StreamDecisions> decisions;  // the guard's latest, for a streamed request
+        std::unique_ptr<GuardedStream> guarded;        // set for a streamed request
+        std::shared_ptr<StreamDecisions> decisions;    // the guard's latest, for a streamed request
+        std::shared_ptr<const host::Service> service;  // what the request started with
     };
-    Prepared prepare(const Provider& provider, const std::string& body,
-                     const std::string& request_id) const;
-    Response finish(const Provider& provider, const Response& upstream_answer,
-                    const std::string& request_id) const;
+    Prepared prepare(const Provider& provider, const std::shared_ptr<const host::Service>& service,
+                     const std::string& body, const std::string& request_id) const;
+    Response finish(const Provider& provider, const host::Service& service,
+                    const Response& upstream_answer, const std::string& request_id) const;
     // The upstream's answer to a streamed request, read and guarded as it comes
     // (proxy_stream.cpp).
     boost::asio::awaitable<std::optional<Response>> stream(
         const Provider& provider, Upstream& upstream, std::string path, Prepared prepared,
         Upstream::Headers headers, ClientStream& client, Cancellation& cancellation,
         std::string request_id);
-    GuardVerdict guard(std::vector<cmf::Message> messages, StreamDecisions& decisions) const;
+    static GuardVerdict guard(const host::Service& service, std::vector<cmf::Message> messages,
+                              StreamDecisions& decisions);
     // An answer the upstream gave that is not its stream (an error status, or a whole body).
-    boost::asio::awaitable<Response> not_streamed(const Provider& provider, Upstream& upstream,
-                                                  Response upstream_answer, std::string request_id);
+    boost::asio::awaitable<Response> not_streamed(const Provider& provider,
+                                                  std::shared_ptr<const host::Service> service,
+                                                  Upstream& upstream, Response upstream_answer,
+                                                  std::string request_id);
 
     std::shared_ptr<host::Host> host_;
     std::map<std::string, std::unique_ptr<Upstream>> upstreams_;

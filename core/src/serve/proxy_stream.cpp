@@ -163,8 +163,8 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     }
     if (!streaming) {
         metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
-        Response answer = co_await not_streamed(provider, upstream, std::move(upstream_answer),
-                                                std::move(request_id));
+        Response answer = co_await not_streamed(provider, prepared.service, upstream,
+                                                std::move(upstream_answer), std::move(request_id));
         co_return answer;
     }
     // Nothing of the answer went out when the upstream failed: the client gets 502 or 504, as

@@ -111,23 +111,36 @@ Target parse_target(std::string_view target) {
     return out;
 }
 
-Router::Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
-               Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer,
+Router::Router(std::shared_ptr<host::Host> host, Served served, Metrics& metrics, LogSink& log,
+               std::shared_ptr<const tracing::Tracer> tracer,
                std::map<std::string, std::unique_ptr<Upstream>> upstreams,
-               StreamGuardOptions stream_options)
+               StreamGuardOptions stream_options, AdminRoute admin)
     : host_(std::move(host)),
-      prompts_(std::move(prompts)),
       metrics_(metrics),
       log_(log),
       tracer_(std::move(tracer)),
-      plugins_(registry_listing(host_->service().registry()).dump(2) + "\n"),
+      admin_(std::move(admin)),
       proxy_(std::make_unique<Proxy>(
           host_, std::move(upstreams), metrics_,
           [this](const std::vector<pipeline::Decision>& decisions, std::string_view route,
                  const std::string& request_id) { record(decisions, route, request_id); },
-          stream_options)) {}
+          stream_options)) {
+    replace(std::move(served));
+}
 
 Router::~Router() = default;
+
+std::uint64_t Router::replace(Served served) {
+    std::lock_guard lock(replace_mutex_);
+    auto loaded = std::make_shared<Loaded>();
+    loaded->plugins = registry_listing(served.service->registry()).dump(2) + "\n";
+    loaded->served = std::move(served);
+    const auto previous = loaded_.load();
+    loaded->generation = previous ? previous->generation + 1 : 1;
+    const std::uint64_t generation = loaded->generation;
+    loaded_.store(std::move(loaded));
+    return generation;
+}
 
 void Router::work_started() {
     std::lock_guard lock(idle_mutex_);
@@ -143,6 +156,7 @@ Metrics::Route Router::route_of(std::string_view path) {
     using Route = Metrics::Route;
     if (path == "/health") return Route::health;
     if (path == "/ready") return Route::ready;
+    if (path == "/admin/reload") return Route::admin_reload;
     if (path == "/metrics") return Route::metrics;
     if (path == "/v1/plugins") return Route::plugins;
     if (path.starts_with(prompts_prefix)) return Route::prompts;
@@ -165,7 +179,7 @@ bool Router::proxied(Metrics::Route route) {
 }
 
 void Router::handle(Request request, const std::string& request_id, bool unready,
-                    const host::AnswerBound& answer_bound,
+                    bool loopback_peer, const host::AnswerBound& answer_bound,
                     const boost::asio::any_io_executor& executor,
                     std::shared_ptr<ClientStream> client,
                     std::shared_ptr<Cancellation> cancellation, Done done) {
@@ -177,6 +191,8 @@ void Router::handle(Request request, const std::string& request_id, bool unready
         return done(error_answer(std::current_exception()));
     }
     const Route route = route_of(target.path);
+    // What is served now; the request keeps it to its end, whatever a reload does meanwhile.
+    std::shared_ptr<const Loaded> loaded = loaded_.load();
     // Cheap answers are made here, on the I/O thread.
     switch (route) {
         case Route::health:
@@ -201,7 +217,9 @@ void Router::handle(Request request, const std::string& request_id, bool unready
                                     "text/plain; version=0.0.4; charset=utf-8"));
         case Route::plugins:
             if (!is_method(request, http::verb::get)) return done(method_not_allowed("GET"));
-            return done(text_answer(http::status::ok, plugins_, "application/json"));
+            return done(text_answer(http::status::ok, loaded->plugins, "application/json"));
+        case Route::admin_reload:
+            return admin_reload(request, loopback_peer, std::move(done));
         case Route::other:
             return done(error_answer(http::status::not_found, "NotFound", "unknown_route",
                                      "no route " + target.path));
@@ -227,8 +245,9 @@ void Router::handle(Request request, const std::string& request_id, bool unready
             span.emit("inputs", {{"route", target.path}});
             boost::asio::co_spawn(
                 executor,
-                proxy_->answer(*provider, std::move(request), std::move(path), request_id,
-                               std::move(client), std::move(cancellation)),
+                proxy_->answer(*provider, loaded->served.service, std::move(request),
+                               std::move(path), request_id, std::move(client),
+                               std::move(cancellation)),
                 [this, provider, span = std::move(span), done = std::move(done)](
                     std::exception_ptr error, std::optional<Response> answer) mutable {
                     if (error) answer = Proxy::failure_answer(*provider, error);
@@ -247,15 +266,15 @@ void Router::handle(Request request, const std::string& request_id, bool unready
     // The rest runs on the pool. The request and the target move there with the work.
     work_started();
     host_->async_call(
-        [this, route, request = std::move(request), target = std::move(target), request_id,
-         answer_bound] {
+        [this, route, loaded = std::move(loaded), request = std::move(request),
+         target = std::move(target), request_id, answer_bound] {
             switch (route) {
                 case Route::prompts:
-                    return run_prompt(request, target, request_id, answer_bound);
+                    return run_prompt(*loaded, request, target, request_id, answer_bound);
                 case Route::process:
-                    return process(request, target, request_id);
+                    return process(*loaded->served.service, request, target, request_id);
                 default:
-                    return parse_output(request, target);
+                    return parse_output(*loaded->served.service, request, target);
             }
         },
         [this, done = std::move(done)](std::exception_ptr error, Response answer) {
@@ -279,13 +298,14 @@ void Router::wait_idle() const {
     idle_.wait(lock, [this] { return on_pool_ == 0; });
 }
 
-Response Router::run_prompt(const Request& request, const Target& target,
+Response Router::run_prompt(const Loaded& loaded, const Request& request, const Target& target,
                             const std::string& request_id, const host::AnswerBound& bound) const {
     const std::string name = target.path.substr(prompts_prefix.size());
-    if (!prompts_) throw host::NotFound("no prompt named '" + name + "' (no --prompts folder)");
+    const auto& prompts = loaded.served.prompts;
+    if (!prompts) throw host::NotFound("no prompt named '" + name + "' (no --prompts folder)");
     std::shared_ptr<const host::Prompt> prompt;
     try {
-        prompt = prompts_->get(name);
+        prompt = prompts->get(name);
     } catch (const host::NotFound&) {
         throw;
     } catch (const Error& e) {
@@ -307,8 +327,8 @@ Response Router::run_prompt(const Request& request, const Target& target,
     span.emit("inputs", {{"prompt", name}, {"to", to ? *to : "cmf"}});
     host::AnswerText outcome;
     try {
-        outcome = host_->service().run_within(*prompt, inputs, to ? *to : "cmf",
-                                              tracing::TraceContext{tracer_.get(), &span}, bound);
+        outcome = loaded.served.service->run_within(
+            *prompt, inputs, to ? *to : "cmf", tracing::TraceContext{tracer_.get(), &span}, bound);
     } catch (const host::AnswerTooLarge& e) {
         span.emit_error(e.kind(), e.what());
         return error_answer(http::status::payload_too_large, e.kind(), "answer_too_large",
@@ -332,7 +352,7 @@ Response Router::run_prompt(const Request& request, const Target& target,
     return text_answer(http::status::ok, std::move(outcome.body), "application/json");
 }
 
-Response Router::process(const Request& request, const Target& target,
+Response Router::process(const host::Service& service, const Request& request, const Target& target,
                          const std::string& request_id) const {
     const std::string* hook = target.param("hook");
     const Json document = body_json(request, Json());
@@ -340,15 +360,16 @@ Response Router::process(const Request& request, const Target& target,
         throw ValueError("the body must be a messages document {\"messages\": [...]}",
                          {std::string(body_source)});
     }
-    pipeline::PipelineResult result = host_->service().process(
-        hook ? *hook : "llm_input",
-        pipeline::messages_from_document(document, std::string(body_source)));
+    pipeline::PipelineResult result =
+        service.process(hook ? *hook : "llm_input",
+                        pipeline::messages_from_document(document, std::string(body_source)));
     record(result.decisions, Metrics::route_label(Metrics::Route::process), request_id);
     if (result.stopped) return stopped_answer(result.decisions, pipeline::to_json(result));
     return json_answer(http::status::ok, pipeline::to_json(result));
 }
 
-Response Router::parse_output(const Request& request, const Target& target) const {
+Response Router::parse_output(const host::Service& service, const Request& request,
+                              const Target& target) {
     const std::string* kind = target.param("from");
     if (kind == nullptr) {
         throw ValueError("parse-output wants ?from=KIND (openai, anthropic, chatml, harmony, ...)");
@@ -361,8 +382,8 @@ Response Router::parse_output(const Request& request, const Target& target) cons
         if (parsed.too_deep) throw LimitExceeded(parsed.error, {"query parameter " + key});
         options[key] = parsed.value ? std::move(*parsed.value) : Json(value);
     }
-    return json_answer(http::status::ok, cmf::messages_to_json(host_->service().parse_output(
-                                             *kind, request.body(), options)));
+    return json_answer(http::status::ok,
+                       cmf::messages_to_json(service.parse_output(*kind, request.body(), options)));
 }
 
 void Router::record(const std::vector<pipeline::Decision>& decisions, std::string_view route,
@@ -374,6 +395,42 @@ void Router::record(const std::vector<pipeline::Decision>& decisions, std::strin
         line.update(pipeline::to_json(d));
         log_.line(line.dump());
     }
+}
+
+void Router::admin_reload(const Request& request, bool loopback_peer, Done done) {
+    if (admin_.token.empty()) {
+        return done(error_answer(http::status::not_found, "NotFound", "unknown_route",
+                                 "no route /admin/reload (serve --admin-token turns it on)"));
+    }
+    if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
+    if (!loopback_peer && !admin_.remote) {
+        return done(error_answer(http::status::forbidden, "PermissionError", "admin_not_local",
+                                 "/admin/reload answers clients on this machine only "
+                                 "(serve --admin-remote lifts that)"));
+    }
+    const auto given = request[http::field::authorization];
+    if (given != "Bearer " + admin_.token) {
+        return done(error_answer(http::status::unauthorized, "PermissionError", "admin_token",
+                                 "/admin/reload wants Authorization: Bearer <the --admin-token>"));
+    }
+    // Loading the files and plugins is slow work: on the pool, as a request's is.
+    work_started();
+    host_->async_call(
+        [this] { return admin_.reload(); },
+        [this, done = std::move(done)](std::exception_ptr error, Server::ReloadOutcome outcome) {
+            if (error) {
+                done(error_answer(error));
+            } else if (outcome.reloaded) {
+                done(json_answer(http::status::ok,
+                                 {{"status", "reloaded"}, {"generation", outcome.generation}}));
+            } else {
+                done(error_answer(http::status::unprocessable_entity, "ConfigError",
+                                  "reload_refused",
+                                  outcome.error + " (still serving generation " +
+                                      std::to_string(outcome.generation) + ")"));
+            }
+            work_finished();
+        });
 }
 
 }  // namespace cmfpipe::serve

@@ -2,6 +2,7 @@
 // What each route of `cmfpipe serve` answers (docs/serve.md). The CPU-bound part of a request (the
 // body's JSON, render, parse, processors, adapters) runs on the Host's pool; `done` gets the
 // answer there, exactly once: nothing when the answer was streamed to the client already.
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +18,7 @@
 #include "cmfpipe/core/host/answer_bound.hpp"
 #include "cmfpipe/core/host/async.hpp"
 #include "cmfpipe/core/host/prompt_catalog.hpp"
+#include "cmfpipe/core/serve/server.hpp"
 #include "cmfpipe/core/tracing.hpp"
 #include "http_answer.hpp"
 #include "metrics.hpp"
@@ -44,25 +46,39 @@ struct Target {
 // ValueError for a malformed percent escape.
 Target parse_target(std::string_view target);
 
+// POST /admin/reload: who may call it, and what it calls (Server::reload).
+struct AdminRoute {
+    std::string token;  // "": the route answers 404
+    bool remote = false;
+    std::function<Server::ReloadOutcome()> reload;
+};
+
 class Router {
   public:
     using Done = std::function<void(std::optional<Response>)>;
 
-    Router(std::shared_ptr<host::Host> host, std::shared_ptr<const host::PromptCatalog> prompts,
-           Metrics& metrics, LogSink& log, std::shared_ptr<const tracing::Tracer> tracer,
+    Router(std::shared_ptr<host::Host> host, Served served, Metrics& metrics, LogSink& log,
+           std::shared_ptr<const tracing::Tracer> tracer,
            std::map<std::string, std::unique_ptr<Upstream>> upstreams,
-           StreamGuardOptions stream_options);
+           StreamGuardOptions stream_options, AdminRoute admin);
     ~Router();
+
+    // Serves `served` from now on (requests under way keep what they started with); returns
+    // its generation.
+    std::uint64_t replace(Served served);
+    // The generation served now.
+    std::uint64_t generation() const { return loaded_.load()->generation; }
 
     static Metrics::Route route_of(std::string_view path);
     // Whether `route` is answered by the upstream (the proxy's routes).
     static bool proxied(Metrics::Route route);
 
-    // `unready`: a stop was asked for (GET /health and /ready answer 503 then). `answer_bound`: a
-    // prompt route's answer is refused with 413 past it. `executor`: the connection's, where a
-    // proxied request's I/O runs; `client` streams a proxied answer there; `cancellation` fires
-    // when the client goes away.
-    void handle(Request request, const std::string& request_id, bool unready,
+    // `unready`: a stop was asked for (GET /health and /ready answer 503 then). `loopback_peer`:
+    // the client connected from this machine (the admin route's default condition).
+    // `answer_bound`: a prompt route's answer is refused with 413 past it. `executor`: the
+    // connection's, where a proxied request's I/O runs; `client` streams a proxied answer there;
+    // `cancellation` fires when the client goes away.
+    void handle(Request request, const std::string& request_id, bool unready, bool loopback_peer,
                 const host::AnswerBound& answer_bound, const boost::asio::any_io_executor& executor,
                 std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation,
                 Done done);
@@ -75,11 +91,19 @@ class Router {
     bool wait_idle_for(std::chrono::milliseconds time) const;
 
   private:
-    Response run_prompt(const Request& request, const Target& target, const std::string& request_id,
-                        const host::AnswerBound& bound) const;
-    Response process(const Request& request, const Target& target,
+    // What is served, with what is made of it once.
+    struct Loaded {
+        Served served;
+        std::string plugins;  // GET /v1/plugins
+        std::uint64_t generation = 0;
+    };
+    Response run_prompt(const Loaded& loaded, const Request& request, const Target& target,
+                        const std::string& request_id, const host::AnswerBound& bound) const;
+    Response process(const host::Service& service, const Request& request, const Target& target,
                      const std::string& request_id) const;
-    Response parse_output(const Request& request, const Target& target) const;
+    static Response parse_output(const host::Service& service, const Request& request,
+                                 const Target& target);
+    void admin_reload(const Request& request, bool loopback_peer, Done done);
     // One more request whose work is under way off the connection (on the pool or a proxy
     // coroutine), and one less.
     void work_started();
@@ -89,11 +113,12 @@ class Router {
                 const std::string& request_id) const;
 
     std::shared_ptr<host::Host> host_;
-    std::shared_ptr<const host::PromptCatalog> prompts_;
+    std::atomic<std::shared_ptr<const Loaded>> loaded_;
+    std::mutex replace_mutex_;  // one replace at a time, so generations count up
     Metrics& metrics_;
     LogSink& log_;
     std::shared_ptr<const tracing::Tracer> tracer_;
-    std::string plugins_;  // GET /v1/plugins, made once
+    AdminRoute admin_;
     std::unique_ptr<Proxy> proxy_;
     mutable std::mutex idle_mutex_;
     mutable std::condition_variable idle_;

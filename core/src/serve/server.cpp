@@ -9,6 +9,7 @@
 #include <boost/asio/strand.hpp>
 #include <csignal>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 
 #include "cmfpipe/errors.hpp"
@@ -50,6 +51,7 @@ struct Server::Impl {
           strand(net::make_strand(io)),
           acceptor(strand),
           signals(strand),
+          reload_signals(strand),
           delay_timer(strand),
           drain_timer(strand) {}
 
@@ -109,6 +111,7 @@ struct Server::Impl {
         if (state.draining.exchange(true)) return;
         boost::system::error_code ignored;
         acceptor.close(ignored);
+        reload_signals.cancel(ignored);  // nothing left to wait for: io may run out of work
         drain_deadline = std::chrono::steady_clock::now() + state.options.grace;
         for_each_session([](Session& session) { session.close_if_idle(); });
         watch_drain();
@@ -144,6 +147,42 @@ struct Server::Impl {
         drain_timer.async_wait([this](boost::system::error_code) { watch_drain(); });
     }
 
+    // SIGHUP: a reload on the pool (loading files and plugins is slow work), then the next wait.
+    void wait_reload_signal() {
+        reload_signals.async_wait([this](boost::system::error_code error, int) {
+            if (error || state.unready) return;
+            host->async_call([this] { return reload(); },
+                             [](std::exception_ptr, Server::ReloadOutcome) {});
+            wait_reload_signal();
+        });
+    }
+
+    Server::ReloadOutcome reload() {
+        std::lock_guard lock(reload_mutex);
+        Server::ReloadOutcome outcome;
+        if (!loader) {
+            outcome.error = "this server was started without a configuration to reload";
+        } else {
+            try {
+                outcome.generation = state.router->replace(loader());
+                outcome.reloaded = true;
+            } catch (const Error& e) {
+                outcome.error = std::string(e.kind()) + ": " + e.what();
+            } catch (const std::exception& e) {
+                outcome.error = std::string("InternalError: ") + e.what();
+            }
+        }
+        if (outcome.reloaded) {
+            state.log.line("cmfpipe serve: reloaded, serving generation " +
+                           std::to_string(outcome.generation));
+        } else {
+            outcome.generation = state.router->generation();
+            state.log.line("cmfpipe serve: reload refused, still serving generation " +
+                           std::to_string(outcome.generation) + ": " + outcome.error);
+        }
+        return outcome;
+    }
+
     // `act` on each open session, on its own strand.
     template <class Act>
     void for_each_session(Act act) {
@@ -167,11 +206,14 @@ struct Server::Impl {
     net::strand<net::io_context::executor_type> strand;
     tcp::acceptor acceptor;
     net::signal_set signals;
+    net::signal_set reload_signals;  // SIGHUP
     net::steady_timer delay_timer;
     net::steady_timer drain_timer;
     std::unique_ptr<net::steady_timer> retry_timer;
     std::chrono::steady_clock::time_point drain_deadline{};
-    bool aborted = false;  // the grace period is over and the requests left were cancelled
+    ServedLoader loader;
+    std::mutex reload_mutex;  // one reload at a time
+    bool aborted = false;     // the grace period is over and the requests left were cancelled
     // How long cancelled requests get to wind down before the I/O loop stops: the process exits
     // within the grace period and a second.
     static constexpr std::chrono::milliseconds abort_time{700};
@@ -194,9 +236,12 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
     }
     StreamGuardOptions stream_options{given.stream_holdback};
     stream_options.stop = given.stream_stop;
+    Served served{host->shared_service(), std::move(prompts)};
+    AdminRoute admin{given.admin_token, given.admin_remote,
+                     [impl = impl_.get()] { return impl->reload(); }};
     impl_->state.router = std::make_unique<Router>(
-        std::move(host), std::move(prompts), impl_->state.metrics, impl_->state.log,
-        std::move(tracer), std::move(upstreams), stream_options);
+        std::move(host), std::move(served), impl_->state.metrics, impl_->state.log,
+        std::move(tracer), std::move(upstreams), stream_options, std::move(admin));
 }
 
 Server::~Server() {
@@ -243,6 +288,8 @@ void Server::run() {
         impl.signals.async_wait([&impl](boost::system::error_code error, int) {
             if (!error) impl.begin_stop();
         });
+        impl.reload_signals.add(SIGHUP);
+        net::post(impl.strand, [&impl] { impl.wait_reload_signal(); });
     }
     net::post(impl.strand, [&impl] { impl.accept(); });
     std::string host = impl.state.options.host;
@@ -254,6 +301,14 @@ void Server::run() {
         threads.emplace_back([&impl] { impl.io.run(); });
     impl.io.run();
     for (auto& thread : threads) thread.join();
+}
+
+void Server::set_loader(ServedLoader loader) {
+    impl_->loader = std::move(loader);
+}
+
+Server::ReloadOutcome Server::reload() {
+    return impl_->reload();
 }
 
 void Server::stop() {

@@ -52,6 +52,9 @@ Response busy_answer(const ServerState& state) {
 
 Session::Session(net::ip::tcp::socket socket, ServerState& state)
     : stream_(std::move(socket)), state_(state) {
+    boost::system::error_code error;
+    const auto peer = stream_.socket().remote_endpoint(error);
+    loopback_peer_ = !error && peer.address().is_loopback();
     state_.metrics.connection_opened();
 }
 
@@ -209,8 +212,9 @@ void Session::on_body(beast::error_code error) {
     keep_alive_ = request.keep_alive();
     cancellation_ = std::make_shared<Cancellation>();
     if (Router::proxied(route_)) watch_client();
-    state_.router->handle(std::move(request), request_id_, state_.unready, state_.answer_bound,
-                          stream_.get_executor(), shared_from_this(), cancellation_,
+    state_.router->handle(std::move(request), request_id_, state_.unready, loopback_peer_,
+                          state_.answer_bound, stream_.get_executor(), shared_from_this(),
+                          cancellation_,
                           [self = shared_from_this()](std::optional<Response> response) {
                               net::dispatch(self->stream_.get_executor(),
                                             [self, response = std::move(response)]() mutable {

@@ -83,6 +83,7 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     std::optional<std::chrono::steady_clock::time_point> answer_since_;  // its write began
     Response response_;  // alive while it is written
     ServerState& state_;
+    bool loopback_peer_ = false;  // the client is on this machine
     std::string request_id_;
     Metrics::Route route_ = Metrics::Route::other;
     std::chrono::steady_clock::time_point started_{};

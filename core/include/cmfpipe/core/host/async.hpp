@@ -37,6 +37,7 @@ class Host {
     Host& operator=(const Host&) = delete;
 
     const Service& service() const { return *service_; }
+    const std::shared_ptr<const Service>& shared_service() const { return service_; }
     boost::asio::thread_pool::executor_type executor() { return pool_.get_executor(); }
     std::size_t threads() const { return threads_; }
 

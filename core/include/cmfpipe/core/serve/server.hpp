@@ -4,6 +4,7 @@
 // balancer serve the same prompts and pipeline. Routes and errors: docs/serve.md.
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -15,6 +16,16 @@
 #include "cmfpipe/stream_guard.hpp"
 
 namespace cmfpipe::serve {
+
+// What the server serves: the adapters and processors, and the prompts (null: no --prompts). Made
+// at the start and again on each reload; a request uses the one it started with to its end.
+struct Served {
+    std::shared_ptr<const host::Service> service;
+    std::shared_ptr<const host::PromptCatalog> prompts;
+};
+// Makes what is served from the configuration's files as they are now; a cmfpipe::Error when they
+// do not load (the reload is then refused and what was served stays).
+using ServedLoader = std::function<Served()>;
 
 struct ServerOptions {
     std::string host = "127.0.0.1";
@@ -55,6 +66,10 @@ struct ServerOptions {
     StreamStop stream_stop = StreamStop::content_filter;
     // Certificates trusted for https upstreams besides the system's (a private CA).
     std::string upstream_ca;
+    // POST /admin/reload answers requests bearing this token (Authorization: Bearer TOKEN); ""
+    // turns the route off. From a loopback peer only, unless admin_remote.
+    std::string admin_token;
+    bool admin_remote = false;
 };
 
 class Server {
@@ -74,6 +89,18 @@ class Server {
     void run();
     // Begins the drain; thread-safe.
     void stop();
+    // SIGHUP and POST /admin/reload make what is served anew with `loader` (none set: they are
+    // refused). Set before run().
+    void set_loader(ServedLoader loader);
+    // Makes what is served anew and switches to it; requests in flight finish on what they started
+    // with. A bad configuration is refused: the error is returned (and logged) and nothing
+    // changes. Thread-safe; reloads run one at a time. Returns the new generation (1, 2, ...).
+    struct ReloadOutcome {
+        bool reloaded = false;
+        std::uint64_t generation = 0;  // the one now served
+        std::string error;             // why not, when not reloaded
+    };
+    ReloadOutcome reload();
 
     struct Impl;
 
