@@ -53,9 +53,12 @@ std::pair<std::string, std::string> around(std::string_view left, std::string_vi
 // Outer markers: the text before the function name (and its prefix) and after the arguments,
 // paired from the outside in: the section's markers, then the per-call ones; what remains
 // after the arguments closes the function.
+// `turn_end_replaced`: the calls turn does not end as a text turn does (the diff took the text
+// turn's end away), so its last marker is what the template writes after the calls in its stead
+// (Gemma 4 opens the tool's response, Llama 3.1 ends with <|eom_id|>): no call marker.
 void outer_markers(std::string_view section, std::size_t open_end, std::size_t close_begin,
                    const ReasoningAnalysis& reasoning, const std::string& turn_end,
-                   ToolAnalysis& t) {
+                   bool turn_end_replaced, ToolAnalysis& t) {
     const std::string_view opening = trim(section.substr(0, open_end));
     const std::string_view closing = trim(section.substr(close_begin));
     std::vector<std::string> openers = bracketed_markers(opening);
@@ -68,7 +71,12 @@ void outer_markers(std::string_view section, std::size_t open_end, std::size_t c
     if (!openers.empty()) t.section_start = openers.front();
     if (openers.size() > 1) t.per_call_start = openers[1];
     // The turn's own end (Nemotron ends a call's turn as it ends a text turn) is not a tool marker.
-    if (!closers.empty() && closers.back() == turn_end) closers.pop_back();
+    if (!closers.empty() && closers.back() == turn_end) {
+        closers.pop_back();
+    } else if (turn_end_replaced && !closers.empty() && trim(closing).ends_with(closers.back())) {
+        t.after_calls = closers.back();
+        closers.pop_back();
+    }
     if (!closers.empty() && !t.section_start.empty()) {
         t.section_end = closers.back();
         closers.pop_back();
@@ -78,6 +86,12 @@ void outer_markers(std::string_view section, std::size_t open_end, std::size_t c
         closers.pop_back();
     }
     for (const std::string& c : closers) t.function_close += c;
+    // Text that is no bracketed marker between the arguments and the call's end closes the
+    // function (the fence of DeepSeek V3's ```json ... ```<|call_end|>).
+    const std::string& call_end = t.per_call_end.empty() ? t.section_end : t.per_call_end;
+    const std::size_t end_at = call_end.empty() ? npos : closing.find(call_end);
+    if (t.function_close.empty() && end_at != npos)
+        t.function_close = trim(closing.substr(0, end_at));
 }
 
 // T3: func_alpha vs func_beta: the markup around the function name. A bare name (no markup in
@@ -282,6 +296,23 @@ void numbered_call_id(const std::optional<std::string>& two, const std::string& 
     t.id_suffix = leading_marker(std::string_view(calls).substr(first.end));
 }
 
+// The function name's prefix is everything between the call's own marker (the per-call one, else
+// the section's) and the name, not only what T3 saw after the last '>' ("function<|sep|>" of
+// DeepSeek V3's <|call_begin|>function<|sep|>NAME). Not where an id stands there, nor where the
+// name is written inside a numbered id (their markers are read apart).
+void widen_name_prefix(std::string_view section, std::size_t name_at, ToolAnalysis& t) {
+    if (t.id_position == CallIdPosition::pre_function_name ||
+        t.id_position == CallIdPosition::wraps_function_name)
+        return;
+    const std::string& opener = t.per_call_start.empty() ? t.section_start : t.per_call_start;
+    const std::size_t at = opener.empty() ? npos : section.rfind(opener, name_at);
+    if (at == npos) return;
+    const std::size_t from = at + opener.size();
+    const std::string_view between = trim(section.substr(from, name_at - from));
+    if (between.size() > t.name_prefix.size() && between.ends_with(t.name_prefix))
+        t.name_prefix = std::string(between);
+}
+
 // T9: what a calls turn writes after its last call's marker, where that is not the turn's end.
 void after_calls(const std::string& one, const std::string& turn_end, ToolAnalysis& t) {
     std::string_view last;
@@ -315,16 +346,20 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         return;
     }
     std::optional<std::string> found, found_base;
+    // Whether the render with the call lost what the base ended its turn with (see outer_markers).
+    bool turn_end_replaced = false;
     // Whether a call changes the render at all (unknown, so yes, where the empty turn is refused).
     bool differs = true;
     for (auto base : {probe.render(calls_turn({}), false), probe.render(ProbeTurn{}, false)}) {
         if (base && base->find(needle::content) == npos) differs = *base != *one;
         if (!base || *base == *one) continue;
-        std::string right = diff_split(*base, *one).right;
-        if (right.find(needle::function_first) == npos) continue;
-        if (!found || right.size() < found->size()) {
-            found = std::move(right);
+        const DiffSplit d = diff_split(*base, *one);
+        if (d.right.find(needle::function_first) == npos) continue;
+        if (!found || d.right.size() < found->size()) {
+            found = d.right;
             found_base = std::move(base);
+            const std::string& turn_end = analysis.content.turn_end;
+            turn_end_replaced = !turn_end.empty() && trim(d.left).ends_with(turn_end);
         }
     }
     if (!found) {
@@ -350,7 +385,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
             return;
         }
         outer_markers(section, json->first, json->second, analysis.reasoning,
-                      analysis.content.turn_end, t);
+                      analysis.content.turn_end, turn_end_replaced, t);
         parallel_calls(two_calls(probe), none, t);
         after_calls(*one, analysis.content.turn_end, t);
         return;
@@ -396,12 +431,14 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         if (!t.id_suffix.empty() && section.find(t.id_suffix, close_begin) != npos)
             close_begin = section.find(t.id_suffix, close_begin) + t.id_suffix.size();
     }
-    outer_markers(section, open_end, close_begin, analysis.reasoning, analysis.content.turn_end, t);
+    outer_markers(section, open_end, close_begin, analysis.reasoning, analysis.content.turn_end,
+                  turn_end_replaced, t);
     // After the outer markers, which it must not take for its own.
     if (t.format == ToolFormat::tag_with_tagged) arguments_container(probe, *one, t);
     const auto two = two_calls(probe);
     parallel_calls(two, none, t);
     numbered_call_id(two, none, t);
+    widen_name_prefix(section, name_at, t);
     after_calls(*one, analysis.content.turn_end, t);
 }
 

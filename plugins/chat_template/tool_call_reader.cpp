@@ -143,7 +143,7 @@ class Reader {
             if (c.at_end_after_space() && !out.calls.empty()) break;
             ParsedCall partial;
             std::vector<ParsedCall> calls;
-            const std::optional<Stop> stop = call(c, calls, partial);
+            const std::optional<Stop> stop = call(c, calls, partial, parallel);
             if (stop && stop->truncated) {
                 out.calls.insert(out.calls.end(), calls.begin(), calls.end());
                 return truncated(out, std::move(partial));
@@ -179,19 +179,48 @@ class Reader {
 
     // One call (or, for a JSON array, several) into `calls`; nothing when read, else why not,
     // with what was read of a call cut off in `partial`.
-    std::optional<Stop> call(Cursor& c, std::vector<ParsedCall>& calls, ParsedCall& partial) {
+    std::optional<Stop> call(Cursor& c, std::vector<ParsedCall>& calls, ParsedCall& partial,
+                             bool parallel) {
         const Match opened = c.marker(f_.per_call_start);
         if (opened == Match::no) return Stop{};
         if (opened == Match::truncated) return Stop{true};
         std::optional<Stop> stop;
         if (f_.format == ToolFormat::json_native)
-            stop = json_call(c, calls, partial);
+            stop = json_calls(c, calls, partial, parallel);
         else if (f_.format == ToolFormat::call_expression)
             stop = ExpressionCallReader(f_, tools_, text_).read(c, calls, partial);
         else
             stop = tagged_call(c, calls, partial);
         if (stop) return stop;
         c.marker(f_.per_call_end);  // optional at the end: the model may stop before it
+        return std::nullopt;
+    }
+
+    // A JSON call, and where more may follow, the calls a model writes after it without
+    // repeating the call's own opener: objects one after another (on lines of their own, or
+    // with a comma between). A list of them is one JSON value, read by json_call.
+    std::optional<Stop> json_calls(Cursor& c, std::vector<ParsedCall>& calls, ParsedCall& partial,
+                                   bool parallel) {
+        if (auto stop = json_call(c, calls, partial)) return stop;
+        if (!parallel || f_.per_call_start.empty()) return std::nullopt;
+        for (;;) {
+            Cursor next = c;
+            next.skip_space();
+            if (next.rest().starts_with(',')) next.move_to(next.at() + 1);
+            next.skip_space();
+            if (!next.rest().starts_with('{') && !next.rest().starts_with('[')) break;
+            std::vector<ParsedCall> more;
+            ParsedCall more_partial;
+            const std::optional<Stop> stop = json_call(next, more, more_partial);
+            if (stop && stop->truncated) {
+                calls.insert(calls.end(), more.begin(), more.end());
+                partial = std::move(more_partial);
+                return stop;
+            }
+            if (stop) break;  // not a call: text, or the next opener's business
+            calls.insert(calls.end(), more.begin(), more.end());
+            c = next;
+        }
         return std::nullopt;
     }
 
@@ -267,7 +296,11 @@ class Reader {
     // The id between its markers, where the format writes one at `position`.
     std::optional<Stop> call_id(Cursor& c, CallIdPosition position, ParsedCall& call) {
         if (f_.id_position != position) return std::nullopt;
-        const Match opened = c.marker(f_.id_prefix);
+        // An id right after the call's opener has the opener for its prefix (<|call|>ID<|name|>):
+        // call() read it already, and a model writes it once.
+        const bool opener_read =
+            position == CallIdPosition::pre_function_name && f_.id_prefix == f_.per_call_start;
+        const Match opened = opener_read ? Match::yes : c.marker(f_.id_prefix);
         if (opened == Match::truncated) return Stop{true};
         if (opened == Match::no) return std::nullopt;  // the id is optional
         if (f_.id_suffix.empty()) return std::nullopt;

@@ -52,7 +52,7 @@ std::string parsed_words(const RoundTripTurn& turn, const ParsedTurn& parsed) {
         const RoundTripCall& call = parsed.calls[i];
         const bool same = i < turn.expected.calls.size() &&
                           call.name == turn.expected.calls[i].name &&
-                          call.arguments == turn.expected.calls[i].arguments;
+                          same_json(call.arguments, turn.expected.calls[i].arguments);
         add(same ? "call" : "call=" + first_bytes(call.name + call.arguments.dump()));
         if (!call.id.empty()) add("id=" + call.id);
     }
@@ -152,12 +152,7 @@ const ShapeRow shape_rows[] = {
       "the template pipes map() into tojson, which Python Jinja2 refuses"},
      {"refused: TypeError: Object of type generator is not JSON serializable",
       "the template pipes map() into tojson, which Python Jinja2 refuses"}},
-    {"meetkai-functionary-medium-v3.1",
-     {"call"},
-     {"text=\"</function><function=get\" call",
-      "OPEN (parser): the second <function=NAME> right after the first call's </function> is "
-      "not read as a call"},
-     {"text call"}},
+    {"meetkai-functionary-medium-v3.1", {"call"}, {"call call"}, {"text call"}},
     {"meetkai-functionary-medium-v3.2",
      {"refused: TypeError: can only concatenate str (not \"dict\") to str",
       "the template concatenates the arguments as text; transformers hands them over as an "

@@ -1,0 +1,155 @@
+// Markers derived less narrowly (issue 28, point 3). The fixtures (tests/chat_template/fixtures/
+// markers/*.jinja, written for these tests) lay out calls as real families do:
+//   a. a call's type word and a separator between the per-call marker and the name (DeepSeek V3):
+//      the name's prefix is everything between them;
+//   b. a calls turn that opens the tool's response instead of ending as a text turn (Gemma 4):
+//      that opener is what the template writes after the calls, not a call marker;
+//   c. the call's id right after the per-call opener: the opener is not required twice;
+//   d. each JSON call in tags of its own (Hermes): a second call written without repeating the
+//      tag, one object after another or in a list, is still a call.
+// Shown: the exact analysis, and completions a model writes read back to exact parts.
+#include <catch2/catch.hpp>
+
+#include "chat_template_support.hpp"
+#include "template_analysis.hpp"
+
+namespace {
+
+using cmfpipe::Json;
+using namespace cmfpipe::chat_template;
+using namespace cmfpipe::testing;
+
+const Json marker_tools = cmfpipe::parse_json(R"([
+    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+      "properties": {"city": {"type": "string"}}}}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object",
+      "properties": {"zone": {"type": "string"}}}}}])",
+                                              "tools");
+
+std::string marker_fixture(const std::string& name) {
+    return read_bytes(chat_template_test_dir / "fixtures" / "markers" / (name + ".jinja"));
+}
+
+ToolAnalysis marker_analysis(const std::string& name) {
+    static const auto renderer = bundled_plugins().make_renderer("jinja2");
+    AnalysisInputs inputs;
+    inputs.template_text = marker_fixture(name);
+    return analyze_template(*renderer, inputs).tools;
+}
+
+// The parts of the parsed turn: {"text": ...} and {"call": NAME, "arguments": {...}} (with
+// "id" where the call has one), in order.
+Json marker_parse(const std::string& fixture, const std::string& completion,
+                  bool partial = false) {
+    static const auto adapter = chat_template_adapter();
+    Json options = prompt_options(Json::object(), marker_fixture(fixture), fixture + ".jinja");
+    options["tools"] = marker_tools;
+    options["partial"] = partial;
+    Json out = Json::array();
+    for (const auto& message : adapter->from_wire(completion, options)) {
+        for (const auto& part : message.content()) {
+            if (const auto* text = part->get_if<cmfpipe::cmf::Text>()) {
+                out.push_back({{"text", text->text}});
+            } else if (const auto* call = part->get_if<cmfpipe::cmf::ToolCall>()) {
+                Json item = {{"call", call->name}, {"arguments", call->arguments}};
+                if (!call->tool_call_id.empty()) item["id"] = call->tool_call_id;
+                out.push_back(std::move(item));
+            }
+        }
+    }
+    return out;
+}
+
+Json weather_call(const char* city) {
+    return {{"call", "get_weather"}, {"arguments", {{"city", city}}}};
+}
+
+}  // namespace
+
+TEST_CASE("markers: the function name's prefix is all that stands after the per-call marker",
+          "[chat_template][markers]") {
+    const ToolAnalysis t = marker_analysis("name_after_call_type");
+    CHECK(t.format == ToolFormat::tag_with_json);
+    CHECK(t.section_start == "<|calls_begin|>");
+    CHECK(t.per_call_start == "<|call_begin|>");
+    CHECK(t.name_prefix == "function<|sep|>");
+    CHECK(t.name_suffix == "```json");
+    CHECK(t.function_close == "```");
+    CHECK(t.per_call_end == "<|call_end|>");
+    CHECK(t.section_end == "<|calls_end|>");
+    const std::string call = "<|call_begin|>function<|sep|>get_weather\n```json\n"
+                             "{\"city\": \"Oslo\"}\n```<|call_end|>";
+    CHECK(marker_parse("name_after_call_type", "Checking.<|calls_begin|>" + call +
+                                                   "<|calls_end|>") ==
+          Json::array({{{"text", "Checking."}}, weather_call("Oslo")}));
+    // Two calls.
+    CHECK(marker_parse("name_after_call_type", "<|calls_begin|>" + call + call + "<|calls_end|>") ==
+          Json::array({weather_call("Oslo"), weather_call("Oslo")}));
+}
+
+TEST_CASE("markers: what a calls turn writes after its calls is not a call marker",
+          "[chat_template][markers]") {
+    const ToolAnalysis t = marker_analysis("turn_after_calls");
+    CHECK(t.format == ToolFormat::tag_with_json);
+    CHECK(t.section_start.empty());
+    CHECK(t.section_end.empty());
+    CHECK(t.per_call_start == "<call>");
+    CHECK(t.per_call_end == "</call>");
+    CHECK(t.function_close.empty());
+    CHECK(t.after_calls == "<tool_response>");
+    // Two calls, then the tool's response opened: the calls end where it begins.
+    CHECK(marker_parse("turn_after_calls",
+                       "<call>get_weather{\"city\": \"Oslo\"}</call><call>get_time{\"zone\": "
+                       "\"CET\"}</call><tool_response>") ==
+          Json::array({weather_call("Oslo"),
+                       {{"call", "get_time"}, {"arguments", {{"zone", "CET"}}}}}));
+    // A model that stops after its calls.
+    CHECK(marker_parse("turn_after_calls", "<call>get_weather{\"city\": \"Oslo\"}</call>") ==
+          Json::array({weather_call("Oslo")}));
+}
+
+TEST_CASE("markers: a call id whose prefix is the per-call opener needs the opener once",
+          "[chat_template][markers]") {
+    const ToolAnalysis t = marker_analysis("id_after_call_opener");
+    CHECK(t.per_call_start == "<|call|>");
+    CHECK(t.id_position == CallIdPosition::pre_function_name);
+    CHECK(t.id_prefix == "<|call|>");
+    CHECK(t.id_suffix == "<|name|>");
+    CHECK(t.name_suffix == "<|args|>");
+    Json first = weather_call("Oslo");
+    first["id"] = "call_1";
+    Json second = {{"call", "get_time"}, {"arguments", {{"zone", "CET"}}}, {"id", "call_2"}};
+    CHECK(marker_parse("id_after_call_opener",
+                       "<|calls|><|call|>call_1<|name|>get_weather<|args|>{\"city\": "
+                       "\"Oslo\"}<|call_end|><|call|>call_2<|name|>get_time<|args|>{\"zone\": "
+                       "\"CET\"}<|call_end|><|calls_end|>") == Json::array({first, second}));
+}
+
+TEST_CASE("markers: a second JSON call without its own opener is still a call",
+          "[chat_template][markers]") {
+    const ToolAnalysis t = marker_analysis("json_call_each_tagged");
+    CHECK(t.format == ToolFormat::json_native);
+    CHECK(t.per_call_start == "<tool_call>");
+    CHECK(t.per_call_end == "</tool_call>");
+    const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
+    const std::string a = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}";
+    const std::string b = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}";
+    // One object after another, on lines of their own, with a comma, in a list.
+    for (const std::string& calls :
+         {a + b, a + "\n" + b, a + ",\n" + b, "[" + a + ", " + b + "]"}) {
+        INFO(calls);
+        CHECK(marker_parse("json_call_each_tagged", "<tool_call>\n" + calls + "\n</tool_call>") ==
+              Json::array({oslo, paris}));
+    }
+    // The tag repeated still reads as before, and text after the calls stays text.
+    CHECK(marker_parse("json_call_each_tagged", "<tool_call>\n" + a + "\n</tool_call>\n<tool_call>\n" +
+                                                    b + "\n</tool_call>") ==
+          Json::array({oslo, paris}));
+    CHECK(marker_parse("json_call_each_tagged",
+                       "<tool_call>\n" + a + "\n</tool_call>\n{not a call}") ==
+          Json::array({{{"text", "{not a call}"}}, oslo}));
+    // Cut off inside the second object: the first call stands, the second is not shown yet.
+    CHECK(marker_parse("json_call_each_tagged",
+                       "<tool_call>\n" + a + "\n{\"name\": \"get_weather\", \"argu", true)
+              .at(0) == oslo);
+}
