@@ -25,6 +25,23 @@ std::size_t after_last_marker(std::string_view text) {
     return text.rfind(marker) + marker.size();
 }
 
+constexpr std::string_view fence_mark = "```";
+
+std::string_view trim_start(std::string_view text) {
+    while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+    return text;
+}
+
+// Where the first line of `text` ends (after its newline) when `text` opens with a code fence
+// (```python), else npos.
+std::size_t fence_line_end(std::string_view text) {
+    const std::string_view lead = trim_start(text);
+    if (!lead.starts_with(fence_mark)) return npos;
+    const std::size_t line = lead.find('\n');
+    if (line == npos) return npos;
+    return text.size() - lead.size() + line + 1;
+}
+
 }  // namespace
 
 bool read_call_expression(std::string_view section, std::size_t name_at, ToolAnalysis& t) {
@@ -42,9 +59,12 @@ bool read_call_expression(std::string_view section, std::size_t name_at, ToolAna
     // The string's quote: what stands between the assign and the value, and after the value.
     const std::size_t value_at = section.find(needle::value_first, assign_at);
     if (value_at == npos) return false;
-    const std::string_view quote = section.substr(assign_at + 1, value_at - assign_at - 1);
+    // No quote at all where the template prints values with "%s" (Llama 3.2's pythonic calls).
+    const std::string_view written = section.substr(assign_at + 1, value_at - assign_at - 1);
+    const std::string_view quote = trim(written);
     const std::size_t value_end = value_at + needle::value_first.size();
-    if (quote.empty() || section.substr(value_end, quote.size()) != quote) return false;
+    if (section.substr(value_end, quote.size()) != quote) return false;
+    if (quote.empty() && !trim(written).empty()) return false;
     const char close = open == '(' ? ')' : '}';
     const std::size_t close_at = value_end + quote.size();
     if (close_at >= section.size() || section[close_at] != close) return false;
@@ -56,9 +76,12 @@ bool read_call_expression(std::string_view section, std::size_t name_at, ToolAna
     t.string_quote = std::string(quote);
     // Before the name: the section's markers, then the call's own prefix ("call:"), and a "["
     // when the calls are a list.
-    const std::size_t own = after_last_marker(section.substr(0, name_at));
-    std::string_view prefix = section.substr(own, name_at - own);
+    std::size_t own = after_last_marker(section.substr(0, name_at));
     std::string_view after = section.substr(close_at + 1);
+    // A fenced code block (```python, ```tool_code): its first line opens the calls, ``` ends.
+    const std::size_t fence = fence_line_end(section.substr(0, name_at));
+    if (own == 0 && fence != npos) own = fence;
+    std::string_view prefix = trim_start(section.substr(own, name_at - own));
     if (prefix.starts_with('[')) {
         t.calls_in_array = true;
         prefix.remove_prefix(1);
@@ -67,6 +90,9 @@ bool read_call_expression(std::string_view section, std::size_t name_at, ToolAna
     t.name_prefix = std::string(prefix);
     t.section_start = std::string(trim(section.substr(0, own)));
     t.section_end = leading_marker(after);
+    if (fence != npos && t.section_start.starts_with(fence_mark) &&
+        trim(after).starts_with(fence_mark))
+        t.section_end = std::string(fence_mark);
     return true;
 }
 

@@ -27,6 +27,22 @@ std::size_t ExpressionCallReader::expression_end(std::size_t open_at) const {
     return std::string_view::npos;
 }
 
+bool bare_call_list(const ToolAnalysis& f) {
+    return f.format == ToolFormat::call_expression && f.calls_in_array && f.section_start.empty() &&
+           f.per_call_start.empty() && f.name_prefix.empty();
+}
+
+std::size_t next_bare_call_list(std::string_view text, std::size_t from) {
+    for (std::size_t at = text.find('[', from); at != std::string_view::npos;) {
+        std::size_t next = at + 1;
+        while (next < text.size() && is_space(text[next])) ++next;
+        if (next == text.size() || is_word_char(text[next])) return at;
+        // What follows is not a name: the next "[" is at `next` or later.
+        at = text.find('[', next);
+    }
+    return std::string_view::npos;
+}
+
 // NAME(args) or NAME{args}; a list of them, comma-separated in [...], where the format
 // writes its calls so.
 std::optional<Stop> ExpressionCallReader::read(Cursor& c, std::vector<ParsedCall>& calls,
@@ -47,8 +63,36 @@ std::optional<Stop> ExpressionCallReader::read(Cursor& c, std::vector<ParsedCall
         const Match more = c.marker(",");
         if (more == Match::truncated) return Stop{true};
         if (more == Match::no) break;
+        // A comma after the last call, as Python allows.
+        if (const Match closed = c.marker("]"); closed != Match::no)
+            return closed == Match::yes ? std::nullopt : std::optional<Stop>(Stop{true});
     }
-    if (c.marker("]") == Match::truncated) return Stop{true};
+    const Match closed = c.marker("]");
+    if (closed == Match::truncated) return Stop{true};
+    // A bare list not closed after its calls is text that happens to hold one.
+    if (closed == Match::no && bare_) return Stop{};
+    return std::nullopt;
+}
+
+std::optional<Stop> ExpressionCallReader::function_name(std::string_view rest,
+                                                        std::string_view& name) const {
+    name = tools_.name_at(rest);
+    if (!name.empty() && rest.substr(name.size()).starts_with(f_.expression_open))
+        return std::nullopt;
+    // A name the text ends in may be the start of a longer one.
+    if (name.size() == rest.size() && !rest.empty()) return Stop{true};
+    if (bare_) {
+        // Only a listed tool's name, or the start of one, can begin a bare list's call.
+        name = {};
+        if (tools_.name_prefix(rest) || rest.empty()) return Stop{true};
+        return Stop{};
+    }
+    std::size_t end = 0;
+    while (end < rest.size() && (is_word_char(rest[end]) || rest[end] == '.' || rest[end] == '-'))
+        ++end;
+    if (end == rest.size()) return Stop{true};
+    if (end == 0 || !rest.substr(end).starts_with(f_.expression_open)) return Stop{};
+    name = rest.substr(0, end);
     return std::nullopt;
 }
 
@@ -56,20 +100,25 @@ std::optional<Stop> ExpressionCallReader::call(Cursor& c, ParsedCall& call) {
     const Match opened = c.marker(f_.name_prefix);
     if (opened != Match::yes) return Stop{opened == Match::truncated};
     c.skip_space();
-    const std::string_view rest = c.rest();
-    std::string_view name = tools_.name_at(rest);
-    if (name.empty() || !rest.substr(name.size()).starts_with(f_.expression_open)) {
-        std::size_t end = 0;
-        while (end < rest.size() &&
-               (is_word_char(rest[end]) || rest[end] == '.' || rest[end] == '-'))
-            ++end;
-        if (end == rest.size()) return Stop{true};
-        if (end == 0 || !rest.substr(end).starts_with(f_.expression_open)) return Stop{};
-        name = rest.substr(0, end);
-    }
+    std::string_view name;
+    if (auto stop = function_name(c.rest(), name)) return stop;
     call.name = std::string(name);
     const std::size_t open_at = c.at() + name.size();
-    const std::size_t close_at = expression_end(open_at);
+    const char close = f_.expression_close.empty() ? ')' : f_.expression_close[0];
+    // Strictly first: it stops where the text stops being arguments, and its JSON is exact.
+    LiteralArguments strict =
+        read_literal_arguments(text_, open_at + 1, f_.expression_assign, f_.string_quote, close);
+    if (strict.status == LiteralArguments::Status::read) {
+        call.arguments = std::move(strict.json);
+        c.move_to(strict.end);
+        return std::nullopt;
+    }
+    if (strict.status == LiteralArguments::Status::not_arguments && bare_) return Stop{};
+    // After the format's own markers the call is one whatever its arguments hold: they are
+    // rewritten as they stand.
+    const std::size_t close_at = strict.status == LiteralArguments::Status::cut_off
+                                     ? std::string_view::npos
+                                     : expression_end(open_at);
     if (close_at == std::string_view::npos) {
         const std::string_view so_far = text_.substr(open_at + 1);
         call.arguments =

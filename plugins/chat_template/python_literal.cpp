@@ -3,6 +3,8 @@
 
 #include <cctype>
 
+#include "diff_split.hpp"
+
 namespace cmfpipe::chat_template {
 namespace {
 
@@ -201,6 +203,322 @@ std::optional<std::string> python_literal_as_json(std::string_view in) {
             out += c;
             ++i;
         }
+    }
+    return out;
+}
+
+namespace {
+
+// The strict reader behind read_literal_arguments: one pass over the text, each token checked as
+// it comes, its JSON appended to `out_`.
+class StrictLiteralReader {
+  public:
+    enum class Result { ok, bad, cut };
+
+    StrictLiteralReader(std::string_view text, std::size_t at, std::string_view assign,
+                        std::string_view quote)
+        : text_(text), at_(at), assign_(assign), quote_(quote.size() > 1 ? quote : "") {}
+
+    std::size_t at() const { return at_; }
+    std::string& out() { return out_; }
+
+    // key <assign> value, ... up to `close` (consumed).
+    Result arguments(char close) {
+        out_ += '{';
+        bool first = true;
+        for (;;) {
+            space();
+            if (at_ == text_.size()) return Result::cut;
+            if (text_[at_] == close) {
+                ++at_;
+                out_ += '}';
+                return Result::ok;
+            }
+            if (!first) {
+                if (text_[at_] != ',') return Result::bad;
+                ++at_;
+                space();
+                if (at_ == text_.size()) return Result::cut;
+                if (text_[at_] == close) continue;  // a trailing comma
+                out_ += ',';
+            }
+            first = false;
+            const std::size_t key = at_;
+            while (at_ < text_.size() && is_word_char(text_[at_])) ++at_;
+            if (at_ == text_.size()) return Result::cut;
+            if (at_ == key || std::isdigit(static_cast<unsigned char>(text_[key])))
+                return Result::bad;
+            string_as_json(text_.substr(key, at_ - key));
+            space();
+            if (const Result r = expect(assign_); r != Result::ok) return r;
+            out_ += ':';
+            if (const Result r = value(0); r != Result::ok) return r;
+        }
+    }
+
+  private:
+    static constexpr int max_depth = 64;
+
+    void space() {
+        while (at_ < text_.size() && is_space(text_[at_])) ++at_;
+    }
+
+    // `token` at the cursor (consumed), or why not.
+    Result expect(std::string_view token) {
+        const std::string_view rest = text_.substr(at_);
+        if (rest.starts_with(token)) {
+            at_ += token.size();
+            return Result::ok;
+        }
+        return token.starts_with(rest) ? Result::cut : Result::bad;
+    }
+
+    void string_as_json(std::string_view raw) {
+        out_ += '"';
+        for (const char c : raw) escaped(c);
+        out_ += '"';
+    }
+
+    void escaped(char c) {
+        static constexpr char hex[] = "0123456789abcdef";
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out_ += '\\';
+            out_ += c;
+        } else if (c == '\n') {
+            out_ += "\\n";
+        } else if (c == '\t') {
+            out_ += "\\t";
+        } else if (c == '\r') {
+            out_ += "\\r";
+        } else if (u < 0x20) {
+            out_ += "\\u00";
+            out_ += hex[u >> 4];
+            out_ += hex[u & 15];
+        } else {
+            out_ += c;
+        }
+    }
+
+    Result value(int depth) {
+        space();
+        if (at_ == text_.size()) return Result::cut;
+        if (!quote_.empty() && text_.substr(at_).starts_with(quote_)) return token_string();
+        if (!quote_.empty() && quote_.starts_with(text_.substr(at_))) return Result::cut;
+        const char c = text_[at_];
+        if (c == '"' || c == '\'') return quoted_string(c);
+        if (c == '[' || c == '(') return sequence(c == '[' ? ']' : ')', depth);
+        if (c == '{') return dict(depth);
+        if (c == '-' || c == '+' || c == '.' || std::isdigit(static_cast<unsigned char>(c)))
+            return number();
+        if (is_word_char(c)) return word();
+        return Result::bad;
+    }
+
+    // A string between two quote tokens, taken as it is.
+    Result token_string() {
+        const std::size_t begin = at_ + quote_.size();
+        const std::size_t end = text_.find(quote_, begin);
+        if (end == std::string_view::npos) return Result::cut;
+        string_as_json(text_.substr(begin, end - begin));
+        at_ = end + quote_.size();
+        return Result::ok;
+    }
+
+    // A string in ' or " with Python's escapes, as a JSON string.
+    Result quoted_string(char quote) {
+        ++at_;
+        out_ += '"';
+        while (at_ < text_.size()) {
+            const char c = text_[at_++];
+            if (c == quote) {
+                out_ += '"';
+                return Result::ok;
+            }
+            if (c != '\\') {
+                escaped(c);
+                continue;
+            }
+            if (at_ == text_.size()) return Result::cut;
+            const char e = text_[at_++];
+            switch (e) {
+                case 'n':
+                case 't':
+                case 'r':
+                case 'b':
+                case 'f':
+                case '/':
+                case '\\':
+                case '"':
+                    out_ += '\\';
+                    out_ += e;
+                    break;
+                case '\'':
+                    out_ += '\'';
+                    break;
+                case '\n':  // a line continued
+                    break;
+                case 'u':
+                case 'x': {
+                    const std::size_t digits = e == 'u' ? 4 : 2;
+                    if (at_ + digits > text_.size()) return Result::cut;
+                    for (std::size_t i = 0; i < digits; ++i)
+                        if (!std::isxdigit(static_cast<unsigned char>(text_[at_ + i])))
+                            return Result::bad;
+                    out_ += e == 'u' ? "\\u" : "\\u00";
+                    out_ += text_.substr(at_, digits);
+                    at_ += digits;
+                    break;
+                }
+                default:  // Python keeps the backslash of an escape it does not know
+                    out_ += "\\\\";
+                    escaped(e);
+            }
+        }
+        return Result::cut;
+    }
+
+    // [v, ...], (v, ...) as a JSON array.
+    Result sequence(char close, int depth) {
+        if (depth == max_depth) return Result::bad;
+        ++at_;
+        out_ += '[';
+        for (bool first = true;; first = false) {
+            space();
+            if (at_ == text_.size()) return Result::cut;
+            if (text_[at_] == close) break;
+            if (!first) {
+                if (text_[at_] != ',') return Result::bad;
+                ++at_;
+                space();
+                if (at_ == text_.size()) return Result::cut;
+                if (text_[at_] == close) break;
+                out_ += ',';
+            }
+            if (const Result r = value(depth + 1); r != Result::ok) return r;
+        }
+        ++at_;
+        out_ += ']';
+        return Result::ok;
+    }
+
+    // {k: v, ...}, keys quoted or bare words.
+    Result dict(int depth) {
+        if (depth == max_depth) return Result::bad;
+        ++at_;
+        out_ += '{';
+        for (bool first = true;; first = false) {
+            space();
+            if (at_ == text_.size()) return Result::cut;
+            if (text_[at_] == '}') break;
+            if (!first) {
+                if (text_[at_] != ',') return Result::bad;
+                ++at_;
+                space();
+                if (at_ == text_.size()) return Result::cut;
+                if (text_[at_] == '}') break;
+                out_ += ',';
+            }
+            if (const Result r = key(); r != Result::ok) return r;
+            space();
+            if (const Result r = expect(":"); r != Result::ok) return r;
+            out_ += ':';
+            if (const Result r = value(depth + 1); r != Result::ok) return r;
+        }
+        ++at_;
+        out_ += '}';
+        return Result::ok;
+    }
+
+    Result key() {
+        if (!quote_.empty() && text_.substr(at_).starts_with(quote_)) return token_string();
+        const char c = text_[at_];
+        if (c == '"' || c == '\'') return quoted_string(c);
+        const std::size_t begin = at_;
+        while (at_ < text_.size() && (is_word_char(text_[at_]) || text_[at_] == '-')) ++at_;
+        if (at_ == text_.size()) return Result::cut;
+        if (at_ == begin) return Result::bad;
+        string_as_json(text_.substr(begin, at_ - begin));
+        return Result::ok;
+    }
+
+    // -12, 3.5, 1e-3 (a leading + dropped, "1." read as 1.0); the text ending in one may yet
+    // make it longer.
+    Result number() {
+        if (text_[at_] == '+') ++at_;
+        std::string digits;
+        if (at_ < text_.size() && text_[at_] == '-') digits += text_[at_++];
+        const auto run = [&]() {
+            const std::size_t from = at_;
+            while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_])))
+                digits += text_[at_++];
+            return at_ - from;
+        };
+        const std::size_t whole = run();
+        if (at_ < text_.size() && text_[at_] == '.') {
+            ++at_;
+            if (whole == 0) digits += '0';
+            digits += '.';
+            if (run() == 0) digits += '0';
+        } else if (whole == 0) {
+            return at_ == text_.size() ? Result::cut : Result::bad;
+        }
+        if (at_ < text_.size() && (text_[at_] == 'e' || text_[at_] == 'E')) {
+            digits += text_[at_++];
+            if (at_ < text_.size() && (text_[at_] == '+' || text_[at_] == '-'))
+                digits += text_[at_++];
+            if (run() == 0) return at_ == text_.size() ? Result::cut : Result::bad;
+        }
+        if (at_ == text_.size()) return Result::cut;
+        if (is_word_char(text_[at_]) || text_[at_] == '.') return Result::bad;
+        out_ += digits;
+        return Result::ok;
+    }
+
+    // True/False/None (or JSON's words), else a bare word as a string.
+    Result word() {
+        const std::size_t begin = at_;
+        while (at_ < text_.size() && is_word_char(text_[at_])) ++at_;
+        if (at_ == text_.size()) return Result::cut;
+        const std::string_view w = text_.substr(begin, at_ - begin);
+        if (w == "True" || w == "true")
+            out_ += "true";
+        else if (w == "False" || w == "false")
+            out_ += "false";
+        else if (w == "None" || w == "null")
+            out_ += "null";
+        else if (text_[at_] == '(' || text_[at_] == '.' || text_[at_] == '[')
+            return Result::bad;  // a call, an attribute, an index: code, not a value
+        else
+            string_as_json(w);
+        return Result::ok;
+    }
+
+    std::string_view text_;
+    std::size_t at_;
+    std::string_view assign_, quote_;
+    std::string out_;
+};
+
+}  // namespace
+
+LiteralArguments read_literal_arguments(std::string_view text, std::size_t at,
+                                        std::string_view assign, std::string_view quote,
+                                        char close) {
+    StrictLiteralReader reader(text, at, assign.empty() ? "=" : assign, quote);
+    LiteralArguments out;
+    switch (reader.arguments(close)) {
+        case StrictLiteralReader::Result::ok:
+            out.status = LiteralArguments::Status::read;
+            out.end = reader.at();
+            out.json = std::move(reader.out());
+            break;
+        case StrictLiteralReader::Result::cut:
+            out.status = LiteralArguments::Status::cut_off;
+            break;
+        case StrictLiteralReader::Result::bad:
+            out.status = LiteralArguments::Status::not_arguments;
+            break;
     }
     return out;
 }

@@ -33,4 +33,28 @@ std::optional<std::string> call_arguments_as_json(std::string_view arguments,
 std::string partial_call_arguments_as_json(std::string_view arguments, std::string_view assign,
                                            std::string_view quote);
 
+// A call's arguments read strictly: `key <assign> value` pairs separated by commas up to `close`,
+// each value a Python or JSON literal (a string in ' or " with Python's escapes, or between two
+// `quote` tokens; a number; True/False/None or true/false/null; a list, tuple or dict of them,
+// dict keys quoted or bare words; a bare word as a string, as templates that print values with
+// "%s" write them). Unlike call_arguments_as_json, which rewrites whatever stands between the
+// brackets, this stops at the first byte that cannot continue such arguments, so a text that
+// only looks like a call (`[len(x) for x in xs]`) is known not to be one, at the cost of the part
+// read: a search that tries every `[` stays linear.
+struct LiteralArguments {
+    enum class Status {
+        read,           // the arguments and their closing bracket
+        not_arguments,  // a byte that cannot continue them
+        cut_off,        // the text ended inside them
+    };
+    Status status = Status::not_arguments;
+    std::size_t end = 0;  // read: one past the closing bracket
+    std::string json;     // read: the arguments as a JSON object's text
+};
+
+// The arguments of `text` from `at` (just after the call's opening bracket).
+LiteralArguments read_literal_arguments(std::string_view text, std::size_t at,
+                                        std::string_view assign, std::string_view quote,
+                                        char close);
+
 }  // namespace cmfpipe::chat_template

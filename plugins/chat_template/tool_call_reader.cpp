@@ -530,6 +530,8 @@ CallSection find_call_section(const ToolAnalysis& format, const ToolSet& tools,
                 if (line == 0 || text[line - 1] == '\n') break;
                 at = text.find_first_of(format.calls_in_array ? "[" : "{", at + 1);
             }
+        } else if (bare_call_list(format)) {
+            at = next_bare_call_list(text, from);  // [f(a=1)] with no marker
         } else {
             return {};
         }
