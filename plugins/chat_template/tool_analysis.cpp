@@ -299,8 +299,10 @@ void numbered_call_id(const std::optional<std::string>& two, const std::string& 
 // The function name's prefix is everything between the call's own marker (the per-call one, else
 // the section's) and the name, not only what T3 saw after the last '>' ("function<|sep|>" of
 // DeepSeek V3's <|call_begin|>function<|sep|>NAME). Not where an id stands there, nor where the
-// name is written inside a numbered id (their markers are read apart).
-void widen_name_prefix(std::string_view section, std::size_t name_at, ToolAnalysis& t) {
+// name is written inside a numbered id (their markers are read apart), nor where the second of
+// two calls is written after other text (a call's number: it is no constant prefix).
+void widen_name_prefix(std::string_view section, std::size_t name_at,
+                       const std::optional<std::string>& two, ToolAnalysis& t) {
     if (t.id_position == CallIdPosition::pre_function_name ||
         t.id_position == CallIdPosition::wraps_function_name)
         return;
@@ -309,8 +311,11 @@ void widen_name_prefix(std::string_view section, std::size_t name_at, ToolAnalys
     if (at == npos) return;
     const std::size_t from = at + opener.size();
     const std::string_view between = trim(section.substr(from, name_at - from));
-    if (between.size() > t.name_prefix.size() && between.ends_with(t.name_prefix))
-        t.name_prefix = std::string(between);
+    if (between.size() <= t.name_prefix.size() || !between.ends_with(t.name_prefix)) return;
+    const std::size_t second = two ? two->find(needle::function_second) : npos;
+    if (second == npos || !trim(std::string_view(*two).substr(0, second)).ends_with(between))
+        return;
+    t.name_prefix = std::string(between);
 }
 
 // T9: what a calls turn writes after its last call's marker, where that is not the turn's end.
@@ -438,7 +443,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     const auto two = two_calls(probe);
     parallel_calls(two, none, t);
     numbered_call_id(two, none, t);
-    widen_name_prefix(section, name_at, t);
+    widen_name_prefix(section, name_at, two, t);
     after_calls(*one, analysis.content.turn_end, t);
 }
 

@@ -39,8 +39,7 @@ ToolAnalysis marker_analysis(const std::string& name) {
 
 // The parts of the parsed turn: {"text": ...} and {"call": NAME, "arguments": {...}} (with
 // "id" where the call has one), in order.
-Json marker_parse(const std::string& fixture, const std::string& completion,
-                  bool partial = false) {
+Json marker_parse(const std::string& fixture, const std::string& completion, bool partial = false) {
     static const auto adapter = chat_template_adapter();
     Json options = prompt_options(Json::object(), marker_fixture(fixture), fixture + ".jinja");
     options["tools"] = marker_tools;
@@ -77,14 +76,23 @@ TEST_CASE("markers: the function name's prefix is all that stands after the per-
     CHECK(t.function_close == "```");
     CHECK(t.per_call_end == "<|call_end|>");
     CHECK(t.section_end == "<|calls_end|>");
-    const std::string call = "<|call_begin|>function<|sep|>get_weather\n```json\n"
-                             "{\"city\": \"Oslo\"}\n```<|call_end|>";
-    CHECK(marker_parse("name_after_call_type", "Checking.<|calls_begin|>" + call +
-                                                   "<|calls_end|>") ==
-          Json::array({{{"text", "Checking."}}, weather_call("Oslo")}));
+    const std::string call =
+        "<|call_begin|>function<|sep|>get_weather\n```json\n"
+        "{\"city\": \"Oslo\"}\n```<|call_end|>";
+    CHECK(
+        marker_parse("name_after_call_type", "Checking.<|calls_begin|>" + call + "<|calls_end|>") ==
+        Json::array({{{"text", "Checking."}}, weather_call("Oslo")}));
     // Two calls.
     CHECK(marker_parse("name_after_call_type", "<|calls_begin|>" + call + call + "<|calls_end|>") ==
           Json::array({weather_call("Oslo"), weather_call("Oslo")}));
+}
+
+TEST_CASE("markers: a number before the function name is no part of its prefix",
+          "[chat_template][markers]") {
+    // The first call's "0<|sep|>" is not what the second writes ("1<|sep|>").
+    const ToolAnalysis t = marker_analysis("numbered_before_name");
+    CHECK(t.per_call_start == "<|call_begin|>");
+    CHECK(t.name_prefix.empty());
 }
 
 TEST_CASE("markers: what a calls turn writes after its calls is not a call marker",
@@ -101,8 +109,8 @@ TEST_CASE("markers: what a calls turn writes after its calls is not a call marke
     CHECK(marker_parse("turn_after_calls",
                        "<call>get_weather{\"city\": \"Oslo\"}</call><call>get_time{\"zone\": "
                        "\"CET\"}</call><tool_response>") ==
-          Json::array({weather_call("Oslo"),
-                       {{"call", "get_time"}, {"arguments", {{"zone", "CET"}}}}}));
+          Json::array(
+              {weather_call("Oslo"), {{"call", "get_time"}, {"arguments", {{"zone", "CET"}}}}}));
     // A model that stops after its calls.
     CHECK(marker_parse("turn_after_calls", "<call>get_weather{\"city\": \"Oslo\"}</call>") ==
           Json::array({weather_call("Oslo")}));
@@ -142,9 +150,9 @@ TEST_CASE("markers: a second JSON call without its own opener is still a call",
               Json::array({oslo, paris}));
     }
     // The tag repeated still reads as before, and text after the calls stays text.
-    CHECK(marker_parse("json_call_each_tagged", "<tool_call>\n" + a + "\n</tool_call>\n<tool_call>\n" +
-                                                    b + "\n</tool_call>") ==
-          Json::array({oslo, paris}));
+    CHECK(marker_parse("json_call_each_tagged",
+                       "<tool_call>\n" + a + "\n</tool_call>\n<tool_call>\n" + b +
+                           "\n</tool_call>") == Json::array({oslo, paris}));
     CHECK(marker_parse("json_call_each_tagged",
                        "<tool_call>\n" + a + "\n</tool_call>\n{not a call}") ==
           Json::array({{{"text", "{not a call}"}}, oslo}));
