@@ -5,7 +5,7 @@
 
 namespace cmfpipe::chat_template {
 
-cmf::Message completion_message(ParsedCompletion parsed) {
+cmf::Message completion_message(ParsedCompletion parsed, const ToolSet& tools) {
     using cmf::ContentPart;
     cmf::Content parts;
     if (!parsed.reasoning.empty())
@@ -38,6 +38,7 @@ cmf::Message completion_message(ParsedCompletion parsed) {
             continue;
         }
         part.arguments = std::move(arguments.object);
+        tools.type_arguments(part.name, part.arguments);
         parts.push_back(ContentPart::make(std::move(part)));
     }
     custom.update(flagged);

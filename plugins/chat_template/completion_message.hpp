@@ -4,12 +4,14 @@
 // whose arguments are not a JSON object follow the one policy (wire/tool_arguments.hpp): no part,
 // flagged in custom.invalid_tool_arguments. A completion cut off inside the reasoning or a call is
 // custom.incomplete, and the call so far is custom.unfinished_tool_call {name, id, arguments}.
-// Calls to a model's built-in tools are custom.builtin_tool_calls.
+// Calls to a model's built-in tools are custom.builtin_tool_calls. A call's values written as text
+// get the types their tool's parameters declare (ToolSet::type_arguments).
 #include "cmfpipe/cmf/message.hpp"
 #include "completion_parser.hpp"
+#include "tool_set.hpp"
 
 namespace cmfpipe::chat_template {
 
-cmf::Message completion_message(ParsedCompletion parsed);
+cmf::Message completion_message(ParsedCompletion parsed, const ToolSet& tools);
 
 }  // namespace cmfpipe::chat_template

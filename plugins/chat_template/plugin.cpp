@@ -61,15 +61,16 @@ class ChatTemplateAdapter final : public Adapter {
         settings.partial = read.partial;
         settings.prefill = read.prompt_text ? prefill_from_prompt(*analysis, *read.prompt_text)
                                             : default_prefill(*analysis, read.enable_thinking);
+        const ToolSet tools(read.tools);
         if (harmony_turns(*analysis)) {
             if (!harmony_)
                 throw InvokerError(
                     "chat_template: the template writes harmony turns (gpt-oss); reading them "
                     "needs the 'harmony' adapter, which is not loaded");
-            return {completion_message(parse_harmony_turn(*harmony_, settings, completion))};
+            return {completion_message(parse_harmony_turn(*harmony_, settings, completion), tools)};
         }
-        const ToolSet tools(read.tools);
-        return {completion_message(parse_completion(*analysis, tools, settings, completion))};
+        return {
+            completion_message(parse_completion(*analysis, tools, settings, completion), tools)};
     }
 
   private:

@@ -2,7 +2,7 @@
 // The tools a completion may call, from the `tools` option (OpenAI function tools, the form chat
 // templates receive): their names, to find a call's function name where the markup around it
 // does not end it (functions.NAME:0), and their parameters' types, to read a tagged argument's
-// value as a string or as JSON.
+// value as a string or as JSON, and to give a value written as text the type its schema declares.
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,10 +27,16 @@ class ToolSet {
     // Whether the tool's parameter is declared a string (and only a string); false when the tool
     // or the parameter is unknown, so the value is tried as JSON first.
     bool string_parameter(std::string_view tool, std::string_view parameter) const;
+    // A call's arguments with each top-level value that the text wrote as a string ("2", "true",
+    // "null") turned into the type its parameter declares, where the schema does not allow a
+    // string: templates that write every value quoted (days="2") or between markers round-trip
+    // to the caller's types. A string that is not exactly such a literal stays as it is.
+    void type_arguments(std::string_view tool, Json& arguments) const;
 
   private:
     std::vector<std::string> names_;
-    std::unordered_map<std::string, std::unordered_map<std::string, bool>> string_parameters_;
+    // Per tool, per parameter: the JSON types its schema declares, a mask (tool_set.cpp).
+    std::unordered_map<std::string, std::unordered_map<std::string, unsigned>> declared_;
 };
 
 }  // namespace cmfpipe::chat_template
