@@ -12,14 +12,19 @@ std::vector<std::uint32_t> code_points(std::string_view text) {
     std::vector<std::uint32_t> out;
     for (std::size_t i = 0; i < text.size();) {
         const auto lead = static_cast<unsigned char>(text[i]);
-        const int length = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3 : (lead >> 3) == 30 ? 4 : 1;
+        const int length = lead < 0x80         ? 1
+                           : (lead >> 5) == 6  ? 2
+                           : (lead >> 4) == 14 ? 3
+                           : (lead >> 3) == 30 ? 4
+                                               : 1;
         if (length == 1 || i + length > text.size()) {
             out.push_back(lead);
             ++i;
             continue;
         }
         std::uint32_t value = lead & (0xFFu >> (length + 1));
-        for (int k = 1; k < length; ++k) value = (value << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
+        for (int k = 1; k < length; ++k)
+            value = (value << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
         out.push_back(value);
         i += length;
     }
@@ -48,15 +53,32 @@ void append_utf8(std::string& out, std::uint32_t cp) {
 void append_class_char(std::string& out, std::uint32_t cp) {
     static const char* hex = "0123456789ABCDEF";
     switch (cp) {
-        case '\n': out += "\\n"; return;
-        case '\r': out += "\\r"; return;
-        case '\t': out += "\\t"; return;
-        case '\\': out += "\\\\"; return;
-        case ']': out += "\\]"; return;
-        case '[': out += "\\["; return;
-        case '^': out += "\\^"; return;
-        case '-': out += "\\-"; return;
-        default: break;
+        case '\n':
+            out += "\\n";
+            return;
+        case '\r':
+            out += "\\r";
+            return;
+        case '\t':
+            out += "\\t";
+            return;
+        case '\\':
+            out += "\\\\";
+            return;
+        case ']':
+            out += "\\]";
+            return;
+        case '[':
+            out += "\\[";
+            return;
+        case '^':
+            out += "\\^";
+            return;
+        case '-':
+            out += "\\-";
+            return;
+        default:
+            break;
     }
     if (cp < 0x20 || cp == 0x7F) {
         out += "\\x";
@@ -111,12 +133,23 @@ std::string GbnfRules::literal(std::string_view text) {
     std::string out = "\"";
     for (char c : text) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default: out += c;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                out += c;
         }
     }
     return out + "\"";
@@ -125,7 +158,8 @@ std::string GbnfRules::literal(std::string_view text) {
 std::string GbnfRules::name_part(std::string_view text) {
     std::string out;
     for (char c : text) {
-        const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        const bool word =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
         if (word)
             out += c;
         else if (!out.empty() && out.back() != '-')
@@ -137,7 +171,8 @@ std::string GbnfRules::name_part(std::string_view text) {
 
 std::string GbnfRules::text_without(std::string_view delimiter, const std::string& name) {
     const std::string key(delimiter);
-    if (const auto found = text_without_.find(key); found != text_without_.end()) return found->second;
+    if (const auto found = text_without_.find(key); found != text_without_.end())
+        return found->second;
     const std::vector<std::uint32_t> d = code_points(delimiter);
     const std::size_t k = d.size();
     std::string rule;

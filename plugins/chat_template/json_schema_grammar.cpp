@@ -1,19 +1,30 @@
 // A tool's JSON Schema as GBNF rules (see json_schema_grammar.hpp).
 #include "json_schema_grammar.hpp"
 
+#include <algorithm>
+
 #include "cmfpipe/errors.hpp"
 
 namespace cmfpipe::chat_template {
 namespace {
 
-[[noreturn]] void cannot_express(const std::string& tool, const std::string& path, const std::string& what) {
+[[noreturn]] void cannot_express(const std::string& tool, const std::string& path,
+                                 const std::string& what) {
     throw ValueError("tool '" + tool + "': the grammar cannot express " + what + " at parameters" +
                      (path.empty() ? "" : path));
 }
 
 // Keywords whose meaning the rules cannot carry (see the header).
-constexpr const char* kRefused[] = {"allOf", "not", "if", "then", "else", "patternProperties", "dependentSchemas",
-                                    "dependentRequired", "unevaluatedProperties", "propertyNames"};
+constexpr const char* kRefused[] = {"allOf",
+                                    "not",
+                                    "if",
+                                    "then",
+                                    "else",
+                                    "patternProperties",
+                                    "dependentSchemas",
+                                    "dependentRequired",
+                                    "unevaluatedProperties",
+                                    "propertyNames"};
 
 std::string alternatives(const std::vector<std::string>& parts) {
     if (parts.size() == 1) return parts.front();
@@ -35,8 +46,10 @@ long long count_field(const Json& schema, const char* field, long long fallback)
 
 }  // namespace
 
-std::string member_sequence(const std::vector<GrammarMember>& members, const std::string& separator,
-                            const std::string& extra) {
+namespace {
+
+std::string members_in_order(const std::vector<GrammarMember>& members,
+                             const std::string& separator, const std::string& extra) {
     const auto after = [&](std::size_t from) {
         std::string out;
         for (std::size_t j = from; j < members.size(); ++j) {
@@ -47,7 +60,8 @@ std::string member_sequence(const std::vector<GrammarMember>& members, const std
         return out;
     };
     // What may stand first, from member `i` on.
-    std::string start = extra.empty() ? "" : "( " + extra + " ( " + separator + " " + extra + " )* )?";
+    std::string start =
+        extra.empty() ? "" : "( " + extra + " ( " + separator + " " + extra + " )* )?";
     for (std::size_t i = members.size(); i-- > 0;) {
         const std::string written = members[i].expression + after(i + 1);
         if (members[i].required)
@@ -60,13 +74,36 @@ std::string member_sequence(const std::vector<GrammarMember>& members, const std
     return start;
 }
 
-SchemaGrammar::SchemaGrammar(GbnfRules& rules, ValueDialect dialect) : rules_(rules), dialect_(std::move(dialect)) {}
+}  // namespace
 
-std::string SchemaGrammar::ws() { return rules_.add("ws", "( \" \" | \"\\n\"{1,2} [ \\t]{0,20} )?"); }
+std::string member_sequence(const std::vector<GrammarMember>& members, const std::string& separator,
+                            const std::string& extra) {
+    std::vector<GrammarMember> sorted = members;
+    std::stable_sort(
+        sorted.begin(), sorted.end(),
+        [](const GrammarMember& a, const GrammarMember& b) { return a.name < b.name; });
+    const std::string listed = members_in_order(members, separator, extra);
+    bool same = true;
+    for (std::size_t i = 0; i < members.size(); ++i)
+        same = same && members[i].name == sorted[i].name;
+    if (same) return listed;
+    return "( " + listed + " | " + members_in_order(sorted, separator, extra) + " )";
+}
 
-std::string SchemaGrammar::any_string() { return primitive("string"); }
+SchemaGrammar::SchemaGrammar(GbnfRules& rules, ValueDialect dialect)
+    : rules_(rules), dialect_(std::move(dialect)) {}
 
-std::string SchemaGrammar::any_value() { return primitive("value"); }
+std::string SchemaGrammar::ws() {
+    return rules_.add("ws", "( \" \" | \"\\n\"{1,2} [ \\t]{0,20} )?");
+}
+
+std::string SchemaGrammar::any_string() {
+    return primitive("string");
+}
+
+std::string SchemaGrammar::any_value() {
+    return primitive("value");
+}
 
 std::string SchemaGrammar::primitive(const std::string& kind) {
     if (rules_.has(kind)) return kind;
@@ -75,10 +112,12 @@ std::string SchemaGrammar::primitive(const std::string& kind) {
     if (kind == "string") {
         if (token) {
             const std::string q = GbnfRules::literal(dialect_.quote);
-            return rules_.add(kind, q + " " + rules_.text_without(dialect_.quote, "quoted-text") + " " + q);
+            return rules_.add(
+                kind, q + " " + rules_.text_without(dialect_.quote, "quoted-text") + " " + q);
         }
-        const std::string double_quoted = "\"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" "
-                                          "[0-9a-fA-F]{4} ) )* \"\\\"\"";
+        const std::string double_quoted =
+            "\"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" "
+            "[0-9a-fA-F]{4} ) )* \"\\\"\"";
         if (!python) return rules_.add(kind, double_quoted);
         const std::string single_quoted = "\"'\" ( [^'\\\\\\n] | \"\\\\\" [^\\x00] )* \"'\"";
         const std::string python_double = "\"\\\"\" ( [^\"\\\\\\n] | \"\\\\\" [^\\x00] )* \"\\\"\"";
@@ -88,30 +127,37 @@ std::string SchemaGrammar::primitive(const std::string& kind) {
     if (kind == "integer") return rules_.add(kind, "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} )");
     if (kind == "number")
         return rules_.add(kind,
-                          "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?");
+                          "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] "
+                          "[-+]? [0-9]{1,3} )?");
     if (kind == "boolean")
-        return rules_.add(kind, python ? "\"True\" | \"False\" | \"true\" | \"false\"" : "\"true\" | \"false\"");
-    if (kind == "null") return rules_.add(kind, python ? "\"None\" | \"null\"" : "\"null\"");
+        return rules_.add(
+            kind, python ? "\"True\" | \"False\" | \"true\" | \"false\"" : "\"true\" | \"false\"");
+    // A template printing a value with Jinja's own output writes Python's words (None, True).
+    if (kind == "null")
+        return rules_.add(kind, python || token ? "\"None\" | \"null\"" : "\"null\"");
     const std::string space = ws();
     if (kind == "object") {
-        const std::string key = token ? "( " + primitive("string") + " | [A-Za-z_] [A-Za-z0-9_]* )" : primitive("string");
+        const std::string key = token ? "( " + primitive("string") + " | [A-Za-z_] [A-Za-z0-9_]* )"
+                                      : primitive("string");
         rules_.define("object", "");  // reserved: member and value refer back to it
-        const std::string member = rules_.add("member", key + " " + space + " \":\" " + space + " value");
-        rules_.define("object", "\"{\" " + space + " ( " + member + " ( \",\" " + space + " " + member + " )* " + space +
-                                    " )? \"}\"");
+        const std::string member =
+            rules_.add("member", key + " " + space + " \":\" " + space + " value");
+        rules_.define("object", "\"{\" " + space + " ( " + member + " ( \",\" " + space + " " +
+                                    member + " )* " + space + " )? \"}\"");
         primitive("value");
         return kind;
     }
     if (kind == "array") {
-        rules_.define("array", "\"[\" " + space + " ( value ( \",\" " + space + " value )* " + space + " )? \"]\"");
+        rules_.define("array", "\"[\" " + space + " ( value ( \",\" " + space + " value )* " +
+                                   space + " )? \"]\"");
         primitive("value");
         return kind;
     }
     if (kind == "value") {
         rules_.define("value", "");  // reserved before the kinds that refer back to it
-        const std::string body = primitive("object") + " | " + primitive("array") + " | " + primitive("string") +
-                                 " | " + primitive("number") + " | " + primitive("boolean") + " | " +
-                                 primitive("null");
+        const std::string body = primitive("object") + " | " + primitive("array") + " | " +
+                                 primitive("string") + " | " + primitive("number") + " | " +
+                                 primitive("boolean") + " | " + primitive("null");
         rules_.define("value", body);
         return kind;
     }
@@ -121,7 +167,8 @@ std::string SchemaGrammar::primitive(const std::string& kind) {
 std::string SchemaGrammar::literal(const Json& value) const {
     if (value.is_string()) {
         const std::string text = value.get<std::string>();
-        if (dialect_.syntax == ValueSyntax::quote_token) return GbnfRules::literal(dialect_.quote + text + dialect_.quote);
+        if (dialect_.syntax == ValueSyntax::quote_token)
+            return GbnfRules::literal(dialect_.quote + text + dialect_.quote);
         if (dialect_.syntax == ValueSyntax::python) {
             std::string quoted = dialect_.quote;
             for (char c : text) {
@@ -141,17 +188,26 @@ std::string SchemaGrammar::literal(const Json& value) const {
 
 std::string SchemaGrammar::key(const std::string& name) const {
     switch (dialect_.syntax) {
-        case ValueSyntax::json: return literal(Json(name));
-        case ValueSyntax::python:
-            return "( " + literal(Json(name)) + " | " + GbnfRules::literal(Json(name).dump()) + " )";
+        case ValueSyntax::json:
+            return literal(Json(name));
+        case ValueSyntax::python: {  // repr's quote or JSON's: both stand in Python dicts
+            std::string single = "'";
+            for (char c : name) {
+                if (c == '\'' || c == '\\') single += '\\';
+                single += c;
+            }
+            return "( " + GbnfRules::literal(single + "'") + " | " +
+                   GbnfRules::literal(Json(name).dump()) + " )";
+        }
         case ValueSyntax::quote_token:
             return "( " + GbnfRules::literal(name) + " | " + literal(Json(name)) + " )";
     }
     return literal(Json(name));
 }
 
-std::string SchemaGrammar::value(const Json& schema, const std::string& name, const std::string& tool,
-                                 const Json& root, const std::string& path) {
+std::string SchemaGrammar::value(const Json& schema, const std::string& name,
+                                 const std::string& tool, const Json& root,
+                                 const std::string& path) {
     if (schema.is_boolean()) {
         if (schema.get<bool>()) return any_value();
         cannot_express(tool, path, "the schema false (no value)");
@@ -163,9 +219,11 @@ std::string SchemaGrammar::value(const Json& schema, const std::string& name, co
         if (!ref->is_string()) cannot_express(tool, path, "a $ref that is not a string");
         return reference(ref->get<std::string>(), tool, root, path);
     }
-    if (const auto constant = schema.find("const"); constant != schema.end()) return literal(*constant);
+    if (const auto constant = schema.find("const"); constant != schema.end())
+        return literal(*constant);
     if (const auto choices = schema.find("enum"); choices != schema.end()) {
-        if (!choices->is_array() || choices->empty()) cannot_express(tool, path + "/enum", "an empty or non-list enum");
+        if (!choices->is_array() || choices->empty())
+            cannot_express(tool, path + "/enum", "an empty or non-list enum");
         std::vector<std::string> parts;
         for (const Json& choice : *choices) parts.push_back(literal(choice));
         return alternatives(parts);
@@ -174,7 +232,8 @@ std::string SchemaGrammar::value(const Json& schema, const std::string& name, co
         const auto options = schema.find(keyword);
         if (options == schema.end()) continue;
         if (!options->is_array() || options->empty())
-            cannot_express(tool, path + "/" + keyword, "an empty or non-list " + std::string(keyword));
+            cannot_express(tool, path + "/" + keyword,
+                           "an empty or non-list " + std::string(keyword));
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < options->size(); ++i)
             parts.push_back(value((*options)[i], name + "-" + std::to_string(i), tool, root,
@@ -187,11 +246,13 @@ std::string SchemaGrammar::value(const Json& schema, const std::string& name, co
             types.push_back(type->get<std::string>());
         } else if (type->is_array() && !type->empty()) {
             for (const Json& t : *type) {
-                if (!t.is_string()) cannot_express(tool, path + "/type", "a type that is not a string");
+                if (!t.is_string())
+                    cannot_express(tool, path + "/type", "a type that is not a string");
                 types.push_back(t.get<std::string>());
             }
         } else {
-            cannot_express(tool, path + "/type", "a type that is neither a name nor a list of names");
+            cannot_express(tool, path + "/type",
+                           "a type that is neither a name nor a list of names");
         }
     } else if (schema.contains("properties") || schema.contains("additionalProperties")) {
         types.push_back("object");
@@ -201,28 +262,34 @@ std::string SchemaGrammar::value(const Json& schema, const std::string& name, co
         return any_value();
     }
     std::vector<std::string> parts;
-    for (const std::string& type : types) parts.push_back(typed(type, schema, name, tool, root, path));
+    for (const std::string& type : types)
+        parts.push_back(typed(type, schema, name, tool, root, path));
     return alternatives(parts);
 }
 
-std::string SchemaGrammar::typed(const std::string& type, const Json& schema, const std::string& name,
-                                 const std::string& tool, const Json& root, const std::string& path) {
+std::string SchemaGrammar::typed(const std::string& type, const Json& schema,
+                                 const std::string& name, const std::string& tool, const Json& root,
+                                 const std::string& path) {
     if (type == "object") return object(schema, name, tool, root, path);
     if (type == "array") return array(schema, name, tool, root, path);
     if (type == "string") {
-        const long long min = count_field(schema, "minLength", 0), max = count_field(schema, "maxLength", -1);
+        const long long min = count_field(schema, "minLength", 0),
+                        max = count_field(schema, "maxLength", -1);
         if (dialect_.syntax != ValueSyntax::json || (min == 0 && max < 0)) return any_string();
         primitive("string");
         const std::string character = rules_.add(
-            "string-char", "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )");
+            "string-char",
+            "[^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )");
         return rules_.add(name, "\"\\\"\" " + character + repeat_bounds(min, max) + " \"\\\"\"");
     }
-    if (type == "number" || type == "integer" || type == "boolean" || type == "null") return primitive(type);
+    if (type == "number" || type == "integer" || type == "boolean" || type == "null")
+        return primitive(type);
     cannot_express(tool, path + "/type", "the type '" + type + "'");
 }
 
-std::string SchemaGrammar::object(const Json& schema, const std::string& name, const std::string& tool,
-                                  const Json& root, const std::string& path) {
+std::string SchemaGrammar::object(const Json& schema, const std::string& name,
+                                  const std::string& tool, const Json& root,
+                                  const std::string& path) {
     const auto properties = schema.find("properties");
     const auto additional = schema.find("additionalProperties");
     if ((properties == schema.end() || (properties->is_object() && properties->empty())) &&
@@ -242,10 +309,11 @@ std::string SchemaGrammar::object(const Json& schema, const std::string& name, c
             const std::string value_rule =
                 value(property_schema, rule_name, tool, root, path + "/properties/" + property);
             const std::string member =
-                rules_.add(rule_name + "-kv", key(property) + " " + space + " \":\" " + space + " " + value_rule);
+                rules_.add(rule_name + "-kv",
+                           key(property) + " " + space + " \":\" " + space + " " + value_rule);
             bool is_required = false;
             for (const std::string& r : required) is_required = is_required || r == property;
-            members.push_back({member, is_required});
+            members.push_back({property, member, is_required});
         }
     std::string extra;
     if (additional != schema.end() && !(additional->is_boolean() && !additional->get<bool>())) {
@@ -255,25 +323,30 @@ std::string SchemaGrammar::object(const Json& schema, const std::string& name, c
                            any_string() + " " + space + " \":\" " + space + " " + extra_value);
     }
     const std::string sequence = member_sequence(members, "\",\" " + space, extra);
-    return rules_.add(name, "\"{\" " + space + " " + (sequence.empty() ? "" : sequence + " " + space + " ") + "\"}\"");
+    return rules_.add(name, "\"{\" " + space + " " +
+                                (sequence.empty() ? "" : sequence + " " + space + " ") + "\"}\"");
 }
 
-std::string SchemaGrammar::array(const Json& schema, const std::string& name, const std::string& tool,
-                                 const Json& root, const std::string& path) {
+std::string SchemaGrammar::array(const Json& schema, const std::string& name,
+                                 const std::string& tool, const Json& root,
+                                 const std::string& path) {
     const std::string space = ws();
     const std::string comma = "\",\" " + space;
     if (const auto tuple = schema.find("prefixItems"); tuple != schema.end()) {
-        if (!tuple->is_array()) cannot_express(tool, path + "/prefixItems", "prefixItems that are not a list");
+        if (!tuple->is_array())
+            cannot_express(tool, path + "/prefixItems", "prefixItems that are not a list");
         std::string body = "\"[\" " + space;
         for (std::size_t i = 0; i < tuple->size(); ++i)
-            body += (i ? " " + comma + " " : " ") + value((*tuple)[i], name + "-" + std::to_string(i), tool, root,
-                                                        path + "/prefixItems/" + std::to_string(i));
+            body += (i ? " " + comma + " " : " ") +
+                    value((*tuple)[i], name + "-" + std::to_string(i), tool, root,
+                          path + "/prefixItems/" + std::to_string(i));
         return rules_.add(name, body + " " + space + " \"]\"");
     }
     std::string item = any_value();
     if (const auto items = schema.find("items"); items != schema.end())
         item = value(*items, name + "-item", tool, root, path + "/items");
-    const long long min = count_field(schema, "minItems", 0), max = count_field(schema, "maxItems", -1);
+    const long long min = count_field(schema, "minItems", 0),
+                    max = count_field(schema, "maxItems", -1);
     if (max == 0) return rules_.add(name, "\"[\" " + space + " \"]\"");
     std::string rest = "( " + comma + " " + item + " )";
     if (min <= 1 && max < 0)
@@ -281,12 +354,14 @@ std::string SchemaGrammar::array(const Json& schema, const std::string& name, co
     else
         rest += repeat_bounds(min > 0 ? min - 1 : 0, max < 0 ? -1 : max - 1);
     const std::string items = item + " " + rest + " " + space;
-    return rules_.add(name, "\"[\" " + space + " " + (min > 0 ? items : "( " + items + " )?") + " \"]\"");
+    return rules_.add(name,
+                      "\"[\" " + space + " " + (min > 0 ? items : "( " + items + " )?") + " \"]\"");
 }
 
-std::string SchemaGrammar::reference(const std::string& ref, const std::string& tool, const Json& root,
-                                     const std::string& path) {
-    if (ref.rfind("#", 0) != 0) cannot_express(tool, path + "/$ref", "the $ref '" + ref + "' (only \"#/...\")");
+std::string SchemaGrammar::reference(const std::string& ref, const std::string& tool,
+                                     const Json& root, const std::string& path) {
+    if (ref.rfind("#", 0) != 0)
+        cannot_express(tool, path + "/$ref", "the $ref '" + ref + "' (only \"#/...\")");
     const std::string key = tool + ref;
     if (const auto found = references_.find(key); found != references_.end()) return found->second;
     const Json* target = &root;
@@ -294,11 +369,14 @@ std::string SchemaGrammar::reference(const std::string& ref, const std::string& 
         try {
             target = &root.at(Json::json_pointer(ref.substr(1)));
         } catch (const std::exception&) {
-            cannot_express(tool, path + "/$ref", "the $ref '" + ref + "' (not found in the schema)");
+            cannot_express(tool, path + "/$ref",
+                           "the $ref '" + ref + "' (not found in the schema)");
         }
     }
-    std::string rule = "ref-" + GbnfRules::name_part(tool) + "-" + GbnfRules::name_part(ref.substr(1));
-    for (int n = 2; rules_.has(rule); ++n) rule = "ref-" + GbnfRules::name_part(tool + ref) + "-" + std::to_string(n);
+    std::string rule =
+        "ref-" + GbnfRules::name_part(tool) + "-" + GbnfRules::name_part(ref.substr(1));
+    for (int n = 2; rules_.has(rule); ++n)
+        rule = "ref-" + GbnfRules::name_part(tool + ref) + "-" + std::to_string(n);
     rules_.define(rule, "");  // reserved: the referenced schema may refer back to itself
     references_.emplace(key, rule);
     rules_.define(rule, value(*target, rule, tool, root, ref.substr(1)));

@@ -4,14 +4,15 @@
 // of them), enum, const, anyOf/oneOf, properties with required ones, additionalProperties,
 // items/prefixItems/minItems/maxItems, string minLength/maxLength, and $ref to the schema's own
 // definitions ("#/..."; recursion is a recursive rule). An object's properties stand in the order
-// the schema lists them (as llama.cpp's converter writes them, so the model writes one order);
-// an optional one may be left out. additionalProperties true or a schema lets further members
-// follow the listed ones; absent or false, only the listed ones (an object without properties
-// and without additionalProperties is any object). Keywords that only narrow a value (pattern,
-// format, minimum, maximum, description) are not enforced: the rules accept a superset. Keywords
-// that would change the structure and have no GBNF form here (allOf, not, if/then/else,
-// patternProperties, dependentSchemas, a $ref outside the schema) are a ValueError naming the
-// tool and the schema path.
+// the schema lists them (as llama.cpp's converter writes them, so the model writes one order) or
+// in the order of their names (what a template that sorts keys renders); an optional one may be
+// left out; any other order is refused (a grammar for every order is exponential in size).
+// additionalProperties true or a schema lets further members follow the listed ones; absent or
+// false, only the listed ones (an object without properties and without additionalProperties is any
+// object). Keywords that only narrow a value (pattern, format, minimum, maximum, description) are
+// not enforced: the rules accept a superset. Keywords that would change the structure and have no
+// GBNF form here (allOf, not, if/then/else, patternProperties, dependentSchemas, a $ref outside the
+// schema) are a ValueError naming the tool and the schema path.
 //
 // Values are written in one of three syntaxes: JSON; Python literals (call expressions such as
 // LFM2's get_weather(city='Oslo')): strings in either quote with backslash escapes,
@@ -35,15 +36,17 @@ struct ValueDialect {
                                // : the token around strings
 };
 
-// One member of a sequence (an object's property, a tagged argument): its GBNF expression and
-// whether it must be written.
+// One member of a sequence (an object's property, a tagged argument): its name, its GBNF
+// expression and whether it must be written.
 struct GrammarMember {
+    std::string name;
     std::string expression;
     bool required = false;
 };
 
-// The members in their order, each optional one free to be left out, joined by `separator` (a
-// GBNF expression); `extra` (an expression, or "") may be repeated after them. "" when the
+// The members in the order listed or in the order of their names (templates that sort keys,
+// Jinja's dictsort, write them so), each optional one free to be left out, joined by `separator`
+// (a GBNF expression); `extra` (an expression, or "") may be repeated after them. "" when the
 // sequence can only be empty.
 std::string member_sequence(const std::vector<GrammarMember>& members, const std::string& separator,
                             const std::string& extra);
@@ -55,8 +58,8 @@ class SchemaGrammar {
     // The GBNF expression for values of `schema`, a part of `root` (the tool's parameters, for
     // $ref) at `path` ("" at the root, then "/properties/city", ...); `name` seeds the names of
     // the rules added. ValueError naming `tool` and the path for what has no GBNF form.
-    std::string value(const Json& schema, const std::string& name, const std::string& tool, const Json& root,
-                      const std::string& path = "");
+    std::string value(const Json& schema, const std::string& name, const std::string& tool,
+                      const Json& root, const std::string& path = "");
 
     // A value written literally (enum and const members), in the dialect.
     std::string literal(const Json& value) const;
@@ -70,13 +73,14 @@ class SchemaGrammar {
     std::string any_string();
 
   private:
-    std::string typed(const std::string& type, const Json& schema, const std::string& name, const std::string& tool,
+    std::string typed(const std::string& type, const Json& schema, const std::string& name,
+                      const std::string& tool, const Json& root, const std::string& path);
+    std::string object(const Json& schema, const std::string& name, const std::string& tool,
+                       const Json& root, const std::string& path);
+    std::string array(const Json& schema, const std::string& name, const std::string& tool,
                       const Json& root, const std::string& path);
-    std::string object(const Json& schema, const std::string& name, const std::string& tool, const Json& root,
-                       const std::string& path);
-    std::string array(const Json& schema, const std::string& name, const std::string& tool, const Json& root,
-                      const std::string& path);
-    std::string reference(const std::string& ref, const std::string& tool, const Json& root, const std::string& path);
+    std::string reference(const std::string& ref, const std::string& tool, const Json& root,
+                          const std::string& path);
     std::string primitive(const std::string& kind);
 
     GbnfRules& rules_;
