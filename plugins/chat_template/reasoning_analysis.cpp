@@ -28,6 +28,13 @@ std::optional<Markers> around_reasoning(const DiffSplit& d) {
     if (out.start.empty() && out.end.empty()) {
         out.start = trailing_marker(d.prefix);
         out.end = leading_marker(d.suffix);
+    } else if (out.end.empty() && !out.start.empty() && trim(d.left).empty()) {
+        // The end marker both variants write, right before the content: a template that writes
+        // `</think>` alone where there is no reasoning (MiniMax M3's `</mm:think>`).
+        const std::string end = leading_marker(d.suffix);
+        const std::string_view rest = trim(d.suffix);
+        if (!end.empty() && trim(rest.substr(end.size())).starts_with(needle::content))
+            out.end = end;
     }
     if (out.end.empty()) return std::nullopt;  // nothing closes it: not a block we can parse
     return out;

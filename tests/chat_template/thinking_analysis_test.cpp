@@ -52,6 +52,20 @@ std::string system_prompt_switches() {
            text;
 }
 
+// Qwen3.5 writing a bare </think> before the content of a turn without reasoning, and
+// <think>\nREASONING\n</think> otherwise; its prompt opens <think> whatever enable_thinking says;
+// no split('</think>') for a family row to key on (MiniMax M3 is written this way).
+std::string bare_end_without_reasoning() {
+    std::string text = cmfpipe::testing::corpus_template("Qwen3.5-4B");
+    text = replaced(
+        text, "'\\n<think>\\n' + reasoning_content + '\\n</think>\\n\\n' + content",
+        "'\\n' + ('<think>\\n' + reasoning_content + '\\n' if reasoning_content else '') + "
+        "'</think>\\n\\n' + content");
+    text = replaced(text, qwen_generation_prompt, "{{- '<think>\\n' }}");
+    for (int i = 0; i < 2; ++i) text = replaced(text, "split('</think>')", "split(end_tag)");
+    return "{%- set end_tag = '</think>' %}" + text;
+}
+
 Json reasoning_of(const std::string& text) {
     return to_json(
         analyze_template(jinja2(), AnalysisInputs{text, "", "", Json::object()}))["reasoning"];
@@ -111,4 +125,14 @@ TEST_CASE("thinking analysis: Laguna's markers derived with thinking on, its bar
         // Derived, not the old_thinking_templates workaround's guess.
         CHECK(analysis.notes.empty());
     }
+}
+
+TEST_CASE("thinking analysis: the end marker a template writes also where there is no reasoning",
+          "[thinking_analysis]") {
+    const std::string text = bare_end_without_reasoning();
+    CHECK(reasoning_of(text) == cmfpipe::parse_json(R"({"mode": "tag_based", "start": "<think>",
+        "end": "</think>", "prefill": {"default": "open", "enable_thinking_true": "open",
+        "enable_thinking_false": "open"}, "start_is_template_artifact": false})",
+                                                    "expected"));
+    CHECK(parts(text, "I'm thinking\n</think>\n\nHello", true) == thinking_then_text);
 }
