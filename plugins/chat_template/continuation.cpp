@@ -130,7 +130,15 @@ std::string llama_continuation(const Renderer& jinja2, const PromptOptions& prom
     const ContentAnalysis& wrapper = analysis->content;
     const bool wrapped = wrapper.mode == ContentMode::always_wrapped ||
                          (wrapper.mode == ContentMode::wrapped_with_reasoning && has_markers);
-    if (wrapped && !out.ends_with(wrapper.start)) out += wrapper.start;
+    if (wrapped) {
+        // The prompt may already end with the wrapper's first part (Functionary v3.2's prompt
+        // ends in the ">>>" of its ">>>all" content marker): only the rest is written. One
+        // character in common is a coincidence (a header's ">"), not the marker begun.
+        std::size_t written = std::min(out.size(), wrapper.start.size());
+        while (written > 1 && !out.ends_with(std::string_view(wrapper.start).substr(0, written)))
+            --written;
+        out += wrapper.start.substr(written > 1 ? written : 0);
+    }
     return out + content;
 }
 

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "chat_template_support.hpp"
+#include "completion_parser.hpp"
 #include "family_table.hpp"
 #include "template_analysis.hpp"
 
@@ -92,7 +93,8 @@ TEST_CASE("family table: the built-in rows, each naming the family it serves", "
     for (const FamilyRow& row : rows) families.push_back(row.family);
     CHECK(families == std::vector<std::string>{
                           "DeepSeek R1 and kin (QwQ, R1 distills, LFM2.5, Nemotron Nano v2)",
-                          "Ministral 3, Magistral", "Granite 3.3", "Gemma 4", "LFM2, LFM2.5"});
+                          "Ministral 3, Magistral", "Granite 3.3", "Gemma 4", "LFM2, LFM2.5",
+                          "Functionary v3.2"});
     CHECK(rows.size() <= max_family_rows);
     // Each row applies after the step whose fields it reads or writes last.
     CHECK(row_of("DeepSeek R1").step == AnalysisStep::reasoning);
@@ -100,10 +102,10 @@ TEST_CASE("family table: the built-in rows, each naming the family it serves", "
     CHECK(row_of("Granite").step == AnalysisStep::content);
     CHECK(row_of("Gemma 4").step == AnalysisStep::content);
     CHECK(row_of("LFM2").step == AnalysisStep::tools);
+    CHECK(row_of("Functionary").step == AnalysisStep::tools);
     // The embedded text is the source file's, byte for byte.
-    CHECK(family_table_text() ==
-          read_bytes(std::filesystem::path(CMFPIPE_SOURCE_DIR) / "plugins" / "chat_template" /
-                     "families.json"));
+    CHECK(family_table_text() == read_bytes(std::filesystem::path(CMFPIPE_SOURCE_DIR) / "plugins" /
+                                            "chat_template" / "families.json"));
 }
 
 TEST_CASE("family table: a template that strips reasoning on </think> reasons in <think>",
@@ -118,19 +120,17 @@ TEST_CASE("family table: a template that strips reasoning on </think> reasons in
         "enable_thinking_false": "none"}, "start_is_template_artifact": false})"));
 }
 
-TEST_CASE("family table: a template that writes [THINK] only from content blocks",
-          "[family]") {
+TEST_CASE("family table: a template that writes [THINK] only from content blocks", "[family]") {
     const auto a = analyses_of(chatml("{#- [THINK] comes from content blocks only -#}"));
     check_row_applied(row_of("Ministral"), a);
     CHECK(a.with["reasoning"]["start"] == "[THINK]");
     CHECK(a.with["reasoning"]["end"] == "[/THINK]");
 }
 
-TEST_CASE("family table: a system prompt asking for <think> and <response> blocks",
-          "[family]") {
-    const auto a = analyses_of(chatml(
-        "<|im_start|>system\nWrite your thoughts between <think></think> and write your "
-        "response between <response></response>.<|im_end|>\n"));
+TEST_CASE("family table: a system prompt asking for <think> and <response> blocks", "[family]") {
+    const auto a = analyses_of(
+        chatml("<|im_start|>system\nWrite your thoughts between <think></think> and write your "
+               "response between <response></response>.<|im_end|>\n"));
     check_row_applied(row_of("Granite"), a);
     CHECK(a.with["content"] == family_expected(R"({"mode": "wrapped_with_reasoning",
         "start": "<response>", "end": "</response>", "turn_end": "<|im_end|>",
@@ -139,9 +139,10 @@ TEST_CASE("family table: a system prompt asking for <think> and <response> block
 
 TEST_CASE("family table: a template reasoning in <|channel>thought drops stray channel markers",
           "[family]") {
-    const auto a = analyses_of(chatml(
-        "", "{%- if m.reasoning_content %}<|channel>thought\n{{ m.reasoning_content }}"
-            "<channel|>{% endif %}"));
+    const auto a = analyses_of(
+        chatml("",
+               "{%- if m.reasoning_content %}<|channel>thought\n{{ m.reasoning_content }}"
+               "<channel|>{% endif %}"));
     check_row_applied(row_of("Gemma 4"), a);
     // The generic analysis found the markers the row's `when` asks for.
     CHECK(a.without["reasoning"]["start"] == "<|channel>thought");
@@ -150,9 +151,9 @@ TEST_CASE("family table: a template reasoning in <|channel>thought drops stray c
 
 TEST_CASE("family table: a template that lists the tools but renders no call reads LFM2's calls",
           "[family]") {
-    const auto a = analyses_of(
-        chatml("{%- if tools %}<|im_start|>system\nList of tools: [{% for t in tools %}"
-               "{{ t | tojson }}{% endfor %}]<|im_end|>\n{% endif %}"));
+    const auto a =
+        analyses_of(chatml("{%- if tools %}<|im_start|>system\nList of tools: [{% for t in tools %}"
+                           "{{ t | tojson }}{% endfor %}]<|im_end|>\n{% endif %}"));
     check_row_applied(row_of("LFM2"), a);
     CHECK(a.without["tools"]["format"] == "none");
     const Json& t = a.with["tools"];
@@ -161,6 +162,58 @@ TEST_CASE("family table: a template that lists the tools but renders no call rea
           family_expected(R"({"start": "<|tool_call_start|>", "end": "<|tool_call_end|>"})"));
     CHECK(t["expression"] == family_expected(R"x({"open": "(", "close": ")", "assign": "=",
         "string_quote": "\""})x"));
+}
+
+TEST_CASE("family table: a prompt that ends in the >>> every message starts with opens the call",
+          "[family]") {
+    // Functionary v3.2's shape: each message is >>>RECIPIENT\n (all for text), and the
+    // generation prompt ends in >>>, so the model's first call is its function's name alone.
+    const std::string text = R"(
+{{- '<|start_header_id|>system<|end_header_id|>\n\nRespond as >>>${recipient}\n${content}<|eot_id|>' -}}
+{%- for m in messages -%}
+  {%- if m.role == 'assistant' -%}
+    {{- '<|start_header_id|>assistant<|end_header_id|>\n\n' -}}
+    {%- if m.content %}{{ '>>>all\n' + m.content }}{% endif -%}
+    {%- for c in m.tool_calls or [] %}{{ '>>>' + c.function.name + '\n' + (c.function.arguments | tojson) }}{% endfor -%}
+    {{- '<|eot_id|>' -}}
+  {%- else -%}
+    {{- '<|start_header_id|>' + m.role + '<|end_header_id|>\n\n' + (m.content or '') + '<|eot_id|>' -}}
+  {%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n>>>' }}{% endif -%})";
+    const auto a = analyses_of(text);
+    check_row_applied(row_of("Functionary"), a);
+    CHECK(a.without["turn"]["opener"] == "<|start_header_id|>assistant<|end_header_id|>\n\n>>>");
+    CHECK(a.without["tools"]["function"]["name_prefix"] == "");
+    CHECK(a.with["turn"] == family_expected(R"({"opener":
+        "<|start_header_id|>assistant<|end_header_id|>\n\n", "prefill": {"default": ">>>",
+        "enable_thinking_true": ">>>", "enable_thinking_false": ">>>"}})"));
+
+    // The prompt's >>> begins the first call, the model's own the second; text is >>>all.
+    AnalysisInputs inputs;
+    inputs.template_text = text;
+    const TemplateAnalysis analysis = analyze_template(family_test_renderer(), inputs);
+    const ToolSet tools(
+        family_expected(R"([{"type": "function", "function": {"name": "get_weather"}},
+        {"type": "function", "function": {"name": "get_time"}}])"));
+    CompletionSettings settings;
+    settings.prefill =
+        prefill_from_prompt(analysis,
+                            "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                            "<|start_header_id|>assistant<|end_header_id|>\n\n>>>");
+    CHECK(settings.prefill == ">>>");
+    const ParsedCompletion calls = parse_completion(
+        analysis, tools, settings, "get_weather\n{\"city\": \"Oslo\"}>>>get_time\n{}");
+    REQUIRE(calls.calls.size() == 2);
+    CHECK(calls.calls[0].name == "get_weather");
+    CHECK(calls.calls[0].arguments == R"({"city": "Oslo"})");
+    CHECK(calls.calls[1].name == "get_time");
+    CHECK(calls.calls[1].arguments == "{}");
+    CHECK(calls.content == "");
+    const ParsedCompletion words =
+        parse_completion(analysis, tools, settings, "all\nHello, world!");
+    CHECK(words.calls.empty());
+    CHECK(words.content == "Hello, world!");
 }
 
 TEST_CASE("family table: a template that matches no row gets the generic analysis alone",
@@ -197,9 +250,9 @@ TEST_CASE("family table: a template that matches no row gets the generic analysi
 
 TEST_CASE("family table: a row's analysis condition must hold as well as its text", "[family]") {
     // The text matches, but the generic analysis already found reasoning markers: no row.
-    const auto a = analyses_of(chatml(
-        "{#- (m.content or '').split('</think>') -#}",
-        "{%- if m.reasoning_content %}<r>{{ m.reasoning_content }}</r>{% endif %}"));
+    const auto a = analyses_of(
+        chatml("{#- (m.content or '').split('</think>') -#}",
+               "{%- if m.reasoning_content %}<r>{{ m.reasoning_content }}</r>{% endif %}"));
     CHECK(a.with == a.without);
     CHECK(a.with["reasoning"]["start"] == "<r>");
 }
