@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "chat_template_support.hpp"
@@ -181,15 +182,46 @@ std::vector<RoundTripTurn> render_round_trips(const std::vector<RoundTripCase>& 
     return turns;
 }
 
+namespace {
+
+// With CMFPIPE_ROUND_TRIP_DUMP=DIR, the turns are also written to DIR/NAME.json (to look at a
+// failure, or to feed another tool): [{template, case, prefill, completion, error, expected}].
+const std::vector<RoundTripTurn>& dumped(const std::vector<RoundTripTurn>& turns,
+                                         const std::string& name) {
+    const char* dir = std::getenv("CMFPIPE_ROUND_TRIP_DUMP");
+    if (!dir || !*dir) return turns;
+    Json out = Json::array();
+    for (const RoundTripTurn& turn : turns) {
+        Json calls = Json::array();
+        for (const RoundTripCall& call : turn.expected.calls)
+            calls.push_back({{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
+        out.push_back({{"template", turn.template_name},
+                       {"case", turn.case_name},
+                       {"prefill", turn.prefill},
+                       {"completion", turn.completion},
+                       {"error", turn.error},
+                       {"expected",
+                        {{"reasoning",
+                          turn.expected.reasoning ? Json(*turn.expected.reasoning) : Json(nullptr)},
+                         {"text", turn.expected.text},
+                         {"calls", calls}}}});
+    }
+    std::filesystem::create_directories(dir);
+    std::ofstream(std::filesystem::path(dir) / (name + ".json"), std::ios::binary) << out.dump(1);
+    return turns;
+}
+
+}  // namespace
+
 const std::vector<RoundTripTurn>& shape_round_trips() {
     static const std::vector<RoundTripTurn> turns = render_round_trips(round_trip_shapes());
-    return turns;
+    return dumped(turns, "shapes");
 }
 
 const std::vector<RoundTripTurn>& generated_round_trips() {
     static const std::vector<RoundTripTurn> turns =
         render_round_trips(generate_conversations(generated_seed, generated_count));
-    return turns;
+    return dumped(turns, "generated");
 }
 
 }  // namespace cmfpipe::testing

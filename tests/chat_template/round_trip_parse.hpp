@@ -36,6 +36,30 @@ inline ParsedTurn parse_turn(const Adapter& adapter, const std::string& completi
     return out;
 }
 
+// JSON values equal whatever the order of their objects' keys (a template may sort them).
+inline bool same_json(const Json& a, const Json& b) {
+    if (a.is_object() && b.is_object()) {
+        if (a.size() != b.size()) return false;
+        for (const auto& [key, value] : a.items())
+            if (!b.contains(key) || !same_json(value, b[key])) return false;
+        return true;
+    }
+    if (a.is_array() && b.is_array()) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (!same_json(a[i], b[i])) return false;
+        return true;
+    }
+    return a == b;
+}
+
+inline bool same_calls(const std::vector<RoundTripCall>& a, const std::vector<RoundTripCall>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].name != b[i].name || !same_json(a[i].arguments, b[i].arguments)) return false;
+    return true;
+}
+
 // "" where the partial parse of a prefix shows only what the whole parse has: its reasoning and
 // text are prefixes of the whole's, its finished calls the whole's first ones, the call it is
 // writing (if named) the whole's next one; else what it shows that the whole does not.
@@ -51,7 +75,7 @@ inline std::string partial_inconsistency(const ParsedTurn& prefix, const ParsedT
                std::to_string(whole.calls.size());
     for (std::size_t i = 0; i < prefix.calls.size(); ++i) {
         const RoundTripCall &p = prefix.calls[i], &w = whole.calls[i];
-        if (p.name != w.name || p.arguments != w.arguments || p.id != w.id)
+        if (p.name != w.name || !same_json(p.arguments, w.arguments) || p.id != w.id)
             return "call " + std::to_string(i) + " " + p.name + p.arguments.dump() + " id=" + p.id +
                    ", the whole's " + w.name + w.arguments.dump() + " id=" + w.id;
     }
