@@ -19,6 +19,7 @@
 #include "completion_message.hpp"
 #include "completion_options.hpp"
 #include "continuation.hpp"
+#include "grammar.hpp"
 #include "harmony_turn.hpp"
 #include "hf_messages.hpp"
 #include "prompt_options.hpp"
@@ -39,14 +40,18 @@ class ChatTemplateAdapter final : public Adapter {
         // No tools: `tools` is left undefined, as llama.cpp renders these templates.
         if (Json tools = wire::openai_function_tools(agent, "chat_template"); !tools.empty())
             variables["tools"] = std::move(tools);
-        if (prompt.continuation != Continuation::none) {
-            // The analysis (llama.cpp's continuation writes the template's reasoning markers).
-            const AnalysisOf analysis = [&] {
-                return analyses_.get(*jinja2_, analysis_inputs(prompt));
-            };
-            return Json(render_continued(*jinja2_, prompt, variables, analysis));
-        }
-        return Json(jinja2_->render(prompt.template_text, variables, prompt.renderer_options));
+        // The analysis (llama.cpp's continuation writes the template's reasoning markers; the
+        // grammar is derived from it).
+        const AnalysisOf analysis = [&] {
+            return analyses_.get(*jinja2_, analysis_inputs(prompt));
+        };
+        std::string text =
+            prompt.continuation != Continuation::none
+                ? render_continued(*jinja2_, prompt, variables, analysis)
+                : jinja2_->render(prompt.template_text, variables, prompt.renderer_options);
+        if (prompt.output == PromptOutput::prompt) return Json(std::move(text));
+        return completion_body(*analysis(), std::move(text),
+                               variables.value("tools", Json::array()));
     }
 
     std::vector<cmf::Message> from_wire(std::string_view completion,
@@ -74,6 +79,18 @@ class ChatTemplateAdapter final : public Adapter {
     }
 
   private:
+    // output: llama_cpp_completion: the prompt with the grammar of what the model writes after
+    // it, which starts after what the prompt already wrote of the turn.
+    static Json completion_body(const TemplateAnalysis& analysis, std::string prompt,
+                                const Json& tools) {
+        GrammarOptions grammar_options;
+        grammar_options.prefill = prefill_from_prompt(analysis, prompt);
+        const Json fields = completion_fields(build_grammar(analysis, tools, grammar_options));
+        Json body{{"prompt", std::move(prompt)}};
+        for (const auto& [key, value] : fields.items()) body[key] = value;
+        return body;
+    }
+
     static const std::string& default_prefill(const TemplateAnalysis& analysis,
                                               std::optional<bool> thinking) {
         if (!thinking) return analysis.turn.prefill_default;

@@ -29,7 +29,7 @@ PromptOptions read_prompt_options(const Json& options) {
     const JsonReader reader("chat_template options", options.is_null() ? none : options);
     reader.only_fields({"template", "template_name", "add_generation_prompt",
                         "continue_final_message", "enable_thinking", "bos_token", "eos_token",
-                        "chat_template_kwargs", "now", "limits"});
+                        "chat_template_kwargs", "now", "limits", "output"});
     PromptOptions out;
     const std::optional<JsonReader> text = reader.find("template");
     if (!text)
@@ -65,6 +65,14 @@ PromptOptions read_prompt_options(const Json& options) {
         out.variables["enable_thinking"] = thinking->boolean();
     for (const char* token : {"bos_token", "eos_token"}) {
         if (auto value = reader.optional_string(token)) out.variables[token] = std::move(*value);
+    }
+
+    if (const auto output = reader.find("output")) {
+        if (output->is_string() && output->string() == "llama_cpp_completion")
+            out.output = PromptOutput::llama_cpp_completion;
+        else if (!output->is_string() || output->string() != "prompt")
+            output->fail("expected \"prompt\" or \"llama_cpp_completion\", got " +
+                         output->json().dump());
     }
 
     out.renderer_options["profile"] = "chat-template";

@@ -15,6 +15,10 @@
 //                          tools, or a variable also given as its own option, are refused
 //   now                    the time strftime_now sees (ISO; default the current local time)
 //   limits                 the jinja2 sandbox limits (docs/jinja2.md)
+//   output                 "prompt" (default): the prompt text | "llama_cpp_completion": a body
+//                          for llama.cpp's /completion, the prompt with the grammar of what the
+//                          model may write after it (grammar.hpp) and its triggers, preserved
+//                          tokens and stop strings
 #include <string>
 
 #include "cmfpipe/json.hpp"
@@ -30,6 +34,13 @@ enum class Continuation {
     reasoning_content,  // "reasoning_content": llama.cpp's continuation inside the reasoning
 };
 
+// What to_wire returns.
+enum class PromptOutput {
+    prompt,                // the prompt text (a JSON string)
+    llama_cpp_completion,  // {prompt, grammar, grammar_lazy, grammar_triggers, preserved_tokens,
+                           //  stop}
+};
+
 struct PromptOptions {
     std::string template_text;
     // What the template is rendered with besides messages and tools: add_generation_prompt and
@@ -38,6 +49,7 @@ struct PromptOptions {
     // What the jinja2 renderer is called with: template_name, now, limits.
     Json renderer_options = Json::object();
     Continuation continuation = Continuation::none;
+    PromptOutput output = PromptOutput::prompt;
 };
 
 PromptOptions read_prompt_options(const Json& options);

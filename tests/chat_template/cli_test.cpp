@@ -46,7 +46,7 @@ TEST_CASE("chat_template cli: --option KEY=JSON reaches the adapter") {
         "cmfpipe: ValueError: chat_template options: $.bos: unknown field (expected one of: "
         "template, template_name, add_generation_prompt, continue_final_message, enable_thinking, "
         "bos_token, eos_token, "
-        "chat_template_kwargs, now, limits)\n");
+        "chat_template_kwargs, now, limits, output)\n");
 }
 
 TEST_CASE("chat_template cli: errors name the template file") {

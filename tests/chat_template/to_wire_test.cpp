@@ -182,7 +182,7 @@ TEST_CASE("chat_template to_wire: wrong options are ValueErrors naming the optio
         "ValueError: chat_template options: $.add_generation: unknown field (expected one of: "
         "template, template_name, add_generation_prompt, continue_final_message, enable_thinking, "
         "bos_token, eos_token, "
-        "chat_template_kwargs, now, limits)");
+        "chat_template_kwargs, now, limits, output)");
     CHECK(error(Json{{"template", "x"}, {"enable_thinking", "yes"}}) ==
           "ValueError: chat_template options: $.enable_thinking: expected a boolean, got string");
     CHECK(error(Json::parse(R"({"template": "x", "chat_template_kwargs": {"messages": []}})")) ==
