@@ -19,14 +19,17 @@ parsed) for a closer look. Exit code 0 whatever the results, 2 for a wrong comma
 the oracle (or Python Jinja2) or the CLI is missing.
 
 Usage: scripts/outside_templates.py TEMPLATE_DIR [--skip-in DIR] [--template NAME] [--shape NAME]
-           [--var KEY=JSON]... [--thinking true|false|unset] [--cmfpipe PATH] [--oracle PATH]
-           [--json FILE] [--failures-only]
+           [--var KEY=JSON]... [--thinking true|false|unset] [--stream STEP] [--cmfpipe PATH]
+           [--oracle PATH] [--json FILE] [--failures-only]
   --skip-in DIR   leave out templates whose file name is also in DIR (e.g. the corpus's templates)
   --var KEY=JSON  one more template variable, for templates that read one (both sides get it)
   --thinking X    enable_thinking for both sides: true (default), false, or unset (not passed)
+  --stream STEP   also parse every STEP-th prefix of a passing turn with partial=true: it must show
+                  only what the whole parse has (its reasoning and text starts, its first calls)
 """
 import argparse
 import datetime
+import functools
 import importlib.machinery
 import importlib.util
 import json
@@ -134,18 +137,20 @@ def expected_parts(shape, turn):
                       for c in calls if c["name"] in turn]}
 
 
-def parse_back(cmfpipe, template_path, prefill, turn, extra, thinking, scratch):
+def parse_back(args, extra, scratch, template_path, prefill, turn, partial=False):
     """The CLI's reading of the turn as parts, or an error message."""
     prompt_file, turn_file = os.path.join(scratch, "prompt.txt"), os.path.join(scratch, "turn.txt")
     for path, content in ((prompt_file, prefill), (turn_file, turn)):
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(content)
-    command = [cmfpipe, "parse-output", "--from", "chat_template", "--template", template_path,
+    command = [args.cmfpipe, "parse-output", "--from", "chat_template", "--template", template_path,
                "--prompt", prompt_file, "--option", "tools=" + json.dumps(TOOLS),
                "--option", 'bos_token=""', "--option", 'eos_token=""',
                "--option", "now=" + json.dumps(NOW)]
-    if thinking != "unset":
-        command += ["--option", "enable_thinking=" + thinking]
+    if args.thinking != "unset":
+        command += ["--option", "enable_thinking=" + args.thinking]
+    if partial:
+        command += ["--option", "partial=true"]
     if extra:
         command += ["--option", "chat_template_kwargs=" + json.dumps(extra)]
     result = subprocess.run(command + [turn_file], capture_output=True, text=True, timeout=60)
@@ -166,6 +171,20 @@ def parse_back(cmfpipe, template_path, prefill, turn, extra, thinking, scratch):
     return parts, None
 
 
+def stream_inconsistency(parse, prefill, turn, whole, step):
+    """"" when every prefix of the turn (each `step` bytes) parsed as a stream shows only what
+    the whole parse has (reasoning and text its starts, calls its first ones); else where not."""
+    for n in range(step, len(turn), step):
+        shown, error = parse(prefill, turn[:n], partial=True)
+        if error:
+            return f"stream, the first {n} bytes: {error}"
+        if not (whole["reasoning"].startswith(shown["reasoning"])
+                and whole["text"].startswith(shown["text"])
+                and shown["calls"] == whole["calls"][:len(shown["calls"])]):
+            return f"stream, the first {n} bytes show {words(shown)}"
+    return ""
+
+
 def words(parts):
     """A short description of parts: `reasoning text get_weather{...}`, or what differs."""
     out = []
@@ -184,6 +203,7 @@ def main():
     ap.add_argument("--shape", action="append", default=[], choices=list(SHAPES))
     ap.add_argument("--var", action="append", default=[])
     ap.add_argument("--thinking", choices=["true", "false", "unset"], default="true")
+    ap.add_argument("--stream", type=int, default=0, metavar="STEP")
     ap.add_argument("--cmfpipe", default=os.path.join(ROOT, "build/bin/cmfpipe"))
     ap.add_argument("--oracle", default=os.path.join(
         os.environ.get("CMFPIPE_SHARED", os.path.join(os.path.dirname(ROOT), "shared")),
@@ -234,15 +254,17 @@ def main():
                     records.append(record)
                     continue
                 record["expected"] = expected_parts(shape, record["turn"])
-                parsed, error = parse_back(args.cmfpipe, path, record["prefill"], record["turn"],
-                                           extra, args.thinking, scratch)
+                parse = functools.partial(parse_back, args, extra, scratch, path)
+                parsed, error = parse(record["prefill"], record["turn"])
                 record["parsed"] = parsed
                 if error:
                     record.update(status="failed", reason="parse-output: " + error[:200])
                 elif not any(record["expected"].values()):
                     record.update(status="empty", reason="the turn holds none of the parts")
                 elif parsed == record["expected"]:
-                    record.update(status="passed", reason="")
+                    why = args.stream and stream_inconsistency(
+                        parse, record["prefill"], record["turn"], parsed, args.stream)
+                    record.update(status="failed" if why else "passed", reason=why or "")
                 else:
                     record.update(status="failed", reason="parsed " + words(parsed))
                 records.append(record)
