@@ -9,12 +9,19 @@
 # the 106 MB of .deb files the rest downloads on a fresh bookworm).
 # --fuzz adds what the sanitizer and fuzz build needs (clang 14 and libFuzzer; scripts/fuzz.sh)
 # and clang-format (CI runs the format check after it).
+# --deploy adds the tools the deployment tests use (tests/deploy, `ctest -L deploy`), each only
+# where its command is missing: haproxy, kubectl (kubernetes-client) and podman.
 set -euo pipefail
 
 packages=(g++ cmake ninja-build ccache python3 python3-jinja2 openssl libboost-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev catch2 libmstch-dev)
 case "${1:-}" in
   --format) packages+=(clang-format) ;;
   --fuzz) packages+=(clang libfuzzer-14-dev clang-format) ;;
+  --deploy)
+    command -v haproxy >/dev/null || packages+=(haproxy)
+    command -v kubectl >/dev/null || packages+=(kubernetes-client)
+    command -v podman >/dev/null || packages+=(podman)
+    ;;
 esac
 
 missing=()
