@@ -176,8 +176,10 @@ const std::map<std::string, GeneratedDifference> generated_differences = {
 // Templates whose stream (partial=true) shows, in some turns, what the whole parse does not.
 const std::map<std::string, const char*> generated_partial_exceptions = {
     {"Apriel-1.6-15b-Thinker-fixed",
-     "OPEN (parser): a turn without reasoning after a prefill that does not open it streams as "
-     "reasoning"},
+     "the reasoning is delimiter style (no start, ends at [BEGIN FINAL RESPONSE]): a stream "
+     "shows a turn without reasoning as reasoning until the end of the completion says it was "
+     "the answer (inherent for text; OPEN (parser) for a turn of calls, whose opener could end "
+     "it)"},
     {"LFM2.5-8B-A1B", "the two turns of generated_differences: the whole parse stops early"},
     {"openai-gpt-oss-120b",
      "OPEN (parser): a call cut after <|message|> streams as a builtin_tool_calls entry"},
