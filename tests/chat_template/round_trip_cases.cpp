@@ -185,7 +185,8 @@ std::vector<RoundTripTurn> render_round_trips(const std::vector<RoundTripCase>& 
 namespace {
 
 // With CMFPIPE_ROUND_TRIP_DUMP=DIR, the turns are also written to DIR/NAME.json (to look at a
-// failure, or to feed another tool): [{template, case, prefill, completion, error, expected}].
+// failure, or to feed another tool): [{template, case, prompt, prefill, completion, error,
+// expected}].
 const std::vector<RoundTripTurn>& dumped(const std::vector<RoundTripTurn>& turns,
                                          const std::string& name) {
     const char* dir = std::getenv("CMFPIPE_ROUND_TRIP_DUMP");
@@ -197,6 +198,7 @@ const std::vector<RoundTripTurn>& dumped(const std::vector<RoundTripTurn>& turns
             calls.push_back({{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
         out.push_back({{"template", turn.template_name},
                        {"case", turn.case_name},
+                       {"prompt", turn.prompt},
                        {"prefill", turn.prefill},
                        {"completion", turn.completion},
                        {"error", turn.error},
