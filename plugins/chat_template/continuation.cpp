@@ -79,11 +79,15 @@ GenerationPrompt generation_prompt(const Renderer& jinja2, const PromptOptions& 
 
 // The generation prompt with the reasoning opened: up to the start marker and the whitespace the
 // template writes after it where the prompt holds it, else the prompt and the marker. Delimiter
-// style (no start marker) opens where the prompt ends, or where it writes the end marker.
-std::string open_reasoning(const std::string& generation, const ReasoningAnalysis& reasoning) {
+// style (no start marker) opens where the prompt writes the end marker, else right after the
+// turn's header (`opener`) where the prompt writes more (Apriel's "Here are my reasoning steps:",
+// which a past turn, the message continued, does not have), else where the prompt ends.
+std::string open_reasoning(const std::string& generation, const ReasoningAnalysis& reasoning,
+                           const std::string& opener) {
     if (reasoning.start.empty()) {
         const auto end = generation.rfind(reasoning.end);
-        return end == std::string::npos ? generation : generation.substr(0, end);
+        if (end != std::string::npos) return generation.substr(0, end);
+        return !opener.empty() && generation.starts_with(opener) ? opener : generation;
     }
     const auto start = generation.find(reasoning.start);
     if (start == std::string::npos) return generation + reasoning.start;
@@ -121,7 +125,7 @@ std::string llama_continuation(const Renderer& jinja2, const PromptOptions& prom
     GenerationPrompt generation = generation_prompt(jinja2, prompt, variables);
     std::string out = std::move(generation.before);
     if (has_markers) {
-        out += open_reasoning(generation.text, reasoning) + reasoning_text;
+        out += open_reasoning(generation.text, reasoning, analysis->turn.opener) + reasoning_text;
         if (in_reasoning) return out;
         out += reasoning.end;
     } else {

@@ -18,6 +18,17 @@ std::size_t reasoning_at(std::string_view prompt, const ReasoningAnalysis& r) {
     return after.empty() || after == r.end ? at : std::string_view::npos;
 }
 
+// What a past assistant turn writes before its text (its header), "" where the template
+// refuses the turn or writes the text first.
+std::string past_turn_header(const TemplateProbe& probe) {
+    const auto base = probe.render(std::nullopt, false);
+    const auto with_turn = probe.render(ProbeTurn{}, false);
+    if (!base || !with_turn) return "";
+    const std::string turn = diff_split(*base, *with_turn).right;
+    const std::size_t text = turn.find(needle::content);
+    return text == std::string::npos ? "" : turn.substr(0, text);
+}
+
 }  // namespace
 
 void analyze_turn_opening(const TemplateProbe& probe, TemplateAnalysis& analysis) {
@@ -35,7 +46,16 @@ void analyze_turn_opening(const TemplateProbe& probe, TemplateAnalysis& analysis
             break;
         }
     }
-    if (opener.empty()) opener = prompts[0];
+    if (opener.empty()) {
+        // A generation prompt that writes a past turn's whole header and more has begun the
+        // model's text (Apriel's "Here are my reasoning steps:"): the more is the prefill, read
+        // as the model's (llama.cpp's rule: the prompt's tail is part of the turn).
+        const std::string header = past_turn_header(probe);
+        const bool begun = !trim(header).empty() && prompts[0].size() > header.size() &&
+                           prompts[0].starts_with(header) &&
+                           !trim(std::string_view(prompts[0]).substr(header.size())).empty();
+        opener = begun ? header : prompts[0];
+    }
     if (trim(opener).empty()) {
         // No generation prompt (Mistral's [INST]...[/INST]): the model's turn begins where the
         // user's ends, after what the template writes after the user's text.

@@ -42,6 +42,15 @@ std::string generation_prompt(const std::string& name, Json options = Json::obje
     return prompt(name, Json::array({user}), std::move(options));
 }
 
+// Apriel's generation prompt without the preamble it writes after the turn's header.
+std::string apriel_turn_header() {
+    const std::string_view preamble = "Here are my reasoning steps:\n";
+    std::string header = generation_prompt("Apriel-1.6-15b-Thinker-fixed");
+    REQUIRE(header.ends_with("<|begin_assistant|>\n" + std::string(preamble)));
+    header.resize(header.size() - preamble.size());
+    return header;
+}
+
 Json continued(const std::string& reasoning, const std::string& text) {
     return Json::array({user, assistant(reasoning, text)});
 }
@@ -143,10 +152,12 @@ TEST_CASE("chat_template continue_final_message content: llama.cpp's continuatio
                  {{"continue_final_message", "content"}, {"enable_thinking", true}}) ==
           generation_prompt("google-gemma-4-31B-it", {{"enable_thinking", true}}) +
               "<|channel>thoughtI'm thinking<channel|>Hello, ");
-    // Delimiter style (no start marker): the generation prompt already opened the reasoning.
+    // Delimiter style (no start marker): the reasoning follows the turn's header, as the
+    // template writes a past turn (the generation prompt's "Here are my reasoning steps:" is not
+    // the continued message's).
     CHECK(prompt("Apriel-1.6-15b-Thinker-fixed", continued("I'm thinking", "Hello, "),
-                 with("content")) == generation_prompt("Apriel-1.6-15b-Thinker-fixed") +
-                                         "I'm thinking[BEGIN FINAL RESPONSE]Hello, ");
+                 with("content")) ==
+          apriel_turn_header() + "I'm thinking[BEGIN FINAL RESPONSE]Hello, ");
     // A template that always wraps content: the wrapper's start goes before it.
     CHECK(prompt("CohereForAI-c4ai-command-r7b-12-2024-tool_use",
                  continued("I'm thinking", "Hello, "), with("content")) ==
@@ -168,7 +179,7 @@ TEST_CASE("chat_template continue_final_message reasoning_content: the prompt en
     CHECK(prompt("ByteDance-Seed-OSS", continued("I'm", ""), with("reasoning_content")) ==
           generation_prompt("ByteDance-Seed-OSS") + "<seed:think>I'm");
     CHECK(prompt("Apriel-1.6-15b-Thinker-fixed", continued("I'm", ""), with("reasoning_content")) ==
-          generation_prompt("Apriel-1.6-15b-Thinker-fixed") + "I'm");
+          apriel_turn_header() + "I'm");
     CHECK(thrown_error([] {
               prompt("google-gemma-2-2b-it", continued("I'm", ""), with("reasoning_content"));
           }) ==
