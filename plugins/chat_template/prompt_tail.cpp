@@ -1,6 +1,8 @@
 // The prompt's tail consumed from the completion (see prompt_tail.hpp).
 #include "prompt_tail.hpp"
 
+#include <cctype>
+
 #include "diff_split.hpp"
 
 namespace cmfpipe::chat_template {
@@ -29,12 +31,17 @@ bool closes_empty_block(const ReasoningAnalysis& r, std::string_view prefill) {
 }
 
 // How much of `text` repeats the header's tail from one of its markers on (Command R+'s model
-// writes `<|CHATBOT_TOKEN|>` again after the prompt's `<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`):
-// the longest such tail first, a marker being a `<` that follows a `>`.
+// writes `<|CHATBOT_TOKEN|>` again after the prompt's `<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`,
+// MiniMax M2's `]~b]ai` after `[e~[\n]~b]ai`, whose opener holds the previous turn's end): the
+// longest such tail first, a marker starting with punctuation after a `>` or whitespace (never
+// a word, which the model's own text may start with).
 std::size_t repeated_header_tail(std::string_view opener, std::string_view text, bool partial) {
-    for (std::size_t at = opener.find("><"); at != std::string_view::npos;
-         at = opener.find("><", at + 1)) {
-        if (const std::size_t n = repeated_prefix(opener.substr(at + 1), text, partial); n > 0)
+    for (std::size_t at = 1; at < opener.size(); ++at) {
+        const char before = opener[at - 1], first = opener[at];
+        if (!(before == '>' || is_space(before)) || is_space(first) ||
+            !std::ispunct(static_cast<unsigned char>(first)))
+            continue;
+        if (const std::size_t n = repeated_prefix(opener.substr(at), text, partial); n > 0)
             return n;
     }
     return 0;

@@ -186,6 +186,12 @@ TEST_CASE("prompt tail: the header's last marker written again", "[prompt_tail]"
                 "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|><|START_THINKING|>I think<|END_THINKING|>"
                 "<|START_TEXT|>Hello<|END_TEXT|>",
                 true) == answer);
+    // MiniMax M2's header as analysed holds the previous turn's end ("[e~[\n]~b]ai\n"); a model
+    // writes only its own "]~b]ai\n", then the prefill "<think>\n".
+    CHECK(parts("MiniMax-M2", "]~b]ai\n<think>\nI think</think>Hello", true) == answer);
+    CHECK(parts("MiniMax-M2", "]~b]ai\nI think</think>Hello", true) == answer);
+    CHECK(parts("MiniMax-M2", "] is a bracket</think>Hello", true) ==
+          thinking_then_text("] is a bracket", "Hello"));
     // Only a whole marker of the header: text that starts like one is the model's.
     CHECK(parts("Cohere2MoE", "<|CHATBOT is<|END_THINKING|><|START_TEXT|>Hello<|END_TEXT|>",
                 true) == thinking_then_text("<|CHATBOT is", "Hello"));
