@@ -53,9 +53,18 @@ std::pair<std::string, std::string> around(std::string_view left, std::string_vi
 // Outer markers: the text before the function name (and its prefix) and after the arguments,
 // paired from the outside in: the section's markers, then the per-call ones; what remains
 // after the arguments closes the function.
+// How many markers open the call before its arguments: the openers, and a name prefix that opens
+// a tag (<function=, <invoke name=") its closers close.
+std::size_t opened(const std::vector<std::string>& openers, std::string_view name_prefix) {
+    const bool tag = name_prefix.starts_with('<') && name_prefix.find('>') == npos;
+    return openers.size() + (tag ? 1 : 0);
+}
+
 // `turn_end_replaced`: the calls turn does not end as a text turn does (the diff took the text
-// turn's end away), so its last marker is what the template writes after the calls in its stead
-// (Gemma 4 opens the tool's response, Llama 3.1 ends with <|eom_id|>): no call marker.
+// turn's end away). Its last marker, where it closes nothing the call opened, is what the template
+// writes after the calls in the turn end's stead (Gemma 4 opens the tool's response, Llama 3.1
+// ends with <|eom_id|>): no call marker. (A section's end that stands last, as in a template that
+// leaves the turn's end to the model's end of sequence, closes the section's start.)
 void outer_markers(std::string_view section, std::size_t open_end, std::size_t close_begin,
                    const ReasoningAnalysis& reasoning, const std::string& turn_end,
                    bool turn_end_replaced, ToolAnalysis& t) {
@@ -73,7 +82,8 @@ void outer_markers(std::string_view section, std::size_t open_end, std::size_t c
     // The turn's own end (Nemotron ends a call's turn as it ends a text turn) is not a tool marker.
     if (!closers.empty() && closers.back() == turn_end) {
         closers.pop_back();
-    } else if (turn_end_replaced && !closers.empty() && trim(closing).ends_with(closers.back())) {
+    } else if (turn_end_replaced && closers.size() > opened(openers, t.name_prefix) &&
+               trim(closing).ends_with(closers.back())) {
         t.after_calls = closers.back();
         closers.pop_back();
     }

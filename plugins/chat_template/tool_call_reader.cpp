@@ -108,14 +108,20 @@ std::string partial_string_field(std::string_view text, std::string_view key) {
     return end == std::string_view::npos ? "" : std::string(value.substr(1, end - 1));
 }
 
-// Whether a bracketed value can be a call object or a list of them: `{` then a quoted key, or
-// `[` then `{`. Anything else would fail to parse or to be a call, only slower (a completion of
-// `[TOOL_CALLS]` repeated tries every one).
+// Whether a bracketed value can be a call object or a list of them: `{` then a quoted key (or
+// `}`), or `[` then such an object. Anything else would fail to parse or to be a call, only
+// slower (a completion of `[TOOL_CALLS]` repeated tries every one, and of `functools[{` nested
+// with its closers every `[{[{`).
 bool may_hold_call_objects(std::string_view json) {
-    std::size_t i = 1;
-    while (i < json.size() && is_space(json[i])) ++i;
-    if (i == json.size()) return false;
-    return json[0] == '[' ? json[i] == '{' : json[i] == '"' || json[i] == '\'';
+    std::size_t i = 0;
+    const auto next = [&] {
+        ++i;
+        while (i < json.size() && is_space(json[i])) ++i;
+        return i < json.size() ? json[i] : '\0';
+    };
+    if (json[0] == '[' && next() != '{') return false;
+    const char key = next();
+    return key == '"' || key == '\'' || key == '}';
 }
 
 class Reader {

@@ -59,6 +59,56 @@ Json marker_parse(const std::string& fixture, const std::string& completion, boo
     return out;
 }
 
+// The assistant turn the fixture renders for text and two calls (through to_wire: the whole
+// conversation after what it shares with the prompt), read back by from_wire with that prompt.
+Json marker_round_trip(const std::string& fixture) {
+    static const auto adapter = chat_template_adapter();
+    const auto conversation = [](bool with_answer) {
+        Json question = {{"content_type", "text"}, {"text", "Weather in Oslo and Paris?"}};
+        Json messages = Json::array();
+        messages.push_back(Json{{"role", "user"}, {"content", Json::array({question})}});
+        if (with_answer) {
+            Json content = Json::array();
+            content.push_back(Json{{"content_type", "text"}, {"text", "Checking."}});
+            for (const auto& [id, city] : {std::pair{"call_1", "Oslo"}, {"call_2", "Paris"}}) {
+                Json call = {{"tool_call_id", id}, {"name", "get_weather"}};
+                call["arguments"] = Json{{"city", city}};
+                content.push_back(Json{{"content_type", "tool_call"}, {"content", call}});
+            }
+            messages.push_back(Json{{"role", "assistant"}, {"content", content}});
+        }
+        return cmfpipe::cmf::messages_from_json(messages);
+    };
+    const Json agent = {{"tools", marker_tools}};
+    const Json options =
+        prompt_options(Json::object(), marker_fixture(fixture), fixture + ".jinja");
+    Json whole_options = options;
+    whole_options["add_generation_prompt"] = false;
+    const std::string whole =
+        adapter->to_wire(conversation(true), agent, whole_options).get<std::string>();
+    const std::string prompt =
+        adapter->to_wire(conversation(false), agent, options).get<std::string>();
+    std::size_t shared = 0;
+    while (shared < prompt.size() && shared < whole.size() && prompt[shared] == whole[shared])
+        ++shared;
+    Json parse_options = options;
+    parse_options["tools"] = marker_tools;
+    parse_options["prompt"] = whole.substr(0, shared);
+    Json out = Json::array();
+    for (const auto& message : adapter->from_wire(whole.substr(shared), parse_options)) {
+        for (const auto& part : message.content()) {
+            if (const auto* text = part->get_if<cmfpipe::cmf::Text>()) {
+                out.push_back({{"text", text->text}});
+            } else if (const auto* call = part->get_if<cmfpipe::cmf::ToolCall>()) {
+                Json item = {{"call", call->name}, {"arguments", call->arguments}};
+                if (!call->tool_call_id.empty()) item["id"] = call->tool_call_id;
+                out.push_back(std::move(item));
+            }
+        }
+    }
+    return out;
+}
+
 Json weather_call(const char* city) {
     return {{"call", "get_weather"}, {"arguments", {{"city", city}}}};
 }
@@ -116,6 +166,19 @@ TEST_CASE("markers: what a calls turn writes after its calls is not a call marke
           Json::array({weather_call("Oslo")}));
 }
 
+TEST_CASE("markers: a section's end that stands last in a calls turn stays the section's end",
+          "[chat_template][markers]") {
+    // The text turn ends with <|end|>, the calls turn with </tool_calls>: that closes <tool_calls>.
+    const ToolAnalysis t = marker_analysis("section_end_last");
+    CHECK(t.format == ToolFormat::json_native);
+    CHECK(t.section_start == "<tool_calls>");
+    CHECK(t.section_end == "</tool_calls>");
+    CHECK(t.after_calls.empty());
+    CHECK(marker_parse("section_end_last",
+                       "<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+                       "\"Oslo\"}}]</tool_calls>") == Json::array({weather_call("Oslo")}));
+}
+
 TEST_CASE("markers: a call id whose prefix is the per-call opener needs the opener once",
           "[chat_template][markers]") {
     const ToolAnalysis t = marker_analysis("id_after_call_opener");
@@ -160,4 +223,20 @@ TEST_CASE("markers: a second JSON call without its own opener is still a call",
     CHECK(marker_parse("json_call_each_tagged",
                        "<tool_call>\n" + a + "\n{\"name\": \"get_weather\", \"argu", true)
               .at(0) == oslo);
+}
+
+TEST_CASE("markers: each fixture's own rendering of text and two calls reads back",
+          "[chat_template][markers]") {
+    // The turn the template renders (to_wire), parsed with its prompt: the text and both calls,
+    // with their ids where the template writes them.
+    const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
+    Json oslo_id = oslo, paris_id = paris;
+    oslo_id["id"] = "call_1";
+    paris_id["id"] = "call_2";
+    const Json text = {{"text", "Checking."}};
+    CHECK(marker_round_trip("name_after_call_type") == Json::array({text, oslo, paris}));
+    CHECK(marker_round_trip("turn_after_calls") == Json::array({text, oslo, paris}));
+    CHECK(marker_round_trip("id_after_call_opener") == Json::array({text, oslo_id, paris_id}));
+    CHECK(marker_round_trip("json_call_each_tagged") == Json::array({text, oslo, paris}));
+    CHECK(marker_round_trip("section_end_last") == Json::array({oslo, paris}));
 }
