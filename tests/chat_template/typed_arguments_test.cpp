@@ -38,8 +38,8 @@ TEST_CASE("typed arguments: text that is exactly a literal of the declared type 
 
 TEST_CASE("typed arguments: strings stay where a string is allowed or the text is no literal",
           "[typed_arguments]") {
-    const Json kept = {{"code", "2"},     {"note", "null"},  {"either", "2"}, {"any", "2"},
-                       {"list", "[1]"},   {"days", "2.5"},   {"days2", "2"},  {"ok", "yes"}};
+    const Json kept = {{"code", "2"},   {"note", "null"}, {"either", "2"}, {"any", "2"},
+                       {"list", "[1]"}, {"days", "2.5"},  {"days2", "2"},  {"ok", "yes"}};
     CHECK(typed(kept) == kept);
     CHECK(typed({{"days", " 2"}}) == Json{{"days", " 2"}});
     CHECK(typed({{"days", "2 days"}}) == Json{{"days", "2 days"}});

@@ -49,8 +49,9 @@ bool logged(const ServeProcess& server, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("reload: SIGHUP loads the pipeline anew - a broken config is refused and the old one "
-          "serves on") {
+TEST_CASE(
+    "reload: SIGHUP loads the pipeline anew - a broken config is refused and the old one "
+    "serves on") {
     Scratch s;
     const std::string config = s.write("pipeline.yaml", redacting);
     ServeProcess served({"--config", config, "--drain-delay", "0"});
@@ -76,11 +77,13 @@ TEST_CASE("reload: SIGHUP loads the pipeline anew - a broken config is refused a
     CHECK(processed_text(client) == "Mail [REDACTED:EMAIL]");
 }
 
-TEST_CASE("reload: the prompts folder is loaded anew whole - a prompt that does not load keeps "
-          "the old folder") {
+TEST_CASE(
+    "reload: the prompts folder is loaded anew whole - a prompt that does not load keeps "
+    "the old folder") {
     Scratch s;
     std::filesystem::create_directories(s.dir / "prompts");
-    std::filesystem::copy_file(examples / "prompty" / "chat.prompty", s.dir / "prompts/chat.prompty");
+    std::filesystem::copy_file(examples / "prompty" / "chat.prompty",
+                               s.dir / "prompts/chat.prompty");
     ServeProcess server({"--prompts", (s.dir / "prompts").string(), "--no-pipeline",
                          "--admin-token", "s3cret", "--drain-delay", "0"});
     REQUIRE(server.running());
@@ -95,7 +98,8 @@ TEST_CASE("reload: the prompts folder is loaded anew whole - a prompt that does 
     const Json error = json_of(refused)["error"];
     CHECK(error["type"] == "ConfigError");
     CHECK(error["code"] == "reload_refused");
-    CHECK_THAT(error["message"].get<std::string>(), Catch::Contains("bad.prompty:3:1: invalid frontmatter YAML"));
+    CHECK_THAT(error["message"].get<std::string>(),
+               Catch::Contains("bad.prompty:3:1: invalid frontmatter YAML"));
     CHECK_THAT(error["message"].get<std::string>(),
                Catch::EndsWith("(still serving generation 1)"));
     CHECK(client.request("POST", "/v1/prompts/chat", R"({"question": "hi"})").status == 200);
@@ -127,8 +131,8 @@ TEST_CASE("reload: /admin/reload is off without --admin-token - wants the token 
     const HttpAnswer wrong =
         client.request("POST", "/admin/reload", "", {{"authorization", "Bearer s3cre"}});
     CHECK(wrong.status == 401);
-    CHECK(client.request("GET", "/admin/reload", "", {{"authorization", "Bearer s3cret"}})
-              .status == 405);
+    CHECK(client.request("GET", "/admin/reload", "", {{"authorization", "Bearer s3cret"}}).status ==
+          405);
     const HttpAnswer done =
         client.request("POST", "/admin/reload", "", {{"authorization", "Bearer s3cret"}});
     CHECK(done.status == 200);
