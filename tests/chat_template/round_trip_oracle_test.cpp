@@ -287,14 +287,17 @@ TEST_CASE(
         Json options = turn.options;
         options["partial"] = true;
         std::string first_problem;
+        ParsedTurn before;
         for (std::size_t n = 0; n <= turn.completion.size(); ++n) {
             if (!utf8_boundary(turn.completion, n)) continue;
             ++prefixes;
-            const std::string problem = partial_inconsistency(
-                parse_turn(*adapter, turn.completion.substr(0, n), options), whole);
+            const ParsedTurn now = parse_turn(*adapter, turn.completion.substr(0, n), options);
+            std::string problem = partial_inconsistency(now, whole);
+            if (problem.empty()) problem = stream_regression(before, now);
             if (!problem.empty() && first_problem.empty())
                 first_problem =
                     "prefix " + Json(turn.completion.substr(0, n)).dump() + ": " + problem;
+            before = now;
         }
         ++turns_checked;
         const auto exception = partial_exceptions.find({turn.template_name, turn.case_name});

@@ -92,4 +92,36 @@ inline std::string partial_inconsistency(const ParsedTurn& prefix, const ParsedT
     return "";
 }
 
+// "" where the parse of a longer prefix only adds to the parse of a shorter one: reasoning and
+// text grow, finished calls stay, the call being written keeps its name and its arguments grow
+// until it is finished; else what was taken back.
+inline std::string stream_regression(const ParsedTurn& before, const ParsedTurn& now) {
+    if (!now.reasoning.starts_with(before.reasoning))
+        return "reasoning " + Json(before.reasoning).dump() + " became " +
+               Json(now.reasoning).dump();
+    if (!now.text.starts_with(before.text))
+        return "text " + Json(before.text).dump() + " became " + Json(now.text).dump();
+    if (now.calls.size() < before.calls.size()) return "a finished call was taken back";
+    for (std::size_t i = 0; i < before.calls.size(); ++i)
+        if (before.calls[i].name != now.calls[i].name ||
+            !same_json(before.calls[i].arguments, now.calls[i].arguments))
+            return "finished call " + std::to_string(i) + " changed";
+    const Json* was = before.custom.contains("unfinished_tool_call")
+                          ? &before.custom["unfinished_tool_call"]
+                          : nullptr;
+    const Json* is =
+        now.custom.contains("unfinished_tool_call") ? &now.custom["unfinished_tool_call"] : nullptr;
+    if (was && is && now.calls.size() == before.calls.size()) {
+        const std::string was_name = was->value("name", ""), is_name = is->value("name", "");
+        if (!was_name.empty() && was_name != is_name)
+            return "the unfinished call " + was_name + " became " + is_name;
+        const std::string was_args = was->value("arguments", ""),
+                          is_args = is->value("arguments", "");
+        if (!is_args.starts_with(was_args))
+            return "the unfinished call's arguments " + Json(was_args).dump() + " became " +
+                   Json(is_args).dump();
+    }
+    return "";
+}
+
 }  // namespace cmfpipe::testing
