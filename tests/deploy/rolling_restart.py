@@ -343,7 +343,7 @@ def pinned_stream(port, name, outcome):
         outcome.append((None, repr(e)))
 
 
-def run(cli, source, scratch, between, retries):
+def run(cli, source, scratch, between, retries, clients):
     began = time.monotonic()
     os.makedirs(os.path.join(scratch, "prompts"))
     shutil.copy(os.path.join(source, "examples", "prompty", "chat.prompty"),
@@ -370,7 +370,7 @@ def run(cli, source, scratch, between, retries):
             if i.processed_text() != "Mail [REDACTED:EMAIL]":
                 fail("%s does not redact at start" % i.name)
 
-        load = Load(port, clients=6)
+        load = Load(port, clients)
         load.start()
         time.sleep(between)
 
@@ -477,6 +477,7 @@ def main():
                         help="load alone before, between and after the restarts")
     parser.add_argument("--drain-delay", type=int, default=DRAIN_DELAY,
                         help="the instances' --drain-delay (0 shows what the drain is for)")
+    parser.add_argument("--clients", type=int, default=6, help="clients sending at once")
     parser.add_argument("--no-retries", action="store_true",
                         help="HAProxy without retries: the drain alone must lose nothing")
     args = parser.parse_args()
@@ -487,7 +488,7 @@ def main():
     scratch = tempfile.mkdtemp(prefix="deploy-")
     try:
         run(os.path.abspath(args.cli), os.path.abspath(args.source), scratch,
-            args.seconds_between, not args.no_retries)
+            args.seconds_between, not args.no_retries, args.clients)
     except AssertionError as e:
         print("FAILED: %s" % e, flush=True)
         for name in sorted(os.listdir(scratch)):
