@@ -130,6 +130,14 @@ class Instance:
             fail("%s did not exit within %g s of SIGTERM" % (self.name, seconds))
         return status, time.monotonic() - started
 
+    def resident(self):
+        """The process's resident memory, as /proc says it (e.g. "14 MB")."""
+        with open("/proc/%d/status" % self.process.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return "%d MB" % round(int(line.split()[1]) / 1024)
+        return "?"
+
     def processed_text(self):
         """The e-mail message's text after this instance's llm_input processors."""
         status, _, body = request(self.port, "POST", "/v1/process?hook=llm_input", MAIL)
@@ -448,6 +456,8 @@ def run(cli, source, scratch, between, retries, clients):
             fail("%d of %d requests failed" % (len(loaded.errors), loaded.sent))
         if any(loaded.by_server.get(n, 0) == 0 for n in NAMES):
             fail("an instance served nothing: %s" % loaded.by_server)
+        print("  resident memory after the load: %s" % ", ".join(
+            "%s %s" % (i.name, i.resident()) for i in instances))
         for i in instances:
             status, took = i.stop(DRAIN_DELAY + GRACE + 5)
             if status != 0:
