@@ -32,11 +32,46 @@ bool bare_call_list(const ToolAnalysis& f) {
            f.per_call_start.empty() && f.name_prefix.empty();
 }
 
+namespace {
+
+constexpr std::string_view code_fence = "```";
+
+bool fence_language_char(char c) {
+    return is_word_char(c) || c == '-';
+}
+
+// Where the code fence opens whose first line (```python, ```tool_code) the "[" at `at` follows
+// on a line of its own, or npos. Only the whitespace and the word before `at` are read.
+std::size_t fence_before(std::string_view text, std::size_t at) {
+    std::size_t i = at;
+    bool newline = false;
+    while (i > 0 && is_space(text[i - 1])) newline |= text[--i] == '\n';
+    while (i > 0 && fence_language_char(text[i - 1])) --i;
+    if (!newline || i < code_fence.size() || text.substr(i - code_fence.size(), 3) != code_fence)
+        return std::string_view::npos;
+    i -= code_fence.size();
+    return i == 0 || text[i - 1] == '\n' ? i : std::string_view::npos;
+}
+
+// The length of the fence's first line at the start of `text` (without the newline), or 0.
+std::size_t fence_opening(std::string_view text) {
+    if (!text.starts_with(code_fence)) return 0;
+    std::size_t n = code_fence.size();
+    while (n < text.size() && fence_language_char(text[n])) ++n;
+    return n;
+}
+
+}  // namespace
+
 std::size_t next_bare_call_list(std::string_view text, std::size_t from) {
     for (std::size_t at = text.find('[', from); at != std::string_view::npos;) {
         std::size_t next = at + 1;
         while (next < text.size() && is_space(text[next])) ++next;
-        if (next == text.size() || is_word_char(text[next])) return at;
+        if (next == text.size() || is_word_char(text[next])) {
+            // A model may fence the list (```python): the fence is the list's, not text.
+            const std::size_t fence = fence_before(text, at);
+            return fence != std::string_view::npos && fence >= from ? fence : at;
+        }
         // What follows is not a name: the next "[" is at `next` or later.
         at = text.find('[', next);
     }
@@ -48,6 +83,9 @@ std::size_t next_bare_call_list(std::string_view text, std::size_t from) {
 std::optional<Stop> ExpressionCallReader::read(Cursor& c, std::vector<ParsedCall>& calls,
                                                ParsedCall& partial) {
     const bool list = f_.calls_in_array;
+    // A bare list in a fence the model wrote (next_bare_call_list found its opening line).
+    const std::size_t fence = bare_ ? fence_opening(c.rest()) : 0;
+    c.move_to(c.at() + fence);
     if (list) {
         const Match opened = c.marker("[");
         if (opened != Match::yes) return Stop{opened == Match::truncated};
@@ -64,14 +102,14 @@ std::optional<Stop> ExpressionCallReader::read(Cursor& c, std::vector<ParsedCall
         if (more == Match::truncated) return Stop{true};
         if (more == Match::no) break;
         // A comma after the last call, as Python allows.
-        if (const Match closed = c.marker("]"); closed != Match::no)
-            return closed == Match::yes ? std::nullopt : std::optional<Stop>(Stop{true});
+        if (Cursor probe = c; probe.marker("]") != Match::no) break;
     }
     const Match closed = c.marker("]");
     if (closed == Match::truncated) return Stop{true};
     // A bare list not closed after its calls is text that happens to hold one.
     if (closed == Match::no && bare_) return Stop{};
-    return std::nullopt;
+    return fence == 0 || c.marker(code_fence) != Match::truncated ? std::nullopt
+                                                                  : std::optional<Stop>(Stop{true});
 }
 
 std::optional<Stop> ExpressionCallReader::function_name(std::string_view rest,

@@ -217,7 +217,12 @@ class StrictLiteralReader {
 
     StrictLiteralReader(std::string_view text, std::size_t at, std::string_view assign,
                         std::string_view quote)
-        : text_(text), at_(at), assign_(assign), quote_(quote.size() > 1 ? quote : "") {}
+        : text_(text),
+          at_(at),
+          assign_(assign),
+          quote_(quote.size() > 1 ? quote : ""),
+          quote_char_(quote.size() == 1 ? quote[0] : '\0'),
+          unquoted_(quote.empty()) {}
 
     std::size_t at() const { return at_; }
     std::string& out() { return out_; }
@@ -252,12 +257,95 @@ class StrictLiteralReader {
             space();
             if (const Result r = expect(assign_); r != Result::ok) return r;
             out_ += ':';
-            if (const Result r = value(0); r != Result::ok) return r;
+            if (const Result r = argument_value(close); r != Result::ok) return r;
         }
     }
 
   private:
     static constexpr int max_depth = 64;
+
+    // A top-level value. Where the template prints values unquoted ("%s": `query=it's "q",
+    // n=2`), a string is whatever stands up to the next `, key=` or the call's end, when it
+    // is not a literal that ends there; where it prints "%s" between quotes (Llama 4:
+    // `query="it's "q""`), whatever stands between the quote and the last quote before them.
+    Result argument_value(char close) {
+        const std::size_t begin = at_, written = out_.size();
+        const Result r = value(0);
+        if (r == Result::cut || (r == Result::ok && value_ends_at(at_, close))) return r;
+        std::size_t start = begin;
+        while (start < text_.size() && is_space(text_[start])) ++start;
+        const bool quoted = quote_char_ != 0 && start < text_.size() && text_[start] == quote_char_;
+        if (!unquoted_ && !quoted) return r;
+        at_ = quoted ? start + 1 : begin;
+        out_.resize(written);
+        return raw_string(close, quoted ? quote_char_ : 0);
+    }
+
+    // `IDENT =` at `i` (after whitespace): the next argument.
+    bool argument_at(std::size_t i) const {
+        while (i < text_.size() && is_space(text_[i])) ++i;
+        const std::size_t key = i;
+        while (i < text_.size() && is_word_char(text_[i])) ++i;
+        if (i == key || std::isdigit(static_cast<unsigned char>(text_[key]))) return false;
+        while (i < text_.size() && is_space(text_[i])) ++i;
+        return text_.substr(i).starts_with(assign_) &&
+               !text_.substr(i + assign_.size()).starts_with(assign_);
+    }
+
+    // What may follow the call's closing bracket at `i`: the list's end or the next call.
+    bool call_end_at(std::size_t i) const {
+        while (i < text_.size() && is_space(text_[i])) ++i;
+        if (i < text_.size() && text_[i] == ']') return true;
+        if (i == text_.size() || text_[i] != ',') return false;
+        ++i;
+        while (i < text_.size() && is_space(text_[i])) ++i;
+        const std::size_t name = i;
+        while (i < text_.size() && is_word_char(text_[i])) ++i;
+        return i > name && i < text_.size() && text_[i] == '(';
+    }
+
+    // Whether a value read up to `i` ends the argument: the call's end, or a comma before the
+    // next argument (or a trailing one).
+    bool value_ends_at(std::size_t i, char close) const {
+        while (i < text_.size() && is_space(text_[i])) ++i;
+        if (i == text_.size() || text_[i] == close) return true;
+        if (text_[i] != ',') return false;
+        ++i;
+        while (i < text_.size() && is_space(text_[i])) ++i;
+        return i == text_.size() || text_[i] == close || argument_at(i);
+    }
+
+    // The string up to the next argument or the call's end (after its closing `quote`, where
+    // it has one), or cut off where neither comes. A "[" before a word (after whitespace) stops
+    // it as not a string: another list may start there, and no stretch of text is read as the
+    // value of two candidate calls.
+    Result raw_string(char close, char quote) {
+        for (std::size_t i = at_; i < text_.size(); ++i) {
+            const char c = text_[i];
+            if (c == '[') {
+                std::size_t next = i + 1;
+                while (next < text_.size() && is_space(text_[next])) ++next;
+                if (next < text_.size() && is_word_char(text_[next])) return Result::bad;
+            }
+            std::size_t end = i;
+            if (quote != 0) {
+                if (c != quote) continue;
+                end = i + 1;
+                while (end < text_.size() && is_space(text_[end])) ++end;
+                if (end == text_.size()) continue;
+            }
+            const char after = text_[end];
+            if ((after == ',' && argument_at(end + 1)) ||
+                (after == close && call_end_at(end + 1))) {
+                const std::string_view raw = text_.substr(at_, i - at_);
+                if (quote == 0 && trim(raw).empty()) return Result::bad;
+                string_as_json(quote == 0 ? trim(raw) : raw);
+                at_ = quote == 0 ? i : i + 1;
+                return Result::ok;
+            }
+        }
+        return Result::cut;
+    }
 
     void space() {
         while (at_ < text_.size() && is_space(text_[at_])) ++at_;
@@ -311,7 +399,7 @@ class StrictLiteralReader {
         if (c == '{') return dict(depth);
         if (c == '-' || c == '+' || c == '.' || std::isdigit(static_cast<unsigned char>(c)))
             return number();
-        if (is_word_char(c)) return word();
+        if (is_word_char(c) || static_cast<unsigned char>(c) >= 0x80) return word();
         return Result::bad;
     }
 
@@ -475,10 +563,13 @@ class StrictLiteralReader {
         return Result::ok;
     }
 
-    // True/False/None (or JSON's words), else a bare word as a string.
+    // True/False/None (or JSON's words), else a bare word as a string (letters beyond ASCII
+    // included, as Python's identifiers and "%s" of a word such as Zürich have them).
     Result word() {
         const std::size_t begin = at_;
-        while (at_ < text_.size() && is_word_char(text_[at_])) ++at_;
+        while (at_ < text_.size() &&
+               (is_word_char(text_[at_]) || static_cast<unsigned char>(text_[at_]) >= 0x80))
+            ++at_;
         if (at_ == text_.size()) return Result::cut;
         const std::string_view w = text_.substr(begin, at_ - begin);
         if (w == "True" || w == "true")
@@ -497,6 +588,8 @@ class StrictLiteralReader {
     std::string_view text_;
     std::size_t at_;
     std::string_view assign_, quote_;
+    char quote_char_;  // the template's quote where it is one character, else 0
+    bool unquoted_;    // the template writes string values without quotes
     std::string out_;
 };
 

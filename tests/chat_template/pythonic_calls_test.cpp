@@ -84,11 +84,11 @@ TEST_CASE("pythonic calls: what the analysis finds in each layout", "[chat_templ
         const char* section_end;
         const char* quote;
     };
-    for (const Row& row : {Row{"pythonic_bare", "", "", "\""}, Row{"pythonic_unquoted", "", "", ""},
-                           Row{"pythonic_function_calls", "<function_calls>", "</function_calls>",
-                               "\""},
-                           Row{"pythonic_python_tag", "<|python_tag|>", "<|eom_id|>", "\""},
-                           Row{"pythonic_fenced", "```python", "```", "'"}}) {
+    for (const Row& row :
+         {Row{"pythonic_bare", "", "", "\""}, Row{"pythonic_unquoted", "", "", ""},
+          Row{"pythonic_function_calls", "<function_calls>", "</function_calls>", "\""},
+          Row{"pythonic_python_tag", "<|python_tag|>", "<|eom_id|>", "\""},
+          Row{"pythonic_fenced", "```python", "```", "'"}}) {
         INFO(row.fixture);
         const TemplateAnalysis a =
             analyze_template(*renderer, AnalysisInputs{pythonic_fixture(row.fixture), "", ""});
@@ -114,8 +114,9 @@ namespace {
 std::vector<cmfpipe::cmf::Message> pythonic_conversation(const std::string& answer,
                                                          const Json& calls) {
     Json messages = Json::array();
-    messages.push_back({{"role", "user"},
-                        {"content", Json::array({{{"content_type", "text"}, {"text", "Hello?"}}})}});
+    messages.push_back(
+        {{"role", "user"},
+         {"content", Json::array({{{"content_type", "text"}, {"text", "Hello?"}}})}});
     if (!calls.is_null()) {
         Json content = Json::array();
         if (!answer.empty()) content.push_back({{"content_type", "text"}, {"text", answer}});
@@ -136,7 +137,8 @@ struct PythonicTurn {
 
 // What to_wire renders of the assistant turn: the whole conversation after what it shares with
 // the prompt that ends where the turn begins.
-PythonicTurn pythonic_render_turn(const std::string& fixture, const std::string& answer, const Json& calls) {
+PythonicTurn pythonic_render_turn(const std::string& fixture, const std::string& answer,
+                                  const Json& calls) {
     static const auto adapter = chat_template_adapter();
     const Json agent = {{"tools", pythonic_tools}};
     Json options = pythonic_options(fixture);
@@ -165,11 +167,15 @@ TEST_CASE("pythonic calls: rendered turns read back exactly, whole and on every 
         {pythonic_call("get_weather", R"({"city": "Saint-Étienne", "days": -2})"),
          pythonic_call("search", R"({"query": "it's \"quoted\"\nand more", "filters": {"open": true,
               "tags": ["a", "b"], "max": 2.5, "none": null}})")});
-    const Json three = Json::array({pythonic_call("f", "{}"), pythonic_call("get_weather", R"({"city": "Paris"})"),
-                                    pythonic_call("search", R"({"query": "x, y = (1, 2)]"})")});
-    // Values the "%s" template can write so that they read back: single words, numbers, booleans.
-    const Json words = Json::array({pythonic_call("get_weather", R"({"city": "Oslo", "days": 3})"),
-                                    pythonic_call("f", R"({"exact": true, "ratio": 0.5})")});
+    const Json three =
+        Json::array({pythonic_call("f", "{}"), pythonic_call("get_weather", R"({"city": "Paris"})"),
+                     pythonic_call("search", R"({"query": "x, y = (1, 2)]"})")});
+    // Values the "%s" template can write so that they read back: single words, numbers, booleans,
+    // and objects and arrays (printed as Python's repr) of strings without quotes.
+    const Json words = Json::array(
+        {pythonic_call("get_weather", R"({"city": "Zürich", "days": 3})"),
+         pythonic_call("f", R"({"exact": true, "ratio": 0.5, "none": null})"),
+         pythonic_call("search", R"({"filters": {"open": false, "tags": ["a b", "c"]}})")});
     struct Case {
         const char* fixture;
         const char* answer;
@@ -183,8 +189,17 @@ TEST_CASE("pythonic calls: rendered turns read back exactly, whole and on every 
             cases.push_back({fixture, "Let me check that.", calls});
         }
     }
+    // And strings with spaces, quotes, commas and brackets, up to the next `, key=` or the
+    // call's end.
+    const std::string with_brackets =
+        R"j({"query": "it's \"q\", and (more)", "filters": {"n": 1}})j";
+    const Json phrases = Json::array(
+        {pythonic_call("search", with_brackets.c_str()),
+         pythonic_call("get_weather", R"({"city": "Saint Étienne\nFrance", "days": 2})"),
+         pythonic_call("search", R"({"query": "x, y]"})")});
     cases.push_back({"pythonic_unquoted", "", &words});
     cases.push_back({"pythonic_unquoted", "", &one});
+    cases.push_back({"pythonic_unquoted", "", &phrases});
     std::size_t prefixes = 0;
     for (const Case& c : cases) {
         const PythonicTurn rendered = pythonic_render_turn(c.fixture, c.answer, *c.calls);
@@ -198,7 +213,8 @@ TEST_CASE("pythonic calls: rendered turns read back exactly, whole and on every 
         // Streaming: a call shown on a prefix is the whole turn's call at its place.
         options["partial"] = true;
         for (std::size_t n = 0; n <= rendered.turn.size(); ++n) {
-            const Json parts = pythonic_parts(adapter->from_wire(rendered.turn.substr(0, n), options));
+            const Json parts =
+                pythonic_parts(adapter->from_wire(rendered.turn.substr(0, n), options));
             std::size_t calls_seen = 0;
             for (const Json& part : parts) {
                 if (!part.contains("call")) continue;
@@ -215,12 +231,14 @@ TEST_CASE("pythonic calls: rendered turns read back exactly, whole and on every 
 
 TEST_CASE("pythonic calls: model-style completions", "[chat_template][pythonic]") {
     // Double and single quotes, unquoted words, Python and JSON literals, text on both sides.
-    CHECK(parse_pythonic("pythonic_bare",
-                         R"(Let me check. [get_weather(city="Oslo"), f(x=1, y=[1, {"a": True}],)"
-                         R"( z=None, w=(1, 2), v=false)] Done.)") ==
-          Json::array({pythonic_text("Let me check.\nDone."), pythonic_call("get_weather", R"({"city": "Oslo"})"),
-                       pythonic_call("f", R"({"x": 1, "y": [1, {"a": true}], "z": null, "w": [1, 2],)"
-                                 R"( "v": false})")}));
+    CHECK(
+        parse_pythonic("pythonic_bare",
+                       R"(Let me check. [get_weather(city="Oslo"), f(x=1, y=[1, {"a": True}],)"
+                       R"( z=None, w=(1, 2), v=false)] Done.)") ==
+        Json::array({pythonic_text("Let me check.\nDone."),
+                     pythonic_call("get_weather", R"({"city": "Oslo"})"),
+                     pythonic_call("f", R"({"x": 1, "y": [1, {"a": true}], "z": null, "w": [1, 2],)"
+                                        R"( "v": false})")}));
     CHECK(parse_pythonic("pythonic_bare", R"([get_weather(city='Os\'lo', days=+2), )"
                                           R"(search(query='a "b"\n\x41\u00e9\d', filters={}),)"
                                           R"( f()])") ==
@@ -229,13 +247,32 @@ TEST_CASE("pythonic calls: model-style completions", "[chat_template][pythonic]"
                        pythonic_call("f", "{}")}));
     CHECK(parse_pythonic("pythonic_bare", "[get_weather(city=Oslo, days=1.)]") ==
           Json::array({pythonic_call("get_weather", R"({"city": "Oslo", "days": 1.0})")}));
+    // A string the template printed with "%s" between quotes (Llama 4), or with no quotes
+    // (Llama 3.2): up to the next `, key=` or the call's end.
+    CHECK(
+        parse_pythonic("pythonic_bare", R"j([search(query="say "hi", then (go)", n=1)])j") ==
+        Json::array({pythonic_call("search", R"j({"query": "say \"hi\", then (go)", "n": 1})j")}));
+    CHECK(parse_pythonic("pythonic_unquoted", "[get_weather(city=New York, NY, days=2)]") ==
+          Json::array({pythonic_call("get_weather", R"({"city": "New York, NY", "days": 2})")}));
     // Spaces and newlines inside the list, a trailing comma.
     CHECK(parse_pythonic("pythonic_bare", "[\n  get_weather( city = \"Oslo\" ),\n  f(a=1),\n]") ==
-          Json::array({pythonic_call("get_weather", R"({"city": "Oslo"})"), pythonic_call("f", R"({"a": 1})")}));
+          Json::array({pythonic_call("get_weather", R"({"city": "Oslo"})"),
+                       pythonic_call("f", R"({"a": 1})")}));
+    // A model's fence around a bare list is the list's (```python, ```tool_code); a fence
+    // around other code stays text.
+    CHECK(parse_pythonic("pythonic_bare",
+                         "Sure.\n```tool_code\n[get_weather(city=\"Oslo\")]\n```\nBye.") ==
+          Json::array(
+              {pythonic_text("Sure.\nBye."), pythonic_call("get_weather", R"({"city": "Oslo"})")}));
+    CHECK(parse_pythonic("pythonic_bare", "```python\n  [f(x=1),]\n```") ==
+          Json::array({pythonic_call("f", R"({"x": 1})")}));
+    CHECK(parse_pythonic("pythonic_bare", "```python\n[1, 2]\nx = [f]\n```") ==
+          Json::array({pythonic_text("```python\n[1, 2]\nx = [f]\n```")}));
     // A list in a fence where the template writes one; in tags; after a marker token.
     CHECK(parse_pythonic("pythonic_fenced",
                          "Sure.\n```python\n[get_weather(city='Oslo'), f(x=1)]\n```\nBye.") ==
-          Json::array({pythonic_text("Sure.\nBye."), pythonic_call("get_weather", R"({"city": "Oslo"})"),
+          Json::array({pythonic_text("Sure.\nBye."),
+                       pythonic_call("get_weather", R"({"city": "Oslo"})"),
                        pythonic_call("f", R"({"x": 1})")}));
     CHECK(parse_pythonic("pythonic_function_calls",
                          "Hi\n<function_calls>\n[get_weather(city=\"Oslo\"),\nf(x=1)]\n"
@@ -252,15 +289,14 @@ TEST_CASE("pythonic calls: text that only looks like a call list stays text",
     for (const char* completion :
          {"See [1] and [len(x) for x in xs].", "[unknown_tool(a=1)]",
           "[get_weather(city=\"Oslo\") and more]", "[get_weather(city=x.y)]",
-          "[get_weather(city=g(1))]", "[get_weather(1)]", "[get_weather(city=\"Oslo\")",
-          "[]", "a [get_weather] b", "[get_weather(city=\"Oslo\") f(x=1)]"}) {
+          "[get_weather(city=g(1))]", "[get_weather(1)]", "[get_weather(city=\"Oslo\")", "[]",
+          "a [get_weather] b", "[get_weather(city=\"Oslo\") f(x=1)]"}) {
         INFO(completion);
         const Json parts = parse_pythonic("pythonic_bare", completion);
         if (std::string_view(completion) == "[get_weather(city=\"Oslo\")") {
             // Ending before the list's "]": the call, and the list not yet closed.
-            CHECK(parts ==
-                  Json::array({pythonic_call("get_weather", R"({"city": "Oslo"})"),
-                               {{"custom", {{"incomplete", true}}}}}));
+            CHECK(parts == Json::array({pythonic_call("get_weather", R"({"city": "Oslo"})"),
+                                        {{"custom", {{"incomplete", true}}}}}));
             continue;
         }
         CHECK(parts == Json::array({{{"text", completion}}}));
@@ -270,11 +306,12 @@ TEST_CASE("pythonic calls: text that only looks like a call list stays text",
 TEST_CASE("pythonic calls: a completion cut off inside a list", "[chat_template][pythonic]") {
     // Streaming: the text so far, and the call being written as far as it is known.
     CHECK(parse_pythonic("pythonic_bare", "Checking [get_weather(city=\"Os", true) ==
-          Json::array({pythonic_text("Checking"),
-                       {{"custom",
-                         {{"incomplete", true},
-                          {"unfinished_tool_call",
-                           {{"name", "get_weather"}, {"id", ""}, {"arguments", "{\"city\":\"Os"}}}}}}}));
+          Json::array(
+              {pythonic_text("Checking"),
+               {{"custom",
+                 {{"incomplete", true},
+                  {"unfinished_tool_call",
+                   {{"name", "get_weather"}, {"id", ""}, {"arguments", "{\"city\":\"Os"}}}}}}}));
     CHECK(parse_pythonic("pythonic_bare", "[get_weather(city=\"Oslo\"), sea", true) ==
           Json::array({pythonic_call("get_weather", R"({"city": "Oslo"})"),
                        {{"custom", {{"incomplete", true}}}}}));
@@ -283,6 +320,8 @@ TEST_CASE("pythonic calls: a completion cut off inside a list", "[chat_template]
           Json::array({pythonic_text("Checking"), {{"custom", {{"incomplete", true}}}}}));
     CHECK(parse_pythonic("pythonic_bare", "Checking [note", true) ==
           Json::array({pythonic_text("Checking [note")}));
+    CHECK(parse_pythonic("pythonic_bare", "```python\n[f(x=1)]\n``", true) ==
+          Json::array({pythonic_call("f", R"({"x": 1})"), {{"custom", {{"incomplete", true}}}}}));
 }
 
 TEST_CASE("pythonic calls: literal arguments read strictly", "[chat_template][pythonic]") {
@@ -304,8 +343,8 @@ TEST_CASE("pythonic calls: literal arguments read strictly", "[chat_template][py
         INFO(cut);
         CHECK(read(cut).status == S::cut_off);
     }
-    for (const char* bad : {"x for x in xs)", "a=f(1))", "a=1 2)", "1=2)", "a=[1 2])",
-                            "a=x.y)", "a=$)", "a==1)", "a=1]"}) {
+    for (const char* bad : {"x for x in xs)", "a=f(1))", "a=1 2)", "1=2)", "a=[1 2])", "a=x.y)",
+                            "a=$)", "a==1)", "a=1]"}) {
         INFO(bad);
         CHECK(read(bad).status == S::not_arguments);
     }
@@ -333,13 +372,36 @@ TEST_CASE("pythonic calls: openers repeated without closers parse in linear time
     const auto adapter = chat_template_adapter();
     // Calls opened and never closed, arguments and quotes opened, a nested call in each call
     // (the strict read stops at once), escapes outside strings, closed calls in a list never
-    // closed (each candidate fails after its own call), deep nesting.
-    const std::vector<std::string> units = {
-        "[get_weather(", "[get_weather(city=\"", "[get_weather(city='", "[get_weather(city=[",
-        "[get_weather(a=[get_weather(a=", "[get_weather(a=\\'", "[get_weather(a=1) ",
-        "[get_weather(a=1), ", "[f(a='[f(a='", "[", "[[", "(", "'", "\"", "```python\n[",
-        "<function_calls>[get_weather(", "<|python_tag|>[f(a=\"", "[get_weather(a={'k': ",
-        "<|tool_call_start|>[get_weather(", "<|tool_call>call:get_weather{"};
+    // closed (each candidate fails after its own call), deep nesting, unquoted strings that
+    // never end. (A list closed each time is not here: 40,000 calls in one turn are as many
+    // messages' parts to build, which is the caller's time, not the parser's.)
+    const std::vector<std::string> units = {"[get_weather(",
+                                            "[get_weather(city=\"",
+                                            "[get_weather(city='",
+                                            "[get_weather(city=[",
+                                            "[get_weather(a=[get_weather(a=",
+                                            "[get_weather(a=\\'",
+                                            "[get_weather(a=1) ",
+                                            "[get_weather(a=1), ",
+                                            "[f(a='[f(a='",
+                                            "[",
+                                            "[[",
+                                            "(",
+                                            "'",
+                                            "\"",
+                                            "```python\n[",
+                                            "<function_calls>[get_weather(",
+                                            "<|python_tag|>[f(a=\"",
+                                            "[get_weather(a={'k': ",
+                                            "<|tool_call_start|>[get_weather(",
+                                            "<|tool_call>call:get_weather{",
+                                            "```\n[f",
+                                            "```\n",
+                                            "\n```python\n[get_weather(city=1)\n",
+                                            "[ get_weather(city=",
+                                            "[get_weather(city=a b, ",
+                                            "[get_weather(city=a)), ",
+                                            "[get_weather(city=x), f("};
     std::vector<std::pair<std::string, std::string>> templates;
     for (const char* fixture : {"pythonic_bare", "pythonic_unquoted", "pythonic_function_calls",
                                 "pythonic_python_tag", "pythonic_fenced"})
