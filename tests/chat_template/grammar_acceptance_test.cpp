@@ -66,7 +66,7 @@ const KnownFailure known_failures[] = {
     {"meetkai-functionary-medium-v3.2", "reasoning_text (no tools)", 1,
      "the prompt writes >>> of the content's start >>>all, and the grammar asks for the whole "
      "start again"},
-    {"GigaChat3-10B-A1.8B", "", 46,
+    {"GigaChat3-10B-A1.8B", "", 48,
      "the template writes its calls after a message separator (<|message_sep|>\\n\\nfunction "
      "call<|role_sep|>...), which the grammar names as a stop: llama.cpp would stop before any "
      "call"},
@@ -133,11 +133,12 @@ struct LoadedGrammar {
 };
 
 LoadedGrammar load(const TemplateAnalysis& analysis, const Json& tools, const std::string& prefill,
-                   bool calls_required) {
+                   bool calls_required, bool parallel_calls = true) {
     LoadedGrammar out;
     GrammarOptions options;
     options.prefill = prefill;
     options.calls_required = calls_required;
+    options.parallel_calls = parallel_calls;
     try {
         out.grammar = build_grammar(analysis, tools, options);
         out.recogniser.emplace(Recogniser::from_text(out.grammar.gbnf));
@@ -162,15 +163,15 @@ Verdict verdict_of(const LoadedGrammar& loaded, const std::string& completion) {
     return loaded.recogniser->check(text);
 }
 
-// Whether the adapter reads a call from the completion: then the grammar must let the model
+// How many calls the adapter reads from the completion: where any, the grammar must let the model
 // write it (trigger, not stop before it). A template that writes the calls in a turn of their
 // own after the text's turn (Nemotron Nano v2) gives a completion the parser reads no call from.
-bool calls_read(const RoundTripTurn& turn) {
+std::size_t calls_read(const RoundTripTurn& turn) {
     static const auto adapter = cmfpipe::testing::chat_template_adapter();
     try {
-        return !cmfpipe::testing::parse_turn(*adapter, turn.completion, turn.options).calls.empty();
+        return cmfpipe::testing::parse_turn(*adapter, turn.completion, turn.options).calls.size();
     } catch (const cmfpipe::Error&) {
-        return false;
+        return 0;
     }
 }
 
@@ -252,6 +253,12 @@ void dump_grammar(const RoundTripTurn& turn, const std::string& prefill,
         << "\n# error: " << loaded.error << "\n"
         << loaded.grammar.gbnf;
 }
+
+// A template's grammars for one tool set and prefill: lazy as written, with calls required, and
+// both with parallel calls off.
+struct TemplateGrammars {
+    LoadedGrammar lazy, strict, lazy_single, strict_single;
+};
 
 // Per template: what was checked, what failed (unexpectedly), for one report line each.
 struct TemplateReport {
@@ -355,7 +362,7 @@ TEST_CASE(
     AcceptanceRun run;
 
     // The grammars of a template, per tool set and prefill (lazy as written, and calls required).
-    std::map<std::string, std::pair<LoadedGrammar, LoadedGrammar>> grammars;
+    std::map<std::string, TemplateGrammars> grammars;
     const auto grammars_of = [&](const RoundTripTurn& turn) -> const auto& {
         const TemplateAnalysis& analysis = analysis_of(turn.template_name);
         const std::string prefill =
@@ -364,10 +371,13 @@ TEST_CASE(
         auto found = grammars.find(key);
         if (found == grammars.end()) {
             found = grammars
-                        .emplace(key, std::make_pair(load(analysis, turn.tools, prefill, false),
-                                                     load(analysis, turn.tools, prefill, true)))
+                        .emplace(key,
+                                 TemplateGrammars{load(analysis, turn.tools, prefill, false),
+                                                  load(analysis, turn.tools, prefill, true),
+                                                  load(analysis, turn.tools, prefill, false, false),
+                                                  load(analysis, turn.tools, prefill, true, false)})
                         .first;
-            dump_grammar(turn, prefill, found->second.first);
+            dump_grammar(turn, prefill, found->second.lazy);
         }
         return found->second;
     };
@@ -375,13 +385,32 @@ TEST_CASE(
     const auto accept_turns = [&](const std::vector<RoundTripTurn>& turns) {
         for (const RoundTripTurn& turn : turns) {
             if (!turn.error.empty()) continue;  // the template refuses the conversation
-            const auto& [lazy, strict] = grammars_of(turn);
-            const bool calls = calls_read(turn);
-            run.expect_accepted(turn.template_name, turn.case_name, lazy, turn.completion, calls);
+            const TemplateGrammars& loaded = grammars_of(turn);
+            const LoadedGrammar &lazy = loaded.lazy, &strict = loaded.strict;
+            const std::size_t calls = calls_read(turn);
+            run.expect_accepted(turn.template_name, turn.case_name, lazy, turn.completion,
+                                calls > 0);
             // A turn of calls alone must also fit the grammar that holds from its start.
-            if (calls && turn.expected.text.empty() && !turn.expected.reasoning)
+            const bool calls_alone =
+                calls > 0 && turn.expected.text.empty() && !turn.expected.reasoning;
+            if (calls_alone)
                 run.expect_accepted(turn.template_name, turn.case_name + " (calls required)",
                                     strict, turn.completion, true);
+            // With parallel calls off, one call still fits and two do not.
+            if (turn.case_name == "one_call" && calls == 1) {
+                run.expect_accepted(turn.template_name, "one_call (parallel calls off)",
+                                    loaded.lazy_single, turn.completion, true);
+                run.expect_accepted(turn.template_name,
+                                    "one_call (parallel calls off) (calls required)",
+                                    loaded.strict_single, turn.completion, true);
+            }
+            if (turn.case_name == "two_calls" && calls == 2) {
+                run.expect_rejected(turn.template_name, "two_calls (parallel calls off)",
+                                    loaded.lazy_single, turn.completion);
+                run.expect_rejected(turn.template_name,
+                                    "two_calls (parallel calls off) (calls required)",
+                                    loaded.strict_single, turn.completion);
+            }
         }
     };
     accept_turns(shapes);
@@ -393,7 +422,8 @@ TEST_CASE(
             ++run.reports[turn.template_name].not_applicable;
             continue;
         }
-        const auto& [lazy, strict] = grammars_of(turn);
+        const TemplateGrammars& loaded = grammars_of(turn);
+        const LoadedGrammar &lazy = loaded.lazy, &strict = loaded.strict;
         run.expect_rejected(turn.template_name, turn.case_name, lazy, turn.completion);
         run.expect_rejected(turn.template_name, turn.case_name + " (calls required)", strict,
                             turn.completion);
@@ -405,7 +435,8 @@ TEST_CASE(
             ++run.reports[turn.template_name].not_applicable;
             continue;
         }
-        const auto& [lazy, strict] = grammars_of(turn);
+        const TemplateGrammars& loaded = grammars_of(turn);
+        const LoadedGrammar &lazy = loaded.lazy, &strict = loaded.strict;
         run.expect_rejected(turn.template_name, "brace_dropped", lazy, dropped);
         run.expect_rejected(turn.template_name, "brace_dropped (calls required)", strict, dropped);
     }
