@@ -132,7 +132,9 @@ TEST_CASE(
         "end": "</think>", "prefill": {"default": "open", "enable_thinking_true": "open",
         "enable_thinking_false": "open"}})"));
     CHECK(a["content"]["turn_end"] == "<｜end▁of▁sentence｜>");
-    CHECK(a["tools"]["format"] == "none");
+    // No call is read from its renderings; a second row gives R1's call format.
+    CHECK(a["tools"]["format"] == "tag_with_json");
+    CHECK(a["tools"]["function"]["name_prefix"] == "function<｜tool▁sep｜>");
     CHECK(a["notes"][0] ==
           "family DeepSeek R1 and kin (QwQ, R1 distills, LFM2.5, Nemotron Nano v2): the "
           "template splits content on </think>");

@@ -94,7 +94,8 @@ TEST_CASE("family table: the built-in rows, each naming the family it serves", "
     CHECK(families == std::vector<std::string>{
                           "DeepSeek R1 and kin (QwQ, R1 distills, LFM2.5, Nemotron Nano v2)",
                           "Ministral 3, Magistral", "Granite 3.3", "Gemma 4", "LFM2, LFM2.5",
-                          "Functionary v3.2"});
+                          "Functionary v3.2", "DeepSeek R1 and its distills (tools)",
+                          "Granite 3.3 (tools)"});
     CHECK(rows.size() <= max_family_rows);
     // Each row applies after the step whose fields it reads or writes last.
     CHECK(row_of("DeepSeek R1").step == AnalysisStep::reasoning);
@@ -103,6 +104,8 @@ TEST_CASE("family table: the built-in rows, each naming the family it serves", "
     CHECK(row_of("Gemma 4").step == AnalysisStep::content);
     CHECK(row_of("LFM2").step == AnalysisStep::tools);
     CHECK(row_of("Functionary").step == AnalysisStep::tools);
+    CHECK(row_of("DeepSeek R1 and its distills (tools)").step == AnalysisStep::tools);
+    CHECK(row_of("Granite 3.3 (tools)").step == AnalysisStep::tools);
     // The embedded text is the source file's, byte for byte.
     CHECK(family_table_text() == read_bytes(std::filesystem::path(CMFPIPE_SOURCE_DIR) / "plugins" /
                                             "chat_template" / "families.json"));
@@ -214,6 +217,61 @@ TEST_CASE("family table: a prompt that ends in the >>> every message starts with
         parse_completion(analysis, tools, settings, "all\nHello, world!");
     CHECK(words.calls.empty());
     CHECK(words.content == "Hello, world!");
+}
+
+namespace {
+
+// Two calls as `tools` knows them, read from `completion` after a ChatML prompt.
+std::vector<ParsedCall> family_calls(const std::string& text, std::string_view completion) {
+    AnalysisInputs inputs;
+    inputs.template_text = text;
+    const TemplateAnalysis analysis = analyze_template(family_test_renderer(), inputs);
+    const ToolSet tools(
+        family_expected(R"([{"type": "function", "function": {"name": "get_weather"}},
+        {"type": "function", "function": {"name": "get_time"}}])"));
+    CompletionSettings settings;
+    settings.prefill =
+        prefill_from_prompt(analysis, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+    return parse_completion(analysis, tools, settings, completion).calls;
+}
+
+}  // namespace
+
+TEST_CASE("family table: a template that writes R1's calls only from string arguments",
+          "[family]") {
+    // The key texts in a comment: the template itself renders no call.
+    const std::string text =
+        chatml("{#- R1 calls: <｜tool▁calls▁begin｜>, then each call in a ```json block -#}");
+    const auto a = analyses_of(text);
+    check_row_applied(row_of("DeepSeek R1 and its distills (tools)"), a);
+    CHECK(a.without["tools"]["format"] == "none");
+    const std::vector<ParsedCall> calls = family_calls(
+        text,
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+        "{\"city\": \"Oslo\"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+        "get_time\n```json\n{}```<｜tool▁call▁end｜><｜tool▁calls▁end｜>");
+    REQUIRE(calls.size() == 2);
+    CHECK(calls[0].name == "get_weather");
+    CHECK(calls[0].arguments == R"({"city": "Oslo"})");
+    CHECK(calls[1].name == "get_time");
+    CHECK(calls[1].arguments == "{}");
+}
+
+TEST_CASE("family table: a system prompt asking for <|tool_call|> and a JSON list", "[family]") {
+    const std::string text = chatml(
+        "{%- if tools %}<|im_start|>system\nWhen a tool is required, respond only with "
+        "<|tool_call|> followed by a JSON list of tools used.<|im_end|>\n{% endif %}");
+    const auto a = analyses_of(text);
+    check_row_applied(row_of("Granite 3.3 (tools)"), a);
+    CHECK(a.without["tools"]["format"] == "none");
+    const std::vector<ParsedCall> calls =
+        family_calls(text, R"(<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Oslo"}},
+            {"name": "get_time", "arguments": {}}])");
+    REQUIRE(calls.size() == 2);
+    CHECK(calls[0].name == "get_weather");
+    CHECK(calls[0].arguments == R"({"city":"Oslo"})");  // JSON calls are re-serialised
+    CHECK(calls[1].name == "get_time");
+    CHECK(calls[1].arguments == "{}");
 }
 
 TEST_CASE("family table: a template that matches no row gets the generic analysis alone",
