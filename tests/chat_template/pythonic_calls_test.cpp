@@ -433,3 +433,25 @@ TEST_CASE("pythonic calls: openers repeated without closers parse in linear time
     }
     WARN("pythonic shapes of 1 MB: the slowest parse " << slowest << " s");
 }
+
+TEST_CASE("pythonic calls: a bare list after 1 MB of text with brackets is read at speed",
+          "[chat_template][pythonic][linear]") {
+    // Prose full of "[1]" and "[a, b]", as a model's answer may be, then one call: every "["
+    // before a word is a candidate that fails at once.
+    const auto adapter = chat_template_adapter();
+    std::string completion;
+    while (completion.size() < (1u << 20)) completion += "see note [1] and the list [a, b] here. ";
+    completion += "[get_weather(city=\"Oslo\", days=3)]";
+    const Json options = pythonic_options("pythonic_bare");
+    pythonic_parse_seconds(*adapter, "warm", options);
+    const auto begin = std::chrono::steady_clock::now();
+    const auto messages = adapter->from_wire(completion, options);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const Json parts = pythonic_parts(messages);
+    REQUIRE(parts.size() == 2);
+    CHECK(parts[1] == pythonic_call("get_weather", R"({"city": "Oslo", "days": 3})"));
+    WARN("1 MB of text with brackets, then a call: " << completion.size() / seconds / 1e6
+                                                     << " MB/s");
+    if (!kSanitized) CHECK(seconds <= 0.2);
+}
