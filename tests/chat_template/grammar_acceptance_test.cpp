@@ -22,6 +22,7 @@
 
 #include "chat_template_support.hpp"
 #include "completion_parser.hpp"
+#include "conversation_generator.hpp"
 #include "gbnf/gbnf_recogniser.hpp"
 #include "grammar.hpp"
 #include "round_trip_cases.hpp"
@@ -197,6 +198,49 @@ std::vector<RoundTripCase> malformed_calls() {
     return out;
 }
 
+// The generated conversations with their first call made malformed, where its tool allows: a
+// value of another type for its first argument that is not a string ("wrong" for a scalar, 7 for
+// an array or an object), and without its first required argument.
+std::vector<RoundTripCase> malformed_generated() {
+    std::vector<RoundTripCase> out;
+    for (const RoundTripCase& c : cmfpipe::testing::generate_conversations(
+             cmfpipe::testing::generated_seed, cmfpipe::testing::generated_count)) {
+        if (c.assistant.calls.empty()) continue;
+        const RoundTripCall& call = c.assistant.calls.front();
+        Json schema = Json::object();
+        for (const Json& tool : c.tools)
+            if (tool.at("function").at("name") == call.name)
+                schema = tool.at("function").value("parameters", Json::object());
+        const Json properties = schema.value("properties", Json::object());
+        const auto with_arguments = [&](const char* what, Json arguments) {
+            RoundTripCase mutant = c;
+            mutant.name = c.name + " " + what;
+            mutant.assistant.calls.front().arguments = std::move(arguments);
+            out.push_back(std::move(mutant));
+        };
+        for (const auto& [key, value] : call.arguments.items()) {
+            const std::string type = properties.contains(key) && properties[key].contains("type") &&
+                                             properties[key]["type"].is_string()
+                                         ? properties[key]["type"].get<std::string>()
+                                         : "";
+            if (type.empty() || type == "string") continue;
+            Json arguments = call.arguments;
+            arguments[key] = type == "array" || type == "object" ? Json(7) : Json("wrong");
+            with_arguments("wrong_type", std::move(arguments));
+            break;
+        }
+        for (const Json& required : schema.value("required", Json::array())) {
+            if (!required.is_string() || !call.arguments.contains(required.get<std::string>()))
+                continue;
+            Json arguments = call.arguments;
+            arguments.erase(required.get<std::string>());
+            with_arguments("missing_required", std::move(arguments));
+            break;
+        }
+    }
+    return out;
+}
+
 // Reasoning and text, no tools: the grammar (not lazy then) holds from the first character, so
 // its reasoning block and content are what is checked.
 RoundTripCase reasoning_and_text() {
@@ -273,6 +317,8 @@ class AcceptanceRun {
   public:
     std::map<std::string, TemplateReport> reports;
     std::map<const KnownFailure*, int> known_counts;
+    // "template/check" of every acceptance that held on a completion with calls
+    std::set<std::string> accepted_with_calls;
 
     void fail(const std::string& name, const std::string& check, const std::string& what) {
         TemplateReport& report = reports[name];
@@ -306,6 +352,7 @@ class AcceptanceRun {
                             "\n      completion: " + Json(completion).dump());
         ++report.accepted;
         if (calls) ++report.accepted_calls;
+        if (calls) accepted_with_calls.insert(name + "/" + check);
     }
 
     // The grammar must refuse the completion.
@@ -427,6 +474,21 @@ TEST_CASE(
         run.expect_rejected(turn.template_name, turn.case_name, lazy, turn.completion);
         run.expect_rejected(turn.template_name, turn.case_name + " (calls required)", strict,
                             turn.completion);
+    }
+    // A generated conversation made malformed is refused where the grammar took its calls whole
+    // (so the refusal is the change's).
+    for (const RoundTripTurn& turn : cmfpipe::testing::render_round_trips(malformed_generated())) {
+        const std::string valid = turn.case_name.substr(0, turn.case_name.find(' '));
+        const std::string key = turn.template_name + "/" + valid;
+        if (!turn.error.empty() || !renders_call(turn) || !run.accepted_with_calls.count(key)) {
+            ++run.reports[turn.template_name].not_applicable;
+            continue;
+        }
+        const TemplateGrammars& loaded = grammars_of(turn);
+        run.expect_rejected(turn.template_name, turn.case_name, loaded.lazy, turn.completion);
+        if (run.accepted_with_calls.count(key + " (calls required)"))
+            run.expect_rejected(turn.template_name, turn.case_name + " (calls required)",
+                                loaded.strict, turn.completion);
     }
     for (const RoundTripTurn& turn : shapes) {
         if (turn.case_name != "one_call" || !turn.error.empty() || !renders_call(turn)) continue;
