@@ -240,11 +240,16 @@ class StrictLiteralReader {
                 return Result::ok;
             }
             if (!first) {
-                if (text_[at_] != ',') return Result::bad;
-                ++at_;
-                space();
-                if (at_ == text_.size()) return Result::cut;
-                if (text_[at_] == close) continue;  // a trailing comma
+                // The comma between two arguments, which a template may leave out (Gemma 3's
+                // pythonic one writes `city="Paris"days=2`).
+                if (text_[at_] == ',') {
+                    ++at_;
+                    space();
+                    if (at_ == text_.size()) return Result::cut;
+                    if (text_[at_] == close) continue;  // a trailing comma
+                } else if (!argument_at(at_)) {
+                    return Result::bad;
+                }
                 out_ += ',';
             }
             first = false;
@@ -309,7 +314,7 @@ class StrictLiteralReader {
     bool value_ends_at(std::size_t i, char close) const {
         while (i < text_.size() && is_space(text_[i])) ++i;
         if (i == text_.size() || text_[i] == close) return true;
-        if (text_[i] != ',') return false;
+        if (text_[i] != ',') return argument_at(i);
         ++i;
         while (i < text_.size() && is_space(text_[i])) ++i;
         return i == text_.size() || text_[i] == close || argument_at(i);

@@ -254,6 +254,10 @@ TEST_CASE("pythonic calls: model-style completions", "[chat_template][pythonic]"
         Json::array({pythonic_call("search", R"j({"query": "say \"hi\", then (go)", "n": 1})j")}));
     CHECK(parse_pythonic("pythonic_unquoted", "[get_weather(city=New York, NY, days=2)]") ==
           Json::array({pythonic_call("get_weather", R"({"city": "New York, NY", "days": 2})")}));
+    // The comma between two arguments left out, as Gemma 3's pythonic template writes them.
+    CHECK(parse_pythonic("pythonic_bare", R"([get_weather(city="Paris"days=2)]Done.)") ==
+          Json::array({pythonic_text("Done."),
+                       pythonic_call("get_weather", R"({"city": "Paris", "days": 2})")}));
     // Spaces and newlines inside the list, a trailing comma.
     CHECK(parse_pythonic("pythonic_bare", "[\n  get_weather( city = \"Oslo\" ),\n  f(a=1),\n]") ==
           Json::array({pythonic_call("get_weather", R"({"city": "Oslo"})"),
