@@ -317,6 +317,7 @@ class AcceptanceRun {
   public:
     std::map<std::string, TemplateReport> reports;
     std::map<const KnownFailure*, int> known_counts;
+    std::map<std::string, std::pair<int, int>> kinds;  // malformed kind -> refused, checked
     // "template/check" of every acceptance that held on a completion with calls
     std::set<std::string> accepted_with_calls;
 
@@ -360,8 +361,14 @@ class AcceptanceRun {
                          const LoadedGrammar& loaded, const std::string& completion) {
         TemplateReport& report = reports[name];
         ++report.rejection_checks;
+        // The kind of malformed call: the check without its conversation and grammar.
+        std::string kind = check.substr(check.starts_with("generated_") ? check.find(' ') + 1 : 0);
+        kind = kind.substr(0, kind.find(" (calls required)"));
+        auto& [refused, checked] = kinds[kind];
+        ++checked;
         if (!loaded.recogniser) return fail(name, check, "no grammar: " + loaded.error);
         const Verdict verdict = verdict_of(loaded, completion);
+        if (!verdict.accepted) ++refused;
         if (verdict.accepted)
             return fail(
                 name, check,
@@ -392,7 +399,10 @@ class AcceptanceRun {
         }
         out << "total: " << reports.size() << " templates, accepted " << accepted << "/"
             << acceptance << " (" << with_calls << " with calls), rejected " << rejected << "/"
-            << rejection << ", " << known << " known failures\n";
+            << rejection << ", " << known << " known failures\nrefused:";
+        for (const auto& [kind, counts] : kinds)
+            out << " " << kind << " " << counts.first << "/" << counts.second << ";";
+        out << "\n";
         return out.str();
     }
 };
