@@ -300,24 +300,33 @@ class GrammarWriter {
         return object(root);
     }
 
-    std::string id_part(CallIdPosition position) {
-        if (f_.id_position != position) return "";
-        return join({lit(f_.id_prefix), call_id(), lit(f_.id_suffix)});
+    // The id's markers and the id where the format writes it at `position`.
+    std::string id_prefix(CallIdPosition position) {
+        return f_.id_position == position ? lit(f_.id_prefix) : "";
+    }
+    std::string id_rule(CallIdPosition position) {
+        return f_.id_position == position ? call_id() : "";
+    }
+    std::string id_suffix(CallIdPosition position) {
+        return f_.id_position == position ? lit(f_.id_suffix) : "";
     }
 
     // NAME in markup, then the arguments as JSON or as tagged arguments.
     std::string tag_call(const GrammarTool& tool) {
+        using P = CallIdPosition;
         const std::string space = ws();
-        std::string head = join({id_part(CallIdPosition::pre_function_name), lit(f_.name_prefix),
-                                 lit(tool.name), lit(f_.name_suffix)});
-        if (f_.id_position == CallIdPosition::wraps_function_name)
-            head = join({head, call_id(), lit(f_.id_suffix)});
-        head = join({head, id_part(CallIdPosition::between_function_and_args)});
         const std::string arguments =
             f_.format == ToolFormat::tag_with_json ? json_arguments(tool) : tagged_arguments(tool);
-        const std::string after =
-            join({id_part(CallIdPosition::post_args), lit(f_.function_close)});
-        return join({head, space, arguments, after.empty() ? "" : space, after});
+        const std::string after = join({id_prefix(P::post_args), id_rule(P::post_args),
+                                        id_suffix(P::post_args), lit(f_.function_close)});
+        // wraps_function_name: the id follows the name's suffix, with no marker of its own
+        // before it (functions.NAME:0).
+        return join({id_prefix(P::pre_function_name), id_rule(P::pre_function_name),
+                     id_suffix(P::pre_function_name), lit(f_.name_prefix), lit(tool.name),
+                     lit(f_.name_suffix), id_rule(P::wraps_function_name),
+                     id_suffix(P::wraps_function_name), id_prefix(P::between_function_and_args),
+                     id_rule(P::between_function_and_args), id_suffix(P::between_function_and_args),
+                     space, arguments, after.empty() ? "" : space, after});
     }
 
     // What ends a raw (string) argument value.
