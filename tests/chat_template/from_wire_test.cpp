@@ -204,13 +204,14 @@ TEST_CASE("from_wire: each prefix of a stream only adds to the one before") {
     CHECK(arguments.back() == R"({"arg1":1, "note":"a b")");
 }
 
-TEST_CASE("from_wire: workarounds for Gemma 4's stray channel markers and Granite's thoughts") {
-    // gemma4_stray_channel_markers: an empty thought block and lone channel markers go.
+TEST_CASE(
+    "from_wire: family table rows for Gemma 4's stray channel markers and Granite's thoughts") {
+    // The Gemma 4 row: an empty thought block and lone channel markers go.
     CHECK(parsed("google-gemma-4-31B-it",
                  "<|channel><|channel>thought\n<channel|>Hello<|channel>thought\n<channel|>"
                  "<channel|>")["content"] ==
           expected(R"([{"content_type": "text", "text": "Hello"}])"));
-    // granite_instructed_thinking: <think> and <response> as its system prompt asks for them.
+    // The Granite 3.3 row: <think> and <response> as its system prompt asks for them.
     CHECK(parsed("ibm-granite-granite-3.3-2B-Instruct",
                  "<think>Weigh it.</think><response>Hello</response>")["content"] ==
           expected(R"([{"content_type": "thinking", "text": "Weigh it."},

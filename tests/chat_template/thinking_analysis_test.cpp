@@ -122,7 +122,7 @@ TEST_CASE("thinking analysis: Laguna's markers derived with thinking on, its bar
                 "prefill": {"default": "closed", "enable_thinking_true": "open",
                 "enable_thinking_false": "closed"}, "start_is_template_artifact": false})",
                                   "expected"));
-        // Derived, not the old_thinking_templates workaround's guess.
+        // Derived, not the family table's DeepSeek R1 row's guess.
         CHECK(analysis.notes.empty());
     }
 }
