@@ -139,8 +139,7 @@ bool family_row_matches(const FamilyRow& row, std::string_view template_text,
     if (!std::all_of(row.template_contains.begin(), row.template_contains.end(), contained))
         return false;
     if (!row.template_contains_any.empty() &&
-        std::none_of(row.template_contains_any.begin(), row.template_contains_any.end(),
-                     contained))
+        std::none_of(row.template_contains_any.begin(), row.template_contains_any.end(), contained))
         return false;
     if (row.analysis_is.empty()) return true;
     const Json found = to_json(analysis);
