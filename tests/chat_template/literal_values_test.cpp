@@ -23,8 +23,8 @@ const Json literal_tools = cmfpipe::parse_json(R"([
 // The calls of the parsed turn, each {"name": ..., "arguments": {...}}, then its text if any.
 Json literal_calls(const std::string& template_name, const std::string& completion) {
     static const auto adapter = chat_template_adapter();
-    Json options = prompt_options(Json::object(), corpus_template(template_name),
-                                  template_name + ".jinja");
+    Json options =
+        prompt_options(Json::object(), corpus_template(template_name), template_name + ".jinja");
     options["tools"] = literal_tools;
     Json out = Json::array();
     for (const auto& message : adapter->from_wire(completion, options)) {
@@ -50,9 +50,9 @@ TEST_CASE("literal values: Python forms are read where JSON fails on them",
     // Tagged arguments (Qwen3-Coder): the JSON parse fails at True, after JSON text.
     CHECK(literal_calls("Qwen3-Coder",
                         qwen3_coder_call("where", "{\"lat\": 1.5, \"ok\": True, \"tag\": None}")) ==
-          Json::array({{{"name", "locate"},
-                        {"arguments",
-                         {{"where", {{"lat", 1.5}, {"ok", true}, {"tag", nullptr}}}}}}}));
+          Json::array(
+              {{{"name", "locate"},
+                {"arguments", {{"where", {{"lat", 1.5}, {"ok", true}, {"tag", nullptr}}}}}}}));
     // ... at its first byte's quote.
     CHECK(literal_calls("Qwen3-Coder", qwen3_coder_call("days", "['mon', 'tue']")) ==
           Json::array({{{"name", "locate"}, {"arguments", {{"days", {"mon", "tue"}}}}}}));
