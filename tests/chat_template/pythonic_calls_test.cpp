@@ -5,8 +5,9 @@
 // render calls the way Llama 3.2/4's pythonic templates and their kin do. Shown: what the analysis
 // finds in each; round trips (an assistant turn rendered by to_wire and read back by from_wire
 // gives exactly its text and calls, and every prefix read with partial=true shows no call the
-// whole turn does not have); model-style completions read directly; text that only looks like a
-// call stays text; and 1 MB of openers without closers parsed in at most 0.2 s.
+// whole turn does not have, and text the turn's text begins with); model-style completions read
+// directly; text that only looks like a call stays text; and 1 MB of openers without closers
+// parsed in at most 0.2 s.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -217,6 +218,16 @@ TEST_CASE("pythonic calls: rendered turns read back exactly, whole and on every 
                 pythonic_parts(adapter->from_wire(rendered.turn.substr(0, n), options));
             std::size_t calls_seen = 0;
             for (const Json& part : parts) {
+                // The text only grows, but for the fence's ``` alone at the end of a prefix:
+                // whole, it is the section's end marker, so the stream shows it until the
+                // `python` after it says it opens the section (completion_parser's
+                // marker_start_at_end lets a whole marker win over an equally long start of one).
+                const bool fence_tie = std::string_view(c.fixture) == "pythonic_fenced" &&
+                                       rendered.turn.substr(0, n).ends_with("```");
+                if (part.contains("text") && !fence_tie) {
+                    INFO("prefix " << n << ": " << part.dump());
+                    CHECK(std::string_view(c.answer).starts_with(part["text"].get<std::string>()));
+                }
                 if (!part.contains("call")) continue;
                 INFO("prefix " << n << ": " << part.dump());
                 REQUIRE(calls_seen < c.calls->size());
