@@ -158,7 +158,10 @@ struct Tool {
 Tool draw_tool(SeededDraws& draw, const std::set<std::string>& taken) {
     Tool tool;
     do {
-        tool.name = draw.pick(verbs) + "_" + draw.pick(nouns);
+        // One draw a statement, the noun first: the operands of + are evaluated in no set order
+        // (GCC took the noun first when this was one expression; the seed's conversations stay).
+        const std::string& noun = draw.pick(nouns);
+        tool.name = draw.pick(verbs) + "_" + noun;
         if (draw.one_in(5)) tool.name += "_v" + std::to_string(2 + draw.below(3));
     } while (taken.count(tool.name));
     std::set<std::string> used;
