@@ -25,9 +25,9 @@ std::size_t after_last_marker(std::string_view text) {
     return text.rfind(marker) + marker.size();
 }
 
-constexpr std::string_view fence_mark = "```";
+constexpr std::string_view call_fence_mark = "```";
 
-std::string_view trim_start(std::string_view text) {
+std::string_view without_leading_space(std::string_view text) {
     while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
     return text;
 }
@@ -35,8 +35,8 @@ std::string_view trim_start(std::string_view text) {
 // Where the first line of `text` ends (after its newline) when `text` opens with a code fence
 // (```python), else npos.
 std::size_t fence_line_end(std::string_view text) {
-    const std::string_view lead = trim_start(text);
-    if (!lead.starts_with(fence_mark)) return npos;
+    const std::string_view lead = without_leading_space(text);
+    if (!lead.starts_with(call_fence_mark)) return npos;
     const std::size_t line = lead.find('\n');
     if (line == npos) return npos;
     return text.size() - lead.size() + line + 1;
@@ -81,7 +81,7 @@ bool read_call_expression(std::string_view section, std::size_t name_at, ToolAna
     // A fenced code block (```python, ```tool_code): its first line opens the calls, ``` ends.
     const std::size_t fence = fence_line_end(section.substr(0, name_at));
     if (own == 0 && fence != npos) own = fence;
-    std::string_view prefix = trim_start(section.substr(own, name_at - own));
+    std::string_view prefix = without_leading_space(section.substr(own, name_at - own));
     if (prefix.starts_with('[')) {
         t.calls_in_array = true;
         prefix.remove_prefix(1);
@@ -90,9 +90,9 @@ bool read_call_expression(std::string_view section, std::size_t name_at, ToolAna
     t.name_prefix = std::string(prefix);
     t.section_start = std::string(trim(section.substr(0, own)));
     t.section_end = leading_marker(after);
-    if (fence != npos && t.section_start.starts_with(fence_mark) &&
-        trim(after).starts_with(fence_mark))
-        t.section_end = std::string(fence_mark);
+    if (fence != npos && t.section_start.starts_with(call_fence_mark) &&
+        trim(after).starts_with(call_fence_mark))
+        t.section_end = std::string(call_fence_mark);
     return true;
 }
 
