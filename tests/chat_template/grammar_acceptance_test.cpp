@@ -6,9 +6,12 @@
 //     prefill the prompt wrote and up to the first stop string, as llama.cpp applies it: lazily
 //     from the first trigger, and (calls required) from the first character for turns of calls;
 //     and reasoning + text without tools, where the grammar holds from the first character;
-//   - it rejects malformed calls: the template's own rendering of a call to an unknown tool, of a
-//     call without its required argument and of one with an argument of the wrong type, and a
-//     rendered call with a brace dropped.
+//   - it refuses malformed calls, lazily and with calls required: the template's own rendering
+//     of a call to an unknown tool, of a call without a required argument and of one with an
+//     argument of another type (in the shapes and in every generated conversation), a rendered
+//     call with a brace dropped, and two calls where parallel calls are off. A malformed call is
+//     checked where its valid counterpart is accepted: they share their text up to the change,
+//     so the refusal is the change's.
 // A template whose grammar still fails is listed in known_failures with the reason.
 #include <catch2/catch.hpp>
 
