@@ -164,12 +164,22 @@ class GrammarWriter {
         return rules_.text_without(a_.content.turn_end, "text");
     }
 
+    // What of `marker` the prompt already wrote: the longest end of the prefill it starts with
+    // (a prompt ending ">>>" has written ">>>" of ">>>all").
+    std::size_t written_by_prefill(const std::string& marker) const {
+        const std::string prefill = trim_end(options_.prefill);
+        for (std::size_t n = std::min(prefill.size(), marker.size()); n > 0; --n)
+            if (prefill.compare(prefill.size() - n, n, marker, 0, n) == 0) return n;
+        return 0;
+    }
+
     std::string content() {
         const ContentAnalysis& c = a_.content;
         if (c.mode == ContentMode::plain || c.start.empty()) return free_text();
         const std::string inner =
             c.end.empty() ? free_text() : rules_.text_without(c.end, "content-text");
-        const std::string wrapped = join({lit(c.start), inner, lit(c.end)});
+        const std::string start = c.start.substr(written_by_prefill(c.start));
+        const std::string wrapped = join({lit(start), inner, lit(c.end)});
         if (c.mode == ContentMode::always_wrapped) return rules_.add("content", wrapped);
         return rules_.add("content", wrapped + " | " + free_text());
     }

@@ -119,8 +119,10 @@ std::string SchemaGrammar::primitive(const std::string& kind) {
             "\"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" "
             "[0-9a-fA-F]{4} ) )* \"\\\"\"";
         if (!python) return rules_.add(kind, double_quoted);
-        const std::string single_quoted = "\"'\" ( [^'\\\\\\n] | \"\\\\\" [^\\x00] )* \"'\"";
-        const std::string python_double = "\"\\\"\" ( [^\"\\\\\\n] | \"\\\\\" [^\\x00] )* \"\\\"\"";
+        // Raw newlines too: templates print a value between quotes as it is ('line one
+        // line two'), so models write them.
+        const std::string single_quoted = "\"'\" ( [^'\\\\] | \"\\\\\" [^\\x00] )* \"'\"";
+        const std::string python_double = "\"\\\"\" ( [^\"\\\\] | \"\\\\\" [^\\x00] )* \"\\\"\"";
         return rules_.add(kind, dialect_.quote == "'" ? single_quoted + " | " + python_double
                                                       : python_double + " | " + single_quoted);
     }

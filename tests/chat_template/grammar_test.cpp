@@ -5,11 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "chat_template_support.hpp"
-#include "support/process.hpp"
 #include "gbnf/gbnf_recogniser.hpp"
 #include "gbnf_rules.hpp"
 #include "grammar.hpp"
 #include "json_schema_grammar.hpp"
+#include "support/process.hpp"
 #include "template_analysis.hpp"
 
 namespace grammar_test {
@@ -104,17 +104,26 @@ text-after-calls-p5 ::= ( [<] text-after-calls-p1 )?
     CHECK(g.stop == std::vector<std::string>{"<end>"});
 
     // Text before the first call is free; from <call> on the grammar holds.
-    CHECK(takes(g, "Let me see. <call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call>"));
-    CHECK(takes(g, "<call>\n{\"arguments\": {\"city\": \"Oslo\", \"days\": 3}, \"name\": \"get_weather\"}\n</call>"
-                   "\n<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</call> Done."));
+    CHECK(takes(g,
+                "Let me see. <call>{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+                "\"Oslo\"}}</call>"));
+    CHECK(takes(
+        g,
+        "<call>\n{\"arguments\": {\"city\": \"Oslo\", \"days\": 3}, \"name\": "
+        "\"get_weather\"}\n</call>"
+        "\n<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</call> Done."));
     CHECK(takes(g, "No call at all, so nothing is held."));
-    CHECK_FALSE(takes(g, "<call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}</call>"));
+    CHECK_FALSE(
+        takes(g, "<call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}</call>"));
     CHECK_FALSE(takes(g, "<call>{\"name\": \"get_weather\", \"arguments\": {\"days\": 3}}</call>"));
     CHECK_FALSE(takes(g, "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": 3}}</call>"));
-    CHECK_FALSE(takes(g, "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}</call>"));
+    CHECK_FALSE(
+        takes(g, "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}</call>"));
     // A second call after text is still a call: the text after the calls cannot open one.
-    CHECK_FALSE(takes(g, "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call> and "
-                         "<call>{\"name\": \"get_weather\"}</call>"));
+    CHECK_FALSE(
+        takes(g,
+              "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call> and "
+              "<call>{\"name\": \"get_weather\"}</call>"));
 }
 
 TEST_CASE("grammar: calls required, a reasoning block the prompt opened, one call only") {
@@ -129,12 +138,17 @@ TEST_CASE("grammar: calls required, a reasoning block the prompt opened, one cal
     CHECK(root == "root ::= ws reasoning ws calls text-after-calls ws ( ( \"<end>\" ) ws )?");
     CHECK(g.gbnf.find("\nreasoning ::= reasoning-text \"</t>\" ws\n") != std::string::npos);
     CHECK(g.gbnf.find("\ncalls ::= marked-call\n") != std::string::npos);
-    CHECK(takes(g, "I should look.</t>\n<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call>"));
+    CHECK(takes(g,
+                "I should look.</t>\n<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+                "\"Oslo\"}}</call>"));
     // The block must be closed, and a call must follow; one call only.
-    CHECK_FALSE(takes(g, "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call>"));
+    CHECK_FALSE(
+        takes(g, "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call>"));
     CHECK_FALSE(takes(g, "I should look.</t>\nIt is sunny."));
-    CHECK_FALSE(takes(g, "</t><call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call>"
-                         "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</call>"));
+    CHECK_FALSE(
+        takes(g,
+              "</t><call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</call>"
+              "<call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</call>"));
 }
 
 TEST_CASE("grammar: without tools, the reasoning block and the content up to the turn's end") {
@@ -176,9 +190,12 @@ TEST_CASE("grammar: a call id where the format writes one, a pattern where no wo
     const Grammar tagged = build_grammar(ids, weather_tools, {});
     INFO(tagged.gbnf);
     CHECK(tagged.gbnf.find("\ncall-id ::= [A-Za-z0-9_.:\\-]{1,64}\n") != std::string::npos);
-    CHECK(tagged.gbnf.find("\ncall-get-weather ::= \"get_weather[ID]\" call-id \"[A]\" ws args-get-weather\n") !=
+    CHECK(tagged.gbnf.find(
+              "\ncall-get-weather ::= \"get_weather[ID]\" call-id \"[A]\" ws args-get-weather\n") !=
           std::string::npos);
-    CHECK(takes(tagged, "[C]get_weather[ID]a1B2c3[A]{\"city\": \"Oslo\"}[C]get_weather[ID]x9[A]{\"city\": \"Rome\"}"));
+    CHECK(takes(tagged,
+                "[C]get_weather[ID]a1B2c3[A]{\"city\": \"Oslo\"}[C]get_weather[ID]x9[A]{\"city\": "
+                "\"Rome\"}"));
     CHECK_FALSE(takes(tagged, "[C]get_weather[A]{\"city\": \"Oslo\"}"));
 
     TemplateAnalysis bare;  // Llama 3.x: the call is the whole completion, a JSON object
@@ -192,31 +209,40 @@ TEST_CASE("grammar: a call id where the format writes one, a pattern where no wo
     CHECK(json.triggers[0].type == GrammarTrigger::Type::pattern_full);
     CHECK(json.triggers[0].value == "\\s*(\\{[\\s\\S]*)");
     CHECK(json.gbnf.find("\ncalls ::= call-get-weather\n") != std::string::npos);  // not parallel
-    CHECK(takes(json, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}, \"id\": \"c1\"}"));
-    CHECK(takes(json, "{\"id\": \"c1\", \"parameters\": {\"city\": \"Oslo\"}, \"name\": \"get_weather\"}"));
-    CHECK(takes(json, "The weather is fine {not a call}"));  // the pattern needs the text to start with {
-    CHECK_FALSE(takes(json, " {\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}"));  // no id
+    CHECK(takes(
+        json, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}, \"id\": \"c1\"}"));
+    CHECK(takes(
+        json, "{\"id\": \"c1\", \"parameters\": {\"city\": \"Oslo\"}, \"name\": \"get_weather\"}"));
+    CHECK(takes(json,
+                "The weather is fine {not a call}"));  // the pattern needs the text to start with {
+    CHECK_FALSE(takes(
+        json, " {\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}"));  // no id
 }
 
 TEST_CASE("grammar: llama.cpp's /completion fields") {
     const Grammar g = build_grammar(small_analysis(), weather_tools, {});
     const Json fields = completion_fields(g);
-    CHECK(fields.dump() == Json{{"grammar", g.gbnf},
-                                {"grammar_lazy", true},
-                                {"grammar_triggers", Json::array({Json{{"type", 1}, {"value", "<call>"}}})},
-                                {"preserved_tokens", Json::array({"<t>", "</t>", "<call>", "</call>"})},
-                                {"stop", Json::array({"<end>"})}}
-                               .dump());
+    CHECK(fields.dump() ==
+          Json{{"grammar", g.gbnf},
+               {"grammar_lazy", true},
+               {"grammar_triggers", Json::array({Json{{"type", 1}, {"value", "<call>"}}})},
+               {"preserved_tokens", Json::array({"<t>", "</t>", "<call>", "</call>"})},
+               {"stop", Json::array({"<end>"})}}
+              .dump());
 }
 
 TEST_CASE("grammar: a tool without a name is a ValueError naming the entry") {
-    CHECK_THROWS_MATCHES(build_grammar(small_analysis(), Json::parse(R"([{"type": "function", "function": {}}])"), {}),
-                         ValueError, Catch::Message("chat_template option 'tools': $[0].function.name: missing (required)"));
+    CHECK_THROWS_MATCHES(
+        build_grammar(small_analysis(), Json::parse(R"([{"type": "function", "function": {}}])"),
+                      {}),
+        ValueError,
+        Catch::Message("chat_template option 'tools': $[0].function.name: missing (required)"));
 }
 
 TEST_CASE("grammar: corpus templates of three formats, exact text", "[corpus]") {
     SECTION("Qwen-Qwen2.5-7B-Instruct: json_native calls in <tool_call>") {
-        const Grammar g = build_grammar(corpus_analysis("Qwen-Qwen2.5-7B-Instruct"), weather_tools, {});
+        const Grammar g =
+            build_grammar(corpus_analysis("Qwen-Qwen2.5-7B-Instruct"), weather_tools, {});
         CHECK(g.gbnf == R"g(root ::= calls text-after-calls ws ( ( "<|im_end|>" ) ws )?
 ws ::= ( " " | "\n"{1,2} [ \t]{0,20} )?
 string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} ) )* "\""
@@ -311,7 +337,7 @@ text-after-calls-p10 ::= ( [<] text-after-calls-p1 )?
         const Grammar g = build_grammar(corpus_analysis("LFM2.5-8B-A1B"), weather_tools, {});
         CHECK(g.gbnf == R"g(root ::= calls text-after-calls ws ( ( "<|im_end|>" ) ws )?
 ws ::= ( " " | "\n"{1,2} [ \t]{0,20} )?
-string ::= "'" ( [^'\\\n] | "\\" [^\x00] )* "'" | "\"" ( [^"\\\n] | "\\" [^\x00] )* "\""
+string ::= "'" ( [^'\\] | "\\" [^\x00] )* "'" | "\"" ( [^"\\] | "\\" [^\x00] )* "\""
 args-get-weather-city-kv ::= "city=" ws string
 integer ::= "-"? ( "0" | [1-9] [0-9]{0,15} )
 args-get-weather-days-kv ::= "days=" ws integer
@@ -358,19 +384,28 @@ text-after-calls-p18 ::= ( [<] text-after-calls-p1 )?
     }
 }
 
-TEST_CASE("grammar: corpus grammars take the template's own calls and refuse malformed ones", "[corpus]") {
-    const Grammar qwen = build_grammar(corpus_analysis("Qwen-Qwen2.5-7B-Instruct"), weather_tools, {});
-    CHECK(takes(qwen, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\", \"days\": 3}}\n"
-                      "</tool_call>"));
-    CHECK_FALSE(takes(qwen, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"days\": 3}}\n</tool_call>"));
+TEST_CASE("grammar: corpus grammars take the template's own calls and refuse malformed ones",
+          "[corpus]") {
+    const Grammar qwen =
+        build_grammar(corpus_analysis("Qwen-Qwen2.5-7B-Instruct"), weather_tools, {});
+    CHECK(takes(qwen,
+                "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\", "
+                "\"days\": 3}}\n"
+                "</tool_call>"));
+    CHECK_FALSE(takes(
+        qwen,
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"days\": 3}}\n</tool_call>"));
     const Grammar coder = build_grammar(corpus_analysis("Qwen3-Coder"), weather_tools, {});
-    CHECK(takes(coder, "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
-                       "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"));
-    CHECK_FALSE(takes(coder, "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
-                             "<parameter=days>\nthree\n</parameter>\n</function>\n</tool_call>"));
+    CHECK(takes(coder,
+                "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
+                "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"));
+    CHECK_FALSE(takes(coder,
+                      "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
+                      "<parameter=days>\nthree\n</parameter>\n</function>\n</tool_call>"));
     const Grammar lfm = build_grammar(corpus_analysis("LFM2.5-8B-A1B"), weather_tools, {});
-    CHECK(takes(lfm, "<|tool_call_start|>[get_weather(city='Oslo', days=3), get_weather(city=\"Rome\")]"
-                     "<|tool_call_end|>"));
+    CHECK(takes(lfm,
+                "<|tool_call_start|>[get_weather(city='Oslo', days=3), get_weather(city=\"Rome\")]"
+                "<|tool_call_end|>"));
     CHECK_FALSE(takes(lfm, "<|tool_call_start|>[get_weather(days=3)]<|tool_call_end|>"));
 }
 
@@ -394,26 +429,34 @@ std::string schema_rules(const char* schema, ValueDialect dialect = {}) {
 TEST_CASE("grammar schema: primitive types, enum, const, a list of types, anyOf") {
     CHECK(schema_rules(R"({"type": "number"})") ==
           "root ::= number\n"
-          "number ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?\n");
-    CHECK(schema_rules(R"({"type": "boolean"})") == "root ::= boolean\nboolean ::= \"true\" | \"false\"\n");
+          "number ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} ) ( \".\" [0-9]{1,16} )? ( [eE] [-+]? "
+          "[0-9]{1,3} )?\n");
+    CHECK(schema_rules(R"({"type": "boolean"})") ==
+          "root ::= boolean\nboolean ::= \"true\" | \"false\"\n");
     CHECK(schema_rules(R"({"type": "null"})") == "root ::= null\nnull ::= \"null\"\n");
-    CHECK(schema_rules(R"({"enum": ["a b", 1, null]})") == "root ::= ( \"\\\"a b\\\"\" | \"1\" | \"null\" )\n");
+    CHECK(schema_rules(R"({"enum": ["a b", 1, null]})") ==
+          "root ::= ( \"\\\"a b\\\"\" | \"1\" | \"null\" )\n");
     CHECK(schema_rules(R"({"const": "x"})") == "root ::= \"\\\"x\\\"\"\n");
     CHECK(schema_rules(R"({"type": ["integer", "null"]})") ==
-          "root ::= ( integer | null )\ninteger ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} )\nnull ::= \"null\"\n");
+          "root ::= ( integer | null )\ninteger ::= \"-\"? ( \"0\" | [1-9] [0-9]{0,15} )\nnull ::= "
+          "\"null\"\n");
     CHECK(schema_rules(R"({"anyOf": [{"type": "boolean"}, {"const": 0}]})") ==
           "root ::= ( boolean | \"0\" )\nboolean ::= \"true\" | \"false\"\n");
     CHECK(schema_rules(R"({"type": "string", "minLength": 2, "maxLength": 3})") ==
           "root ::= v\n"
-          "string ::= \"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} ) )* "
+          "string ::= \"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" "
+          "[0-9a-fA-F]{4} ) )* "
           "\"\\\"\"\n"
-          "string-char ::= [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )\n"
+          "string-char ::= [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" "
+          "[0-9a-fA-F]{4} )\n"
           "v ::= \"\\\"\" string-char{2,3} \"\\\"\"\n");
 }
 
 TEST_CASE("grammar schema: objects, required and optional properties, additionalProperties") {
-    // Required a and c, optional b: b may be left out; the names' order (a, b, c) is the listed one.
-    CHECK(schema_rules(R"({"type": "object", "properties": {"a": {"type": "null"}, "b": {"type": "null"},
+    // Required a and c, optional b: b may be left out; the names' order (a, b, c) is the listed
+    // one.
+    CHECK(schema_rules(
+              R"({"type": "object", "properties": {"a": {"type": "null"}, "b": {"type": "null"},
         "c": {"type": "null"}}, "required": ["a", "c"]})") ==
           std::string("root ::= v\n") + ws_rule + "\n" +
               "null ::= \"null\"\n"
@@ -431,7 +474,8 @@ TEST_CASE("grammar schema: properties in the listed order or sorted, extra membe
     CHECK(listed_or_sorted.accepts("{\"a\": 2, \"b\": 1}"));  // sorted (a template's dictsort)
     CHECK(listed_or_sorted.accepts("{\"b\": 1}"));
     CHECK_FALSE(listed_or_sorted.accepts("{\"a\": 2}"));  // b is required
-    CHECK_FALSE(listed_or_sorted.accepts("{\"b\": 1, \"c\": 2}"));  // additionalProperties absent: none
+    CHECK_FALSE(
+        listed_or_sorted.accepts("{\"b\": 1, \"c\": 2}"));  // additionalProperties absent: none
     CHECK_FALSE(listed_or_sorted.accepts("{\"b\": 1, \"b\": 1}"));
 
     const Recogniser open = Recogniser::from_text(schema_rules(
@@ -451,23 +495,26 @@ TEST_CASE("grammar schema: properties in the listed order or sorted, extra membe
 }
 
 TEST_CASE("grammar schema: nested objects and arrays, items, their bounds, tuples") {
-    const char* schema = R"({"type": "object", "properties": {"stops": {"type": "array", "minItems": 1, "maxItems": 2,
+    const char* schema =
+        R"({"type": "object", "properties": {"stops": {"type": "array", "minItems": 1, "maxItems": 2,
         "items": {"type": "object", "properties": {"city": {"type": "string"}, "nights": {"type": "integer"}},
                   "required": ["city"]}}}, "required": ["stops"]})";
     const std::string rules = schema_rules(schema);
-    CHECK(rules.find("\nv-stops ::= \"[\" ws v-stops-item ( \",\" ws v-stops-item ){0,1} ws \"]\"\n") !=
+    CHECK(rules.find(
+              "\nv-stops ::= \"[\" ws v-stops-item ( \",\" ws v-stops-item ){0,1} ws \"]\"\n") !=
           std::string::npos);
     const Recogniser trip = Recogniser::from_text(rules);
     CHECK(trip.accepts("{\"stops\": [{\"city\": \"Oslo\", \"nights\": 2}, {\"city\": \"Rome\"}]}"));
     CHECK(trip.accepts("{\n  \"stops\": [\n    {\"city\": \"Oslo\"}\n  ]\n}"));
     CHECK_FALSE(trip.accepts("{\"stops\": []}"));
-    CHECK_FALSE(trip.accepts("{\"stops\": [{\"city\": \"A\"}, {\"city\": \"B\"}, {\"city\": \"C\"}]}"));
+    CHECK_FALSE(
+        trip.accepts("{\"stops\": [{\"city\": \"A\"}, {\"city\": \"B\"}, {\"city\": \"C\"}]}"));
     CHECK_FALSE(trip.accepts("{\"stops\": [{\"nights\": 2}]}"));
     // Whitespace between tokens is limited (a space, or newlines and up to 20 blanks).
     CHECK_FALSE(trip.accepts("{\"stops\":  [{\"city\": \"Oslo\"}]}"));
 
-    const Recogniser pair = Recogniser::from_text(
-        schema_rules(R"({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]})"));
+    const Recogniser pair = Recogniser::from_text(schema_rules(
+        R"({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]})"));
     CHECK(pair.accepts("[\"x\", -1.5e3]"));
     CHECK_FALSE(pair.accepts("[\"x\"]"));
     const Recogniser any_list = Recogniser::from_text(schema_rules(R"({"type": "array"})"));
@@ -495,7 +542,8 @@ TEST_CASE("grammar schema: a local $ref, recursive") {
     const std::string rules = schema_rules(schema);
     CHECK(rules.find("\nref-t-defs-node ::= ") != std::string::npos);
     const Recogniser tree = Recogniser::from_text(rules);
-    CHECK(tree.accepts(R"({"tree": {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}})"));
+    CHECK(tree.accepts(
+        R"({"tree": {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}})"));
     CHECK_FALSE(tree.accepts(R"({"tree": {"name": "a", "children": [{"children": []}]}})"));
 }
 
@@ -504,20 +552,24 @@ TEST_CASE("grammar schema: Python literals and a call expression's own syntax") 
     CHECK(schema_rules(R"({"enum": ["it's", true, null]})", python) ==
           "root ::= ( \"'it\\\\'s'\" | \"True\" | \"None\" )\n");
     const Recogniser dict = Recogniser::from_text(schema_rules(
-        R"({"type": "object", "properties": {"on": {"type": "boolean"}, "tag": {"type": "string"}}})", python));
+        R"({"type": "object", "properties": {"on": {"type": "boolean"}, "tag": {"type": "string"}}})",
+        python));
     CHECK(dict.accepts("{'on': True, 'tag': 'a\\'b'}"));
     CHECK(dict.accepts("{\"on\": false, \"tag\": \"x\"}"));  // what tojson writes inside a call
     CHECK_FALSE(dict.accepts("{on: True}"));
 
     const ValueDialect token{ValueSyntax::quote_token, "<|\"|>"};
     const Recogniser gemma = Recogniser::from_text(schema_rules(
-        R"({"type": "object", "properties": {"city": {"type": "string"}, "n": {"type": "null"}}})", token));
+        R"({"type": "object", "properties": {"city": {"type": "string"}, "n": {"type": "null"}}})",
+        token));
     CHECK(gemma.accepts("{city:<|\"|>Oslo \"raw\"<|\"|>,n:None}"));
     CHECK(gemma.accepts("{<|\"|>city<|\"|>:<|\"|>Oslo<|\"|>}"));
     CHECK_FALSE(gemma.accepts("{city:\"Oslo\"}"));
 }
 
-TEST_CASE("grammar schema: what the grammar cannot express is a ValueError naming the tool and the path") {
+TEST_CASE(
+    "grammar schema: what the grammar cannot express is a ValueError naming the tool and the "
+    "path") {
     const auto error_of = [](const char* schema) {
         try {
             schema_rules(schema);
@@ -532,20 +584,23 @@ TEST_CASE("grammar schema: what the grammar cannot express is a ValueError namin
           "tool 't': the grammar cannot express the $ref 'other.json#/x' (only \"#/...\") at "
           "parameters/properties/a/$ref");
     CHECK(error_of(R"({"type": "array", "items": {"$ref": "#/$defs/missing"}})") ==
-          "tool 't': the grammar cannot express the $ref '#/$defs/missing' (not found in the schema) at "
+          "tool 't': the grammar cannot express the $ref '#/$defs/missing' (not found in the "
+          "schema) at "
           "parameters/items/$ref");
     CHECK(error_of(R"({"type": "object", "properties": {"a": {"type": "date"}}})") ==
           "tool 't': the grammar cannot express the type 'date' at parameters/properties/a/type");
     CHECK(error_of(R"({"type": "object", "properties": {"a": false}})") ==
-          "tool 't': the grammar cannot express the schema false (no value) at parameters/properties/a");
+          "tool 't': the grammar cannot express the schema false (no value) at "
+          "parameters/properties/a");
     CHECK(error_of(R"({"enum": []})") ==
           "tool 't': the grammar cannot express an empty or non-list enum at parameters/enum");
     // Through build_grammar: the tool's name.
     const Json tools = cmfpipe::parse_json(R"([{"type": "function", "function": {"name": "f",
         "parameters": {"type": "object", "properties": {"x": {"not": {}}}}}}])",
                                            "tools");
-    CHECK_THROWS_MATCHES(build_grammar(small_analysis(), tools, {}), ValueError,
-                         Catch::Message("tool 'f': the grammar cannot express 'not' at parameters/properties/x"));
+    CHECK_THROWS_MATCHES(
+        build_grammar(small_analysis(), tools, {}), ValueError,
+        Catch::Message("tool 'f': the grammar cannot express 'not' at parameters/properties/x"));
 }
 
 TEST_CASE("grammar rules: text without a delimiter, as the states of its matcher") {
@@ -574,7 +629,9 @@ TEST_CASE("grammar rules: text without a delimiter, as the states of its matcher
     CHECK(GbnfRules::name_part("get_weather.v2") == "get-weather-v2");
 }
 
-TEST_CASE("grammar rules: a member sequence, optional members left out, the sorted order beside the listed") {
+TEST_CASE(
+    "grammar rules: a member sequence, optional members left out, the sorted order beside the "
+    "listed") {
     CHECK(member_sequence({{"a", "A", true}, {"b", "B", false}}, "\",\"", "") == "A ( \",\" B )?");
     CHECK(member_sequence({{"a", "A", false}, {"b", "B", false}}, "\",\"", "") ==
           "( A ( \",\" B )? | ( B )? )");
@@ -590,9 +647,12 @@ const std::filesystem::path fixtures = cmfpipe::testing::chat_template_test_dir 
 
 }  // namespace grammar_test
 
-TEST_CASE("grammar cli: analyze-template --grammar --tools prints the grammar with llama.cpp's fields", "[corpus]") {
-    const std::string file =
-        (cmfpipe::testing::require_corpus("chat-templates") / "templates" / "Qwen-Qwen2.5-7B-Instruct.jinja").string();
+TEST_CASE(
+    "grammar cli: analyze-template --grammar --tools prints the grammar with llama.cpp's fields",
+    "[corpus]") {
+    const std::string file = (cmfpipe::testing::require_corpus("chat-templates") / "templates" /
+                              "Qwen-Qwen2.5-7B-Instruct.jinja")
+                                 .string();
     auto result = cmfpipe::testing::run_cli("analyze-template", file, "--grammar", "--tools",
                                             (fixtures / "grammar_tools.json").string());
     INFO(result.err);
@@ -609,13 +669,15 @@ TEST_CASE("grammar cli: analyze-template --grammar --tools prints the grammar wi
     auto plain = cmfpipe::testing::run_cli("analyze-template", file, "--grammar");
     CHECK(plain.exit_code == 0);
     CHECK(plain.out.substr(0, plain.out.find('\n', plain.out.find("root ::="))) ==
-          "# grammar_lazy: false\n# grammar_triggers: []\n# preserved_tokens: [\"<tool_call>\",\"</tool_call>\"]\n"
+          "# grammar_lazy: false\n# grammar_triggers: []\n# preserved_tokens: "
+          "[\"<tool_call>\",\"</tool_call>\"]\n"
           "# stop: [\"<|im_end|>\"]\nroot ::= ws text ws ( ( \"<|im_end|>\" ) ws )?");
 }
 
 TEST_CASE("grammar cli: a tools file that cannot be read is an error naming it", "[corpus]") {
     const std::string file =
-        (cmfpipe::testing::require_corpus("chat-templates") / "templates" / "Qwen3-Coder.jinja").string();
+        (cmfpipe::testing::require_corpus("chat-templates") / "templates" / "Qwen3-Coder.jinja")
+            .string();
     const auto with_tools = [&](const std::string& tools) {
         return cmfpipe::testing::run_cli("analyze-template", file, "--grammar", "--tools", tools);
     };
@@ -623,32 +685,39 @@ TEST_CASE("grammar cli: a tools file that cannot be read is an error naming it",
     auto absent = with_tools(missing);
     CHECK(absent.exit_code == 1);
     CHECK(absent.out.empty());
-    CHECK(absent.err == "cmfpipe: ValueError: " + missing + ": cannot open: No such file or directory\n");
+    CHECK(absent.err ==
+          "cmfpipe: ValueError: " + missing + ": cannot open: No such file or directory\n");
     const std::string not_json = (fixtures / "weather.prompty").string();
     auto unreadable = with_tools(not_json);
     CHECK(unreadable.exit_code == 1);
-    CHECK_THAT(unreadable.err, Catch::StartsWith("cmfpipe: ValueError: " + not_json + ":1:2: invalid JSON"));
+    CHECK_THAT(unreadable.err,
+               Catch::StartsWith("cmfpipe: ValueError: " + not_json + ":1:2: invalid JSON"));
     const std::string object = (fixtures / "weather.json").string();
     auto not_list = with_tools(object);
     CHECK(not_list.exit_code == 1);
-    CHECK(not_list.err == "cmfpipe: ValueError: " + object + ": expected a JSON list of function tools\n");
+    CHECK(not_list.err ==
+          "cmfpipe: ValueError: " + object + ": expected a JSON list of function tools\n");
     const std::string unnamed = (fixtures / "grammar_tools_unnamed.json").string();
     auto no_name = with_tools(unnamed);
     CHECK(no_name.exit_code == 1);
-    CHECK(no_name.err == "cmfpipe: ValueError: " + unnamed +
-                             ": chat_template option 'tools': $[0].function.name: missing (required)\n");
-    auto usage = cmfpipe::testing::run_cli("analyze-template", file, "--tools", (fixtures / "grammar_tools.json").string());
+    CHECK(no_name.err ==
+          "cmfpipe: ValueError: " + unnamed +
+              ": chat_template option 'tools': $[0].function.name: missing (required)\n");
+    auto usage = cmfpipe::testing::run_cli("analyze-template", file, "--tools",
+                                           (fixtures / "grammar_tools.json").string());
     CHECK(usage.exit_code == 2);
     CHECK_THAT(usage.err, Catch::Contains("--tools is read by --grammar"));
 }
 
-TEST_CASE("grammar cli: run --option output=llama_cpp_completion prints a /completion body", "[corpus]") {
-    const std::string file =
-        (cmfpipe::testing::require_corpus("chat-templates") / "templates" / "Qwen-Qwen2.5-7B-Instruct.jinja").string();
+TEST_CASE("grammar cli: run --option output=llama_cpp_completion prints a /completion body",
+          "[corpus]") {
+    const std::string file = (cmfpipe::testing::require_corpus("chat-templates") / "templates" /
+                              "Qwen-Qwen2.5-7B-Instruct.jinja")
+                                 .string();
     const auto run = [&](const auto&... more) {
         return cmfpipe::testing::run_cli("run", (fixtures / "weather.prompty").string(), "--inputs",
-                                         (fixtures / "weather.json").string(), "--no-pipeline", "--to",
-                                         "chat_template", "--template", file, more...);
+                                         (fixtures / "weather.json").string(), "--no-pipeline",
+                                         "--to", "chat_template", "--template", file, more...);
     };
     auto prompt = run();
     REQUIRE(prompt.exit_code == 0);
@@ -657,21 +726,39 @@ TEST_CASE("grammar cli: run --option output=llama_cpp_completion prints a /compl
     REQUIRE(body.exit_code == 0);
     const Json printed = cmfpipe::parse_json(body.out, "stdout");
     // The prompty's tool, as the adapter hands it to the template.
-    const Json tools = cmfpipe::parse_json(R"([{"type": "function", "function": {"name": "get_weather",
+    const Json tools =
+        cmfpipe::parse_json(R"([{"type": "function", "function": {"name": "get_weather",
         "description": "The current weather in a city.", "parameters": {"type": "object",
         "properties": {"city": {"type": "string"}}, "required": ["city"]}}}])",
-                                           "tools");
+                            "tools");
     const Grammar g = build_grammar(corpus_analysis("Qwen-Qwen2.5-7B-Instruct"), tools, {});
     const Json fields = completion_fields(g);
     Json expected{{"prompt", prompt.out}};
     for (const auto& [key, value] : fields.items()) expected[key] = value;
     CHECK(printed == expected);
     CHECK(printed.begin().key() == "prompt");
-    CHECK(g.gbnf.find("\nargs-get-weather ::= \"{\" ws args-get-weather-city-kv ws \"}\"\n") != std::string::npos);
+    CHECK(g.gbnf.find("\nargs-get-weather ::= \"{\" ws args-get-weather-city-kv ws \"}\"\n") !=
+          std::string::npos);
 
     auto wrong = run("--option", "output=\"json\"");
     CHECK(wrong.exit_code == 1);
     CHECK(wrong.out.empty());
-    CHECK(wrong.err == "cmfpipe: ValueError: chat_template options: $.output: expected \"prompt\" or "
-                       "\"llama_cpp_completion\", got \"json\"\n");
+    CHECK(wrong.err ==
+          "cmfpipe: ValueError: chat_template options: $.output: expected \"prompt\" or "
+          "\"llama_cpp_completion\", got \"json\"\n");
+}
+
+TEST_CASE("grammar: a content marker the prompt began is continued, not written again") {
+    TemplateAnalysis a;
+    a.content.mode = ContentMode::always_wrapped;
+    a.content.start = ">>>all";
+    a.content.turn_end = "<end>";
+    GrammarOptions options;
+    options.prefill = ">>>";
+    const Grammar g = build_grammar(a, Json::array(), options);
+    CHECK(g.gbnf.find("\ncontent ::= \"all\" text\n") != std::string::npos);
+    CHECK(takes(g, "all\nIt is sunny."));
+    CHECK_FALSE(takes(g, ">>>all\nIt is sunny."));
+    CHECK(build_grammar(a, Json::array(), {}).gbnf.find("\ncontent ::= \">>>all\" text\n") !=
+          std::string::npos);
 }
