@@ -167,6 +167,18 @@ TEST_CASE("family table: a template that lists the tools but renders no call rea
         "string_quote": "\""})x"));
 }
 
+TEST_CASE("family table: LFM2's row also keys on the tool list LFM2-8B writes between list tokens",
+          "[family]") {
+    const auto a = analyses_of(
+        chatml("{%- if tools %}<|im_start|>system\nList of tools: <|tool_list_start|>["
+               "{% for t in tools %}{{ t | tojson }}{% endfor %}]<|tool_list_end|><|im_end|>\n"
+               "{% endif %}"));
+    check_row_applied(row_of("LFM2"), a);
+    CHECK(a.with["tools"]["format"] == "call_expression");
+    CHECK(a.with["tools"]["section"] ==
+          family_expected(R"({"start": "<|tool_call_start|>", "end": "<|tool_call_end|>"})"));
+}
+
 TEST_CASE("family table: a prompt that ends in the >>> every message starts with opens the call",
           "[family]") {
     // Functionary v3.2's shape: each message is >>>RECIPIENT\n (all for text), and the
