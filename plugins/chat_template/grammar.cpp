@@ -25,8 +25,10 @@ std::vector<GrammarTool> grammar_tools(const Json& tools) {
     ToolSet validated(tools);  // the same checks as the completion parser's (each has a name)
     for (const Json& entry : tools) {
         const Json& function = entry.contains("function") ? entry.at("function") : entry;
-        GrammarTool tool{function.at("name").get<std::string>(), Json::object()};
-        if (const auto parameters = function.find("parameters"); parameters != function.end())
+        // No parameters: any object (the arguments are an object whatever the tool declares).
+        GrammarTool tool{function.at("name").get<std::string>(), Json{{"type", "object"}}};
+        if (const auto parameters = function.find("parameters");
+            parameters != function.end() && !(parameters->is_object() && parameters->empty()))
             tool.parameters = *parameters;
         out.push_back(std::move(tool));
     }

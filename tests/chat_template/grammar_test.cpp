@@ -762,3 +762,12 @@ TEST_CASE("grammar: a content marker the prompt began is continued, not written 
     CHECK(build_grammar(a, Json::array(), {}).gbnf.find("\ncontent ::= \">>>all\" text\n") !=
           std::string::npos);
 }
+
+TEST_CASE("grammar: a tool without parameters takes any object as its arguments") {
+    const Json tools =
+        cmfpipe::parse_json(R"([{"type": "function", "function": {"name": "now"}}])", "tools");
+    const Grammar g = build_grammar(small_analysis(), tools, {});
+    CHECK(takes(g, "<call>{\"name\": \"now\", \"arguments\": {}}</call>"));
+    CHECK(takes(g, "<call>{\"name\": \"now\", \"arguments\": {\"tz\": \"UTC\"}}</call>"));
+    CHECK_FALSE(takes(g, "<call>{\"name\": \"now\", \"arguments\": \"UTC\"}</call>"));
+}
