@@ -60,16 +60,10 @@ const KnownFailure known_failures[] = {
      "the template writes a string argument in single quotes without escaping a quote inside "
      "(query='it's'), which no grammar of the call syntax can read as one string"},
     {"LFM2.5-8B-A1B", "generated_2", 2, "as generated_1 (enabled='it's a < b & c > d')"},
-    {"LFM2.5-8B-A1B", "generated_13", 1,
-     "the template writes a newline inside a quoted string (reference='line one\\nline two' with a "
-     "raw newline); the grammar's strings refuse raw newlines"},
     {"NVIDIA-Nemotron-Nano-v2", "reasoning_text (no tools)", 1,
      "the template writes the last turn as its content after the prompt's <think>\\n, never "
      "closing the reasoning (it expects the raw completion as content); the grammar asks the "
      "model to close it"},
-    {"meetkai-functionary-medium-v3.2", "reasoning_text (no tools)", 1,
-     "the prompt writes >>> of the content's start >>>all, and the grammar asks for the whole "
-     "start again"},
     {"GigaChat3-10B-A1.8B", "", 48,
      "the template writes its calls after a message separator (<|message_sep|>\\n\\nfunction "
      "call<|role_sep|>...), which the grammar names as a stop: llama.cpp would stop before any "
