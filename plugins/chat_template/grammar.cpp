@@ -333,9 +333,14 @@ class GrammarWriter {
                                         id_suffix(P::post_args), lit(f_.function_close)});
         // wraps_function_name: the id follows the name's suffix, with no marker of its own
         // before it (functions.NAME:0).
+        // A suffix that is a marker of its own (a token, a code fence) may stand on the next
+        // line (DeepSeek R1: NAME\n```json); one that closes the name's markup may not.
+        const bool own_marker =
+            !f_.name_suffix.empty() &&
+            std::string_view("<[`").find(f_.name_suffix.front()) != std::string_view::npos;
         return join({id_prefix(P::pre_function_name), id_rule(P::pre_function_name),
                      id_suffix(P::pre_function_name), lit(f_.name_prefix), lit(tool.name),
-                     lit(f_.name_suffix), id_rule(P::wraps_function_name),
+                     own_marker ? space : "", lit(f_.name_suffix), id_rule(P::wraps_function_name),
                      id_suffix(P::wraps_function_name), id_prefix(P::between_function_and_args),
                      id_rule(P::between_function_and_args), id_suffix(P::between_function_and_args),
                      space, arguments, after.empty() ? "" : space, after});
