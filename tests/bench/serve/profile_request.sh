@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Where a proxied request's CPU goes, in instructions (valgrind's callgrind): cmfpipe serve with
+# one pool thread in front of bench_upstream.py; one kept-alive connection sends WARMUP requests,
+# the counters are zeroed (callgrind_control -z), REQUESTS more are sent, the counters dumped
+# (-d). Prints instructions a request and the inclusive share of each stage. Instruction counts
+# do not depend on the machine's load, unlike times.
+# usage: tests/bench/serve/profile_request.sh [--route chat|prompt] [REQUESTS] [-- SERVE-OPTIONS...]
+#   REQUESTS measured (default 2000, after 200 warm-up); SERVE-OPTIONS go to `cmfpipe serve`
+#   (e.g. --no-pipeline). env: CMFPIPE_BUILD_DIR (default build/); KEEP=DIR keeps the profile
+#   there (callgrind_annotate --inclusive=yes DIR/cg.out); ANNOTATE=DIR/cg.out REQUESTS prints the
+#   tables of a kept profile again without running anything.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+build="${CMFPIPE_BUILD_DIR:-$root/build}"
+route=chat
+requests=2000
+warmup=200
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --route) route="$2"; shift 2 ;;
+    --) shift; break ;;
+    -h | --help) sed -n '/^# usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) requests="$1"; shift ;;
+  esac
+done
+for tool in valgrind callgrind_control callgrind_annotate python3; do
+  command -v "$tool" >/dev/null || { echo "profile_request: needs $tool (apt-get install valgrind)" >&2; exit 2; }
+done
+send() {  # send N: N requests on one kept-alive connection, each answered 200
+  python3 - "$port" "$1" "$path" "$body" <<'EOF'
+import http.client, sys
+port, n, path, body = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+c = http.client.HTTPConnection("127.0.0.1", port)
+for _ in range(n):
+    c.request("POST", path, body, {"Content-Type": "application/json"})
+    r = c.getresponse()
+    d = r.read()
+    if r.status != 200:
+        sys.exit(f"profile_request: {r.status} {d[:300]!r}")
+EOF
+}
+if [ -n "${ANNOTATE:-}" ]; then
+  profile="$ANNOTATE"  # a profile kept with KEEP: only its tables
+else
+  bench=profile_request
+  # shellcheck source=tests/bench/serve/processes.sh
+  source "$root/tests/bench/serve/processes.sh"
+
+  serve=(valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" "$build/bin/cmfpipe" serve
+    --listen 127.0.0.1:0 --threads 1)
+  case "$route" in
+    chat)
+      start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
+      serve+=(--upstream "openai=http://127.0.0.1:$(port_of upstream)/v1")
+      path=/v1/chat/completions
+      body='{"model": "bench", "messages": [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "What is the capital of France? Answer in one word please."}]}'
+      ;;
+    prompt)
+      mkdir -p "$work/prompts"
+      cp "$root/examples/prompty/chat.prompty" "$work/prompts/"
+      serve+=(--prompts "$work/prompts")
+      path='/v1/prompts/chat?to=openai'
+      body='{"question": "What is a nonce, in one sentence?"}'
+      ;;
+    *) echo "profile_request: unknown route '$route' (chat, prompt)" >&2; exit 2 ;;
+  esac
+  start serve "${serve[@]}" "$@"
+  port="$(port_of serve)"
+  pid="$(cat "$work/serve.pid")"
+  send "$warmup"
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  send "$requests"
+  callgrind_control -d "$pid" >/dev/null 2>&1
+  profile="$(ls -t "$work"/cg."$pid".* | head -1)"
+  [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP"; cp "$profile" "$KEEP/cg.out"; }
+fi
+inclusive="$(callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$profile" 2>/dev/null)"
+total="$(awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}' <<<"$inclusive")"
+echo "profile_request: $route, $requests requests after $warmup, cmfpipe serve --threads 1 $*"
+echo "$((total / requests)) instructions a request (user space)"
+echo
+echo "| stage (inclusive) | instructions a request | share |"
+echo "|---|---:|---:|"
+# stage LABEL REGEX: the largest inclusive count of a function whose name matches REGEX (the
+# outermost of a recursion), a request.
+best() {
+  awk -v re="$1" '$2 ~ /^\(/ && $0 ~ re { gsub(",", "", $1); if ($1 + 0 > b) b = $1 + 0 } END { print b + 0 }' <<<"$inclusive"
+}
+stage() {
+  awk -v label="$1" -v re="$2" -v total="$total" -v n="$requests" '
+    $2 ~ /^\(/ && $0 ~ re { gsub(",", "", $1); if ($1 + 0 > best) best = $1 + 0 }
+    END { printf "| %s | %d | %.1f%% |\n", label, best / n, best * 100 / total }' <<<"$inclusive"
+}
+stage "router: route, request id, answer (Router::handle)" 'serve::Router::handle\('
+stage "client body -> upstream body (Proxy::prepare)" 'serve::Proxy::prepare\('
+stage "  JSON parse, all (parse_json: the body; from_wire's parse of the answer)" 'cmfpipe::parse_json\('
+stage "  JSON to CMF (adapter request_messages)" 'GuardedAdapter::request_messages\('
+stage "  processors, both hooks (Pipeline::run)" 'pipeline::Pipeline::run\('
+stage "  CMF back to the body (with_request_messages)" 'GuardedAdapter::with_request_messages\('
+stage "  serialise, both ways (json dump)" 'basic_json<.*>::dump\('
+stage "upstream answer -> client answer (Proxy::finish)" 'serve::Proxy::finish\('
+stage "  answer parse (try_parse_json)" 'cmfpipe::try_parse_json\('
+stage "  adapter from_wire (its parse included)" 'GuardedAdapter::from_wire\('
+stage "  answer CMF back (with_response_messages)" 'GuardedAdapter::with_response_messages\('
+stage "prompt route: render + adapter (Service::run)" 'host::Service::run\('
+stage "epoll (socket readiness)" 'epoll_reactor::run\('
+stage "malloc (all callers)" 'malloc\.c:malloc '
+stage "free (all callers)" 'malloc\.c:free '
+rest=$((total - $(best 'serve::Router::handle\(') - $(best 'serve::Proxy::prepare\(') - $(best 'serve::Proxy::finish\(') - $(best 'host::Service::run\(')))
+awk -v rest="$rest" -v total="$total" -v n="$requests" 'BEGIN {
+  printf "| the rest: HTTP read and write (Beast), the upstream client, pool hops, coroutines | %d | %.1f%% |\n", rest / n, rest * 100 / total }'
