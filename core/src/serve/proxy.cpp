@@ -8,6 +8,7 @@
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/request_fields.hpp"
 #include "forwarded_headers.hpp"
+#include "json_keys.hpp"
 #include "provider_routes.hpp"
 #include "request_framing.hpp"
 
@@ -15,6 +16,15 @@ namespace cmfpipe::serve {
 namespace {
 
 namespace net = boost::asio;
+
+// Whether the processors changed the conversation: the pipeline changes a message only by a
+// decision applied (pipeline.hpp: a message that goes on unchanged leaves no decision, a
+// discarded or rejected copy is not used), so without one the messages are the ones given.
+bool changed_any(const std::vector<pipeline::Decision>& decisions) {
+    for (const pipeline::Decision& d : decisions)
+        if (d.effect == pipeline::Effect::applied) return true;
+    return false;
+}
 
 }  // namespace
 
@@ -90,7 +100,7 @@ std::string Proxy::missing_upstream_hint(Metrics::Route route) {
 
 Proxy::Prepared Proxy::prepare(const Provider& provider,
                                const std::shared_ptr<const host::Service>& shared_service,
-                               const std::string& text, const std::string& request_id) const {
+                               std::string& text, const std::string& request_id) const {
     if (provider.input == Provider::Input::none) {
         Prepared none;  // a GET: no body to read
         none.service = shared_service;
@@ -120,10 +130,22 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
                 nullptr,
                 shared_service};
     }
-    Json processed = embeddings ? with_embedding_texts(body, texts, result.messages)
-                                : adapter->with_request_messages(body, result.messages,
-                                                                 provider.adapter_options);
-    Prepared prepared{processed.dump(), std::nullopt, adapter, nullptr, nullptr, shared_service};
+    // Nothing changed: the client's bytes go up as they came (what the parser read is what the
+    // upstream reads: no duplicate keys). Otherwise the body made from what the processors left.
+    const bool as_sent = !changed_any(result.decisions) && keys_plain_and_distinct(text);
+    std::optional<Json> rewritten;
+    if (!as_sent) {
+        rewritten = embeddings ? with_embedding_texts(body, texts, result.messages)
+                               : adapter->with_request_messages(body, result.messages,
+                                                                provider.adapter_options);
+    }
+    const Json& processed = rewritten ? *rewritten : body;
+    Prepared prepared{rewritten ? rewritten->dump() : std::move(text),
+                      std::nullopt,
+                      adapter,
+                      nullptr,
+                      nullptr,
+                      shared_service};
     if (provider.guards_answer && processed.value("stream", false) == true) {
         // The guard runs the llm_output processors on every step of the stream; the last run's
         // decisions go to the log once the stream is over (proxy_stream.cpp).
@@ -167,17 +189,23 @@ UpstreamFailure unreadable_answer(const Proxy::Provider& provider, const Error& 
 }  // namespace
 
 Response Proxy::finish(const Provider& provider, const host::Service& service,
-                       const Response& upstream_answer, const std::string& request_id) const {
-    const JsonParse parsed = try_parse_json(upstream_answer.body());
-    if (!parsed.value || !parsed.value->is_object()) {
-        throw UpstreamFailure(502, "broken",
-                              "upstream '" + provider.upstream +
-                                  "' answered what is not a JSON object: " + parsed.error);
+                       Response& upstream_answer, const std::string& request_id) const {
+    std::string& text = upstream_answer.body();
+    // Only an object is read: the adapter would take other text for a stream or a model's own
+    // words. The adapter parses it (once); the reason a text is not an object is asked for only
+    // when it is not.
+    if (const auto first = text.find_first_not_of(" \t\r\n");
+        first == std::string::npos || text[first] != '{') {
+        const JsonParse parsed = try_parse_json(text);
+        throw UpstreamFailure(
+            502, "broken",
+            "upstream '" + provider.upstream + "' answered what is not a JSON object: " +
+                (parsed.value ? "a JSON " + std::string(parsed.value->type_name()) : parsed.error));
     }
     const auto adapter = service.adapter(provider.adapter);
     std::vector<cmf::Message> messages;
     try {
-        messages = adapter->from_wire(upstream_answer.body(), provider.adapter_options);
+        messages = adapter->from_wire(text, provider.adapter_options);
     } catch (const ValueError& e) {
         throw unreadable_answer(provider, e);
     } catch (const LimitExceeded& e) {
@@ -191,8 +219,14 @@ Response Proxy::finish(const Provider& provider, const host::Service& service,
     }
     Response answer{http::status::ok, 11};
     answer.set(http::field::content_type, "application/json");
+    // Nothing changed: the upstream's bytes go back as they came (see prepare).
+    if (!changed_any(result.decisions) && keys_plain_and_distinct(text)) {
+        answer.body() = std::move(text);
+        return answer;
+    }
+    const Json parsed = parse_json(text, "upstream answer");  // from_wire read it: it parses
     answer.body() =
-        adapter->with_response_messages(*parsed.value, result.messages, provider.adapter_options)
+        adapter->with_response_messages(parsed, result.messages, provider.adapter_options)
             .dump(-1, ' ', false, Json::error_handler_t::replace);
     return answer;
 }
@@ -208,7 +242,8 @@ net::awaitable<std::optional<Response>> Proxy::answer(const Provider& provider,
 
     // The work is a named local, not a temporary inside the co_await: g++ 12 destroys the
     // captures of such a temporary twice.
-    auto prepare_work = [this, &provider, service, body = std::move(request.body()), request_id] {
+    auto prepare_work = [this, &provider, service, body = std::move(request.body()),
+                         request_id]() mutable {
         return prepare(provider, service, body, request_id);
     };
     Prepared prepared = co_await host_->async_call(std::move(prepare_work), net::use_awaitable);
@@ -262,7 +297,7 @@ net::awaitable<Response> Proxy::not_streamed(const Provider& provider,
     // The provider's fields go with the answer made from its body (a stop's 403 included).
     const http::fields provider_headers = provider_answer_headers(upstream_answer);
     auto finish_work = [this, &provider, service, upstream_answer = std::move(upstream_answer),
-                        request_id] {
+                        request_id]() mutable {
         return finish(provider, *service, upstream_answer, request_id);
     };
     Response answer = co_await host_->async_call(std::move(finish_work), net::use_awaitable);

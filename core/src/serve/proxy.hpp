@@ -95,9 +95,9 @@ class Proxy {
         std::shared_ptr<const host::Service> service;  // what the request started with
     };
     Prepared prepare(const Provider& provider, const std::shared_ptr<const host::Service>& service,
-                     const std::string& body, const std::string& request_id) const;
+                     std::string& body, const std::string& request_id) const;
     Response finish(const Provider& provider, const host::Service& service,
-                    const Response& upstream_answer, const std::string& request_id) const;
+                    Response& upstream_answer, const std::string& request_id) const;
     // The upstream's answer to a streamed request, read and guarded as it comes
     // (proxy_stream.cpp).
     boost::asio::awaitable<std::optional<Response>> stream(

@@ -1,0 +1,17 @@
+#pragma once
+// Whether a JSON text may be passed on as it came in place of the document parsed from it: the
+// parser keeps the last of duplicate keys, and a reader behind the proxy may keep the first, so a
+// text with a duplicate key (or a key spelled with an escape, which could spell a duplicate) is
+// only ever passed on as the proxy's own rewrite of what it read and checked.
+#include <string_view>
+
+namespace cmfpipe::serve {
+
+// `json` must be a text the JSON parser accepted. True when every object's keys are distinct,
+// none holds a backslash, and no object has more than `max_keys_an_object` keys (past that the
+// check would cost more than the rewrite it saves). Linear in the text's size.
+bool keys_plain_and_distinct(std::string_view json);
+
+inline constexpr std::size_t max_keys_an_object = 64;
+
+}  // namespace cmfpipe::serve
