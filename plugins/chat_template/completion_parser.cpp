@@ -160,14 +160,18 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
             out.ended_in_reasoning = split.open;
             text = split.rest;
             // Reasoning never closed but followed by calls, where the template writes reasoning
-            // only before calls (Kimi K2 Thinking goes straight from its thoughts to its calls):
-            // the calls end it. Elsewhere a call in open reasoning is one the reasoning talks
-            // about, and its end may still come.
-            if (split.open && analysis.reasoning.mode == ReasoningMode::tools_only &&
-                !tools.empty() && analysis.tools.format != ToolFormat::none) {
+            // only before calls (Kimi K2 Thinking goes straight from its thoughts to its calls),
+            // or where the calls are the first thing written in the block the prompt opened (a
+            // model that skips its reasoning: DeepSeek R1 distills): the calls end it. Elsewhere
+            // a call in open reasoning is one the reasoning talks about, and its end may still
+            // come.
+            if (split.open && !tools.empty() && analysis.tools.format != ToolFormat::none) {
                 const CallSection calls =
                     find_call_section(analysis.tools, tools, reasoning, 0, settings.parallel_calls);
-                if (calls.status != CallSection::Status::none) {
+                const bool first = calls.status != CallSection::Status::none &&
+                                   trim(reasoning.substr(0, calls.start)).empty();
+                if (calls.status != CallSection::Status::none &&
+                    (first || analysis.reasoning.mode == ReasoningMode::tools_only)) {
                     text = reasoning.substr(calls.start);
                     reasoning = reasoning.substr(0, calls.start);
                     out.ended_in_reasoning = false;
