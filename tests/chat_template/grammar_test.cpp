@@ -771,3 +771,22 @@ TEST_CASE("grammar: a tool without parameters takes any object as its arguments"
     CHECK(takes(g, "<call>{\"name\": \"now\", \"arguments\": {\"tz\": \"UTC\"}}</call>"));
     CHECK_FALSE(takes(g, "<call>{\"name\": \"now\", \"arguments\": \"UTC\"}</call>"));
 }
+
+TEST_CASE("grammar: a name suffix that is a marker of its own may stand on the next line") {
+    TemplateAnalysis fenced;
+    fenced.tools.format = ToolFormat::tag_with_json;
+    fenced.tools.per_call_start = "<b>";
+    fenced.tools.name_prefix = "function:";
+    fenced.tools.name_suffix = "```json";
+    fenced.tools.function_close = "```";
+    const Grammar g = build_grammar(fenced, weather_tools, {});
+    CHECK(takes(g, "<b>function:get_weather\n```json\n{\"city\": \"Oslo\"}\n```"));
+    CHECK(takes(g, "<b>function:get_weather```json{\"city\": \"Oslo\"}```"));
+    TemplateAnalysis tagged = fenced;
+    tagged.tools.name_prefix = "<function=";
+    tagged.tools.name_suffix = ">";
+    tagged.tools.function_close = "</function>";
+    const Grammar closing = build_grammar(tagged, weather_tools, {});
+    CHECK(takes(closing, "<b><function=get_weather>{\"city\": \"Oslo\"}</function>"));
+    CHECK_FALSE(takes(closing, "<b><function=get_weather\n>{\"city\": \"Oslo\"}</function>"));
+}
