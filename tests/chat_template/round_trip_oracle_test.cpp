@@ -255,12 +255,6 @@ namespace {
 // Turns whose stream shows what the whole parse does not: (template, shape) -> why. Empty when
 // every prefix holds.
 const std::map<std::pair<std::string, std::string>, std::string> partial_exceptions = {
-    {{"Apriel-1.6-15b-Thinker-fixed", "one_call"},
-     "OPEN (parser): the reasoning is delimiter style (no start, ends at [BEGIN FINAL "
-     "RESPONSE]), so a stream shows text as reasoning until its end; the cut "
-     "\"\\n<tool_calls>\" shows <tool_calls> as reasoning where the call opener could end it, "
-     "as the whole parse reads it"},
-    {{"Apriel-1.6-15b-Thinker-fixed", "two_calls"}, "OPEN (parser): as one_call"},
     {{"openai-gpt-oss-120b", "one_call"},
      "OPEN (parser): the cut after <|message|> shows the call as a builtin_tool_calls entry"},
     {{"openai-gpt-oss-120b", "two_calls"}, "OPEN (parser): as one_call"},
