@@ -260,13 +260,14 @@ TEST_CASE(
         const Json a = analysis_of(name);
         const bool thinking = std::string(name) == "Kimi-K2-Thinking";
         // Thinking renders reasoning_content only in the turns after the last text turn (its
-        // tool-call turns); past text turns get an empty <think></think>.
+        // tool-call turns); past text turns get an empty <think></think>. Instruct renders none:
+        // the family table's Kimi K2 row gives it the <think> ... </think> its models write.
         CHECK(reasoning_of(a) == (thinking ? expected(R"({"mode": "tools_only", "start": "<think>",
                   "end": "</think>", "prefill": {"default": "none",
                   "enable_thinking_true": "none", "enable_thinking_false": "none"}})")
-                                           : expected(R"({"mode": "none", "start": "", "end": "",
-                  "prefill": {"default": "none", "enable_thinking_true": "none",
-                  "enable_thinking_false": "none"}})")));
+                                           : expected(R"({"mode": "tag_based", "start": "<think>",
+                  "end": "</think>", "prefill": {"default": "none",
+                  "enable_thinking_true": "none", "enable_thinking_false": "none"}})")));
         CHECK(a["content"] == expected(R"({"mode": "plain", "start": "", "end": "",
             "turn_end": "<|im_end|>", "stray_markers": []})"));
         const Json& t = a["tools"];
@@ -288,10 +289,13 @@ TEST_CASE(
         const Json tool_tokens = expected(R"(["<|tool_calls_section_begin|>",
             "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>",
             "functions.", "<|tool_call_argument_begin|>"])");
-        Json tokens = thinking ? Json::array({"<think>", "</think>"}) : Json::array();
+        Json tokens = Json::array({"<think>", "</think>"});
         tokens.insert(tokens.end(), tool_tokens.begin(), tool_tokens.end());
         CHECK(a["preserved_tokens"] == tokens);
-        CHECK(a["notes"] == Json::array());
+        CHECK(a["notes"] ==
+              (thinking ? Json::array()
+                        : Json::array({"family Kimi K2: the instruct template renders no "
+                                       "reasoning; K2's models reason in <think> ... </think>"})));
     }
 }
 

@@ -95,7 +95,7 @@ TEST_CASE("family table: the built-in rows, each naming the family it serves", "
                           "DeepSeek R1 and kin (QwQ, R1 distills, LFM2.5, Nemotron Nano v2)",
                           "Ministral 3, Magistral", "Granite 3.3", "Gemma 4", "LFM2, LFM2.5",
                           "Functionary v3.2", "DeepSeek R1 and its distills (tools)",
-                          "Granite 3.3 (tools)"});
+                          "Granite 3.3 (tools)", "Kimi K2"});
     CHECK(rows.size() <= max_family_rows);
     // Each row applies after the step whose fields it reads or writes last.
     CHECK(row_of("DeepSeek R1").step == AnalysisStep::reasoning);
@@ -106,6 +106,7 @@ TEST_CASE("family table: the built-in rows, each naming the family it serves", "
     CHECK(row_of("Functionary").step == AnalysisStep::tools);
     CHECK(row_of("DeepSeek R1 and its distills (tools)").step == AnalysisStep::tools);
     CHECK(row_of("Granite 3.3 (tools)").step == AnalysisStep::tools);
+    CHECK(row_of("Kimi K2").step == AnalysisStep::reasoning);
     // The embedded text is the source file's, byte for byte.
     CHECK(family_table_text() == read_bytes(std::filesystem::path(CMFPIPE_SOURCE_DIR) / "plugins" /
                                             "chat_template" / "families.json"));
@@ -416,4 +417,14 @@ TEST_CASE("family table: set_analysis_field is the reverse of to_json, key by ke
         j->erase("preserved_tokens");
     }
     CHECK(round == expected);
+}
+
+TEST_CASE("family table: a template with Kimi K2's call section and no reasoning reads <think>",
+          "[family]") {
+    const auto a = analyses_of(
+        chatml("{#- calls go in <|tool_calls_section_begin|> ... <|tool_calls_section_end|> -#}"));
+    check_row_applied(row_of("Kimi K2"), a);
+    CHECK(a.without["reasoning"]["mode"] == "none");
+    CHECK(a.with["reasoning"]["start"] == "<think>");
+    CHECK(a.with["reasoning"]["end"] == "</think>");
 }
