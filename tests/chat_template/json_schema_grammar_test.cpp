@@ -243,4 +243,3 @@ TEST_CASE(
     CHECK(member_sequence({}, "\",\"", "X") == "( X ( \",\" X )* )?");
     CHECK(member_sequence({}, "\",\"", "").empty());
 }
-
