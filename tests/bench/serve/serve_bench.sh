@@ -11,13 +11,17 @@
 #       answered prompt requests, and the growth between them;
 #   (d) with --peer portkey: the load of (b) through Portkey's gateway (@portkey-ai/gateway from
 #       npm, needs node >= 18 and npm), measured between cmfpipe's runs: its overhead at one
-#       connection, its requests/s at 16 and cmfpipe's ratio to it.
+#       connection, its requests/s at 16 and cmfpipe's ratio to it;
+#   (e) with --peer nginx: the load of (b) through nginx (Debian's package, installed with apt-get
+#       when missing) as a plain `proxy_pass` with a keep-alive pool to the same upstream, the
+#       floor a proxy that does not read the body sets: its overhead at one connection, its
+#       requests/s at 16 and the CPU it spends a request (master and workers), beside cmfpipe's.
 # Beside each rate, the CPU time each server spent a request (/proc/PID/stat), which does not
 # depend on how the cores were shared. The paths of (b) and (d) get 2 s of load before they are
 # measured (node compiles as it runs). Every path is checked with one curl request first; a wrk
 # run with an answer that is not 2xx or a socket error stops the script with wrk's report
 # instead of printing figures.
-# usage: tests/bench/serve/serve_bench.sh [--peer portkey] [SECONDS]
+# usage: tests/bench/serve/serve_bench.sh [--peer portkey] [--peer nginx] [SECONDS]
 #   SECONDS per wrk run (default 10). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000;
 #   CMFPIPE_BUILD_DIR (default build/); PORTKEY_DIR, a folder to install the gateway into and
 #   reuse (default: a scratch folder, removed at the end).
@@ -28,9 +32,11 @@ portkey_version=1.15.2
 
 usage() { sed -n '/^# usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit "${1:-2}"; }
 peer=""
+nginx_peer=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --peer) [ $# -ge 2 ] || usage; peer="$2"; shift 2 ;;
+    --peer) [ $# -ge 2 ] || usage; set -- "--peer=$2" "${@:3}" ;;
+    --peer=nginx) nginx_peer=nginx; shift ;;
     --peer=*) peer="${1#--peer=}"; shift ;;
     -h | --help) usage 0 ;;
     -*) echo "serve_bench: unknown option $1" >&2; usage ;;
@@ -46,7 +52,12 @@ if [ "$small" -lt 16 ] || [ "$large" -le "$small" ]; then
   echo "serve_bench: needs 16 <= REQUESTS_SMALL < REQUESTS_LARGE" >&2
   exit 2
 fi
-case "$peer" in "" | portkey) ;; *) echo "serve_bench: unknown peer '$peer' (known: portkey)" >&2; exit 2 ;; esac
+case "$peer" in "" | portkey) ;; *) echo "serve_bench: unknown peer '$peer' (known: portkey, nginx)" >&2; exit 2 ;; esac
+if [ -n "$nginx_peer" ] && ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  echo "serve_bench: installing nginx (apt-get install -y nginx; or install it yourself)" >&2
+  apt-get install -y nginx >/dev/null 2>&1 || { echo "serve_bench: needs nginx: apt-get install -y nginx failed (run it as root)" >&2; exit 2; }
+fi
+nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 for tool in wrk curl python3 ${peer:+node npm}; do
   command -v "$tool" >/dev/null || { echo "serve_bench: needs $tool" >&2; exit 2; }
 done
@@ -175,6 +186,50 @@ EOF
   check "Portkey's gateway" "$portkey_url" "$chat_body" "echo: hi" "${portkey_headers[@]}"
 fi
 
+if [ -n "$nginx_peer" ]; then
+  # One worker a core, the upstream's connections kept alive (HTTP/1.1, no "Connection: close"),
+  # no access log (cmfpipe keeps none either); everything nginx writes stays in $work.
+  nginx_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  mkdir -p "$work/nginx"
+  cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes auto;
+daemon off;
+pid $work/nginx/master.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  upstream bench { server 127.0.0.1:$upstream_port; keepalive 32; }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / {
+      proxy_pass http://bench;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+EOF
+  start nginx "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log"
+  nginx_url="http://127.0.0.1:$nginx_port/v1/chat/completions"
+  for _ in $(seq 100); do
+    curl -s -o /dev/null "http://127.0.0.1:$nginx_port/" 2>/dev/null && break
+    sleep 0.05
+  done
+  check "nginx" "$nginx_url" "$chat_body" "echo: hi"
+  # cmfpipe without processors, the issue's second row.
+  start bare "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 --no-pipeline --upstream "openai=http://127.0.0.1:$upstream_port/v1"
+  bare_url="http://127.0.0.1:$(port_of bare)/v1/chat/completions"
+  check "cmfpipe --no-pipeline" "$bare_url" "$chat_body" "echo: hi"
+  # The master and its workers: their CPU together is nginx's.
+  nginx_pids="$(cat "$work/nginx.pid") $(cat "/proc/$(cat "$work/nginx.pid")/task/"*/children)"
+fi
+
 # --- (a) ------------------------------------------------------------------------------------------
 serve_pid="$(cat "$work/serve.pid")"
 measure a "(a)" "$serve_pid" -t2 -c16 -d"${seconds}s" -s "$prompt_script" "$prompt_url"
@@ -182,14 +237,15 @@ printf '(a) POST /v1/prompts/chat?to=openai, 16 connections: %s requests/s, p50 
   "${rps[a]}" "${p50[a]}" "${p99[a]}" "${cpu[a:$serve_pid]}"
 
 # --- (b) and (d): the same load, each path after the other, at 1 and at 16 connections -----------
-paths=(direct proxy ${peer:+portkey})
-declare -A url_of=([direct]="$direct_url" [proxy]="$proxy_url" [portkey]="${portkey_url:-}")
-declare -A script_of=([direct]="$chat_script" [proxy]="$chat_script" [portkey]="${portkey_script:-}")
+paths=(direct proxy ${peer:+portkey} ${nginx_peer:+nginx bare})
+declare -A url_of=([direct]="$direct_url" [proxy]="$proxy_url" [portkey]="${portkey_url:-}" [nginx]="${nginx_url:-}" [bare]="${bare_url:-}")
+declare -A script_of=([direct]="$chat_script" [proxy]="$chat_script" [portkey]="${portkey_script:-}" [nginx]="$chat_script" [bare]="$chat_script")
 upstream_pid="$(cat "$work/upstream.pid")"
 proxy_pid="$(cat "$work/proxy.pid")"
 portkey_pid="$(cat "$work/portkey.pid" 2>/dev/null || true)"
-declare -A pid_of=([direct]="" [proxy]="$proxy_pid" [portkey]="$portkey_pid")
-declare -A name_of=([direct]="the bench upstream directly" [proxy]="through cmfpipe" [portkey]="through Portkey")
+bare_pid="$(cat "$work/bare.pid" 2>/dev/null || true)"
+declare -A pid_of=([direct]="" [proxy]="$proxy_pid" [portkey]="$portkey_pid" [nginx]="${nginx_pids:-}" [bare]="$bare_pid")
+declare -A name_of=([direct]="the bench upstream directly" [proxy]="through cmfpipe" [portkey]="through Portkey" [nginx]="through nginx" [bare]="through cmfpipe --no-pipeline")
 for path in "${paths[@]}"; do  # warm-up, not measured: V8 compiles Portkey's hot code as it runs
   wrk -t2 -c16 -d2s -s "${script_of[$path]}" "${url_of[$path]}" >/dev/null
 done
@@ -215,6 +271,27 @@ if [ -n "$peer" ]; then
     "$(minus "${p50[portkey1]}" "${p50[direct1]}")" "$(minus "${p99[portkey1]}" "${p99[direct1]}")" \
     "${rps[portkey16]}" "${rps[proxy16]}" "$ratio" "${cpu[portkey16:$portkey_pid]}" "${cpu[proxy16:$proxy_pid]}" "$cpu_ratio"
   kill "$(cat "$work/portkey.pid")"  # idle from here on, but not part of (c)'s machine
+fi
+
+if [ -n "$nginx_peer" ]; then
+  nginx_cpu() {  # nginx_cpu KEY: the CPU a request of the master and the workers together
+    local total=0 p
+    for p in $nginx_pids; do total="$(awk -v a="$total" -v b="${cpu[$1:$p]}" 'BEGIN {print a + b}')"; done
+    echo "$total"
+  }
+  nginx_version="$("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///')"
+  nginx_cpu16="$(nginx_cpu nginx16)"
+  nginx_cpu_ratio="$(awk -v a="${cpu[proxy16:$proxy_pid]}" -v b="$nginx_cpu16" 'BEGIN {if (b > 0) printf "%.1f", a / b; else print "n/a"}')"
+  nginx_rps_share="$(awk -v a="${rps[proxy16]}" -v b="${rps[nginx16]}" 'BEGIN {printf "%.0f", a * 100 / b}')"
+  printf '(e) nginx %s, one connection: p50 %s ms p99 %s ms, overhead p50 %s ms (cmfpipe %s ms); 16 connections: %s requests/s, cmfpipe %s requests/s: %s%%; CPU a request: nginx %s us, cmfpipe %s us: %sx\n' \
+    "$nginx_version" "${p50[nginx1]}" "${p99[nginx1]}" \
+    "$(minus "${p50[nginx1]}" "${p50[direct1]}")" "$(minus "${p50[proxy1]}" "${p50[direct1]}")" \
+    "${rps[nginx16]}" "${rps[proxy16]}" "$nginx_rps_share" "$nginx_cpu16" "${cpu[proxy16:$proxy_pid]}" "$nginx_cpu_ratio"
+  bare_cpu_ratio="$(awk -v a="${cpu[bare16:$bare_pid]}" -v b="$nginx_cpu16" 'BEGIN {if (b > 0) printf "%.1f", a / b; else print "n/a"}')"
+  bare_rps_share="$(awk -v a="${rps[bare16]}" -v b="${rps[nginx16]}" 'BEGIN {printf "%.0f", a * 100 / b}')"
+  printf '(e) cmfpipe --no-pipeline: overhead p50 %s ms; 16 connections: %s requests/s: %s%% of nginx'"'"'s; CPU a request %s us: %sx\n' \
+    "$(minus "${p50[bare1]}" "${p50[direct1]}")" "${rps[bare16]}" "$bare_rps_share" "${cpu[bare16:$bare_pid]}" "$bare_cpu_ratio"
+  kill "$(cat "$work/nginx.pid")" "$bare_pid"
 fi
 
 # --- (c) ------------------------------------------------------------------------------------------
@@ -304,4 +381,13 @@ if [ -n "$peer" ]; then
   echo "| (d) 16 connections, cmfpipe / Portkey | $(thousands "${rps[proxy16]}") / $(thousands "${rps[portkey16]}") requests/s: **cmfpipe ${ratio}x** (goal ≥ 10x); CPU a request $(thousands "${cpu[proxy16:$proxy_pid]}") / $(thousands "${cpu[portkey16:$portkey_pid]}") µs: **${cpu_ratio}x** |"
 else
   echo "| (d) Portkey side by side | not run (\`--peer portkey\`) |"
+fi
+if [ -n "$nginx_peer" ]; then
+  echo
+  echo "| path (requests/s and CPU at 16 connections; overhead at 1, p50 over the upstream's) | requests/s | CPU a request in the proxy | overhead p50 |"
+  echo "|---|---|---|---|"
+  echo "| the upstream directly | $(thousands "${rps[direct16]}") | (upstream: ${cpu[direct16:$upstream_pid]} µs) | |"
+  echo "| nginx $nginx_version \`proxy_pass\`, keep-alive pool | $(thousands "${rps[nginx16]}") | **$nginx_cpu16 µs** | $(minus "${p50[nginx1]}" "${p50[direct1]}") ms |"
+  echo "| cmfpipe \`/v1/chat/completions\`, default pipeline | $(thousands "${rps[proxy16]}") ($nginx_rps_share% of nginx's) | **${cpu[proxy16:$proxy_pid]} µs** (${nginx_cpu_ratio}x nginx's) | $(minus "${p50[proxy1]}" "${p50[direct1]}") ms |"
+  echo "| cmfpipe \`/v1/chat/completions\`, \`--no-pipeline\` | $(thousands "${rps[bare16]}") ($bare_rps_share% of nginx's) | **${cpu[bare16:$bare_pid]} µs** (${bare_cpu_ratio}x nginx's) | $(minus "${p50[bare1]}" "${p50[direct1]}") ms |"
 fi
