@@ -33,6 +33,17 @@ ParsedCompletion parse_harmony_turn(const Adapter& harmony, const CompletionSett
         const Json* header =
             custom && custom->contains("harmony") ? &(*custom)["harmony"] : nullptr;
         if (header && header->contains("recipient")) {
+            // A stream cut inside a call to one of the functions: the call being written, which
+            // the whole completion gives as a call (not a built-in tool's).
+            const std::string recipient = (*header)["recipient"].is_string()
+                                              ? (*header)["recipient"].get<std::string>()
+                                              : std::string();
+            if (settings.partial && custom->value("incomplete", false) &&
+                recipient.starts_with("functions.") && recipient.size() > 10) {
+                out.unfinished =
+                    ParsedCall{recipient.substr(10), "", custom->value("pending", std::string())};
+                continue;
+            }
             // A call to a built-in tool: its text is the call, not the answer.
             out.builtin_tool_calls.push_back({{"recipient", (*header)["recipient"]},
                                               {"text", custom->value("pending", std::string())}});

@@ -185,8 +185,6 @@ const std::map<std::string, GeneratedDifference> generated_partial_exceptions = 
       "[BEGIN FINAL RESPONSE]), so a stream shows such text as reasoning until the end of the "
       "completion says it was the answer, which a stream cannot know before (a turn of calls: "
       "its opener ends the reasoning)"}},
-    {"openai-gpt-oss-120b",
-     {{}, "OPEN (parser): a call cut after <|message|> streams as a builtin_tool_calls entry"}},
 };
 
 }  // namespace
