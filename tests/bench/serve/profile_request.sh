@@ -91,21 +91,22 @@ stage() {
     $2 ~ /^\(/ && $0 ~ re { gsub(",", "", $1); if ($1 + 0 > best) best = $1 + 0 }
     END { printf "| %s | %d | %.1f%% |\n", label, best / n, best * 100 / total }' <<<"$inclusive"
 }
-stage "router: route, request id, answer (Router::handle)" 'serve::Router::handle\('
+stage "router: route, request id, answer (Router::handle; the prompt route's run included)" 'serve::Router::handle\('
 stage "client body -> upstream body (Proxy::prepare)" 'serve::Proxy::prepare\('
 stage "  JSON parse, all (parse_json: the body; from_wire's parse of the answer)" 'cmfpipe::parse_json\('
 stage "  JSON to CMF (adapter request_messages)" 'GuardedAdapter::request_messages\('
 stage "  processors, both hooks (Pipeline::run)" 'pipeline::Pipeline::run\('
 stage "  CMF back to the body (with_request_messages)" 'GuardedAdapter::with_request_messages\('
 stage "  serialise, both ways (json dump)" 'basic_json<.*>::dump\('
+stage "  the pass-through check (keys_plain_and_distinct), both ways" 'keys_plain_and_distinct\('
 stage "upstream answer -> client answer (Proxy::finish)" 'serve::Proxy::finish\('
 stage "  answer parse (try_parse_json)" 'cmfpipe::try_parse_json\('
 stage "  adapter from_wire (its parse included)" 'GuardedAdapter::from_wire\('
 stage "  answer CMF back (with_response_messages)" 'GuardedAdapter::with_response_messages\('
-stage "prompt route: render + adapter (Service::run)" 'host::Service::run\('
+stage "  prompt route: render, processors, adapter (Service::run)" 'host::Service::run(_within)?\('
 stage "epoll (socket readiness)" 'epoll_reactor::run\('
 stage "malloc (all callers)" 'malloc\.c:malloc '
 stage "free (all callers)" 'malloc\.c:free '
-rest=$((total - $(best 'serve::Router::handle\(') - $(best 'serve::Proxy::prepare\(') - $(best 'serve::Proxy::finish\(') - $(best 'host::Service::run\(')))
+rest=$((total - $(best 'serve::Router::handle\(') - $(best 'serve::Proxy::prepare\(') - $(best 'serve::Proxy::finish\(')))
 awk -v rest="$rest" -v total="$total" -v n="$requests" 'BEGIN {
   printf "| the rest: HTTP read and write (Beast), the upstream client, pool hops, coroutines | %d | %.1f%% |\n", rest / n, rest * 100 / total }'
