@@ -30,3 +30,43 @@ port_of() {
   exit 1
 }
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+cpu_ticks_all() {  # cpu_ticks_all PID...: their utime + stime together
+  local total=0 p
+  for p in "$@"; do total=$((total + $(cpu_ticks "$p"))); done
+  echo "$total"
+}
+
+# start_nginx UPSTREAM_PORT [DIRECTIVE...]: nginx (Debian's package, installed with apt-get when
+# missing) as a plain proxy_pass to 127.0.0.1:UPSTREAM_PORT with a keep-alive pool (HTTP/1.1, no
+# "Connection: close"), no access log, one worker a core; each DIRECTIVE goes into its location
+# (e.g. "proxy_buffering off;"). Sets nginx_port, nginx_pids (the master and its workers, whose
+# CPU together is nginx's) and nginx_version; everything it writes stays in $work/nginx.
+start_nginx() {
+  local upstream_port="$1" directive
+  shift
+  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    echo "$bench: installing nginx (apt-get install -y nginx; or install it yourself)" >&2
+    apt-get install -y nginx >/dev/null 2>&1 || { echo "$bench: needs nginx: apt-get install -y nginx failed (run it as root)" >&2; exit 2; }
+  fi
+  local nginx_bin
+  nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+  nginx_version="$("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///')"
+  nginx_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  mkdir -p "$work/nginx"
+  {
+    echo "worker_processes auto; daemon off; pid $work/nginx/master.pid; error_log $work/nginx/error.log warn;"
+    echo "events { worker_connections 1024; }"
+    echo "http { access_log off; client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;"
+    echo "  fastcgi_temp_path $work/nginx/fastcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;"
+    echo "  upstream bench { server 127.0.0.1:$upstream_port; keepalive 32; }"
+    echo "  server { listen 127.0.0.1:$nginx_port; location / { proxy_pass http://bench; proxy_http_version 1.1; proxy_set_header Connection \"\";"
+    for directive in "$@"; do echo "    $directive"; done
+    echo "  } } }"
+  } >"$work/nginx/nginx.conf"
+  start nginx "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log"
+  for _ in $(seq 100); do
+    [ -s "$work/nginx/master.pid" ] && [ -n "$(cat "/proc/$(cat "$work/nginx.pid")/task/"*/children 2>/dev/null)" ] && break
+    sleep 0.05
+  done
+  nginx_pids="$(cat "$work/nginx.pid") $(cat "/proc/$(cat "$work/nginx.pid")/task/"*/children)"
+}

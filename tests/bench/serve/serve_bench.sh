@@ -53,11 +53,6 @@ if [ "$small" -lt 16 ] || [ "$large" -le "$small" ]; then
   exit 2
 fi
 case "$peer" in "" | portkey) ;; *) echo "serve_bench: unknown peer '$peer' (known: portkey, nginx)" >&2; exit 2 ;; esac
-if [ -n "$nginx_peer" ] && ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-  echo "serve_bench: installing nginx (apt-get install -y nginx; or install it yourself)" >&2
-  apt-get install -y nginx >/dev/null 2>&1 || { echo "serve_bench: needs nginx: apt-get install -y nginx failed (run it as root)" >&2; exit 2; }
-fi
-nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 for tool in wrk curl python3 ${peer:+node npm}; do
   command -v "$tool" >/dev/null || { echo "serve_bench: needs $tool" >&2; exit 2; }
 done
@@ -187,47 +182,13 @@ EOF
 fi
 
 if [ -n "$nginx_peer" ]; then
-  # One worker a core, the upstream's connections kept alive (HTTP/1.1, no "Connection: close"),
-  # no access log (cmfpipe keeps none either); everything nginx writes stays in $work.
-  nginx_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-  mkdir -p "$work/nginx"
-  cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes auto;
-daemon off;
-pid $work/nginx/master.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
-  upstream bench { server 127.0.0.1:$upstream_port; keepalive 32; }
-  server {
-    listen 127.0.0.1:$nginx_port;
-    location / {
-      proxy_pass http://bench;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-  }
-}
-EOF
-  start nginx "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log"
+  start_nginx "$upstream_port"
   nginx_url="http://127.0.0.1:$nginx_port/v1/chat/completions"
-  for _ in $(seq 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$nginx_port/" 2>/dev/null && break
-    sleep 0.05
-  done
   check "nginx" "$nginx_url" "$chat_body" "echo: hi"
   # cmfpipe without processors, the issue's second row.
   start bare "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 --no-pipeline --upstream "openai=http://127.0.0.1:$upstream_port/v1"
   bare_url="http://127.0.0.1:$(port_of bare)/v1/chat/completions"
   check "cmfpipe --no-pipeline" "$bare_url" "$chat_body" "echo: hi"
-  # The master and its workers: their CPU together is nginx's.
-  nginx_pids="$(cat "$work/nginx.pid") $(cat "/proc/$(cat "$work/nginx.pid")/task/"*/children)"
 fi
 
 # --- (a) ------------------------------------------------------------------------------------------
@@ -279,7 +240,6 @@ if [ -n "$nginx_peer" ]; then
     for p in $nginx_pids; do total="$(awk -v a="$total" -v b="${cpu[$1:$p]}" 'BEGIN {print a + b}')"; done
     echo "$total"
   }
-  nginx_version="$("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///')"
   nginx_cpu16="$(nginx_cpu nginx16)"
   nginx_cpu_ratio="$(awk -v a="${cpu[proxy16:$proxy_pid]}" -v b="$nginx_cpu16" 'BEGIN {if (b > 0) printf "%.1f", a / b; else print "n/a"}')"
   nginx_rps_share="$(awk -v a="${rps[proxy16]}" -v b="${rps[nginx16]}" 'BEGIN {printf "%.0f", a * 100 / b}')"

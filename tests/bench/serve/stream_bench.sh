@@ -19,9 +19,13 @@
 #    CPU-per-delta(largest N) / CPU-per-delta(smallest N) for each server, which stays near 1 when
 #    a step costs what its event does, and grows with N when a step costs what the stream so far
 #    does (goal: <= 1.5 from 8 KB to 1 MB of answer).
+#    With --peer nginx, a third server: nginx (Debian's; installed when missing) passing the same
+#    stream as a plain proxy_pass with a keep-alive pool, "proxy_buffering off" (each event on as it
+#    comes, as a gateway does); its CPU is its master's and workers' together. The floor for CPU per
+#    event: it does not read the events.
 # Prints figures; gates nothing (the ctests that do are the stream guard tests' "work does not
 # grow with the stream" and "final text").
-# usage: tests/bench/serve/stream_bench.sh
+# usage: tests/bench/serve/stream_bench.sh [--peer nginx]
 #   env: PACING=100 FIRST_REPEATS=5 SIZES="40 5243" (N, smallest first: 8 KB and 1 MB) REPEATS=3
 #   BATCH=16384 LIMIT=150 (seconds the run may take: past it, the CPU part stops with what it has);
 #   CMFPIPE_BUILD_DIR (default build/; a copy of an older build's bin/ and lib/ works with
@@ -35,6 +39,8 @@ batch="${BATCH:-16384}"
 limit="${LIMIT:-150}"
 pacing="${PACING:-100}"
 first_repeats="${FIRST_REPEATS:-5}"
+nginx_peer=""
+if [ "${1:-}" = --peer ] && [ "${2:-}" = nginx ]; then nginx_peer=nginx; shift 2; fi
 [ "$#" -eq 0 ] || { sed -n '/^# usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 for n in "${sizes[@]}" "$repeats" "$batch" "$limit" "$pacing" "$first_repeats"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "stream_bench: '$n' is not a whole number above 0" >&2; exit 2; }
@@ -63,6 +69,13 @@ for s in "${settings[@]}"; do
   url[$s]="http://127.0.0.1:$(port_of "serve_$s")/v1/chat/completions"
   pid_of[$s]="$(cat "$work/serve_$s.pid")"
 done
+if [ -n "$nginx_peer" ]; then
+  start_nginx "$upstream_port" "proxy_buffering off;"
+  settings+=(nginx)
+  label[nginx]="nginx $nginx_version proxy_pass"
+  url[nginx]="http://127.0.0.1:$nginx_port/v1/chat/completions"
+  pid_of[nginx]="$nginx_pids"
+fi
 
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
@@ -115,6 +128,7 @@ stream() {
 # Each server once, and each N made by the upstream once, before anything is measured.
 for n in "${sizes[@]}"; do stream none "$n"; done
 stream default "${sizes[0]}"
+[ -z "$nginx_peer" ] || stream nginx "${sizes[0]}"
 
 declare -A samples  # "SETTING N" -> CPU microseconds per delta, one a repeat
 for ((r = 1; r <= repeats; r++)); do
@@ -125,9 +139,11 @@ for ((r = 1; r <= repeats; r++)); do
         break 3
       fi
       streams=$(((batch + n - 1) / n))
-      before="$(cpu_ticks "${pid_of[$s]}")"
+      # shellcheck disable=SC2086
+      before="$(cpu_ticks_all ${pid_of[$s]})"
       for ((k = 0; k < streams; k++)); do stream "$s" "$n"; done
-      after="$(cpu_ticks "${pid_of[$s]}")"
+      # shellcheck disable=SC2086
+      after="$(cpu_ticks_all ${pid_of[$s]})"
       samples["$s $n"]+="$(awk -v t="$((after - before))" -v hz="$hz" -v d="$((streams * n))" \
         'BEGIN {printf "%.3f", t / hz * 1e6 / d}') "
     done
@@ -155,5 +171,13 @@ for s in "${settings[@]}"; do
     'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a / b}')"
 done
 echo
+if [ -n "$nginx_peer" ]; then
+  printf '| **CPU a delta, cmfpipe / nginx, at %s** |' "$last"
+  for s in "${settings[@]}"; do
+    printf ' %s |' "$(awk -v a="$(median "${samples["$s $last"]:-}")" -v b="$(median "${samples["nginx $last"]:-}")" \
+      'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.1fx", a / b}')"
+  done
+  echo
+fi
 echo
 echo "(goal: ratio <= 1.5 for both; run in $((SECONDS - started)) s)"
