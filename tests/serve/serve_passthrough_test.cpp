@@ -90,3 +90,15 @@ TEST_CASE("passthrough: a key spelled with an escape is rewritten") {
     CHECK(passthrough_received_body(upstream) ==
           R"({"model":"gpt-test","messages":[{"role":"user","content":"clean"}]})");
 }
+
+TEST_CASE("passthrough: a body that begins with a byte order mark is rewritten without it") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url()});
+    HttpConnection client(server.port());
+    const std::string with_bom =
+        "\xEF\xBB\xBF"
+        R"({"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]})";
+    REQUIRE(client.request("POST", "/v1/chat/completions", with_bom).status == 200);
+    CHECK(passthrough_received_body(upstream) ==
+          R"({"model":"gpt-test","messages":[{"role":"user","content":"hi"}]})");
+}

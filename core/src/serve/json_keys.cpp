@@ -38,6 +38,8 @@ bool keys_plain_and_distinct(std::string_view json) {
     thread_local std::vector<std::size_t> starts;
     keys.clear();
     starts.clear();
+    // The parser skips a byte order mark; a reader behind us may refuse it.
+    if (json.starts_with("\xEF\xBB\xBF")) return false;
     const std::size_t n = json.size();
     for (std::size_t i = 0; i < n; ++i) {
         const char c = json[i];

@@ -202,7 +202,9 @@ Response Proxy::finish(const Provider& provider, const host::Service& service,
     // Only an object is read: the adapter would take other text for a stream or a model's own
     // words. The adapter parses it (once); the reason a text is not an object is asked for only
     // when it is not.
-    if (const auto first = text.find_first_not_of(" \t\r\n");
+    // (A byte order mark, which the parser skips, is skipped here too.)
+    const std::size_t bom = std::string_view(text).starts_with("\xEF\xBB\xBF") ? 3 : 0;
+    if (const auto first = text.find_first_not_of(" \t\r\n", bom);
         first == std::string::npos || text[first] != '{') {
         const JsonParse parsed = try_parse_json(text);
         throw UpstreamFailure(
