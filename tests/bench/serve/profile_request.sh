@@ -4,20 +4,24 @@
 # the counters are zeroed (callgrind_control -z), REQUESTS more are sent, the counters dumped
 # (-d). Prints instructions a request and the inclusive share of each stage. Instruction counts
 # do not depend on the machine's load, unlike times.
-# usage: tests/bench/serve/profile_request.sh [--route chat|prompt] [REQUESTS] [-- SERVE-OPTIONS...]
-#   REQUESTS measured (default 2000, after 200 warm-up); SERVE-OPTIONS go to `cmfpipe serve`
+# usage: tests/bench/serve/profile_request.sh [--route chat|prompt|stream | --peer nginx] [REQUESTS] [-- SERVE-OPTIONS...]
+#   REQUESTS measured (default 2000, after 200 warm-up; stream: a streamed answer of 100 deltas
+#   each); SERVE-OPTIONS go to `cmfpipe serve`
 #   (e.g. --no-pipeline). env: CMFPIPE_BUILD_DIR (default build/); KEEP=DIR keeps the profile
 #   there (callgrind_annotate --inclusive=yes DIR/cg.out); ANNOTATE=DIR/cg.out REQUESTS prints the
-#   tables of a kept profile again without running anything.
+#   tables of a kept profile again without running anything. --peer nginx profiles nginx instead
+#   (one process, `proxy_pass` with a keep-alive pool to the same upstream, the chat route's
+#   request): its instructions a request, the floor a proxy that does not read the body sets.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 build="${CMFPIPE_BUILD_DIR:-$root/build}"
 route=chat
 requests=2000
-warmup=200
+warmup="${WARMUP:-200}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --route) route="$2"; shift 2 ;;
+    --peer) [ "${2:-}" = nginx ] || { echo "profile_request: the peer is nginx" >&2; exit 2; }; route=nginx; shift 2 ;;
     --) shift; break ;;
     -h | --help) sed -n '/^# usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) requests="$1"; shift ;;
@@ -55,6 +59,29 @@ else
       path=/v1/chat/completions
       body='{"model": "bench", "messages": [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "What is the capital of France? Answer in one word please."}]}'
       ;;
+    stream)  # a streamed answer of 100 deltas of 200 characters a request
+      start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
+      serve+=(--upstream "openai=http://127.0.0.1:$(port_of upstream)/v1")
+      path=/v1/chat/completions
+      body='{"model": "deltas-100", "stream": true, "messages": [{"role": "user", "content": "go"}]}'
+      ;;
+    nginx)
+      start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
+      nginx_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+      mkdir -p "$work/nginx"
+      {
+        echo "master_process off; daemon off; pid $work/nginx/master.pid; error_log $work/nginx/error.log warn;"
+        echo "events { worker_connections 1024; }"
+        echo "http { access_log off; client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;"
+        echo "  fastcgi_temp_path $work/nginx/fastcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;"
+        echo "  upstream bench { server 127.0.0.1:$(port_of upstream); keepalive 32; }"
+        echo "  server { listen 127.0.0.1:$nginx_port; location / { proxy_pass http://bench; proxy_http_version 1.1; proxy_set_header Connection \"\"; } } }"
+      } >"$work/nginx/nginx.conf"
+      serve=(valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" "$(command -v nginx || echo /usr/sbin/nginx)"
+        -p "$work/nginx" -c "$work/nginx/nginx.conf")
+      path=/v1/chat/completions
+      body='{"model": "bench", "messages": [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "What is the capital of France? Answer in one word please."}]}'
+      ;;
     prompt)
       mkdir -p "$work/prompts"
       cp "$root/examples/prompty/chat.prompty" "$work/prompts/"
@@ -62,10 +89,15 @@ else
       path='/v1/prompts/chat?to=openai'
       body='{"question": "What is a nonce, in one sentence?"}'
       ;;
-    *) echo "profile_request: unknown route '$route' (chat, prompt)" >&2; exit 2 ;;
+    *) echo "profile_request: unknown route '$route' (chat, prompt, stream; or --peer nginx)" >&2; exit 2 ;;
   esac
   start serve "${serve[@]}" "$@"
-  port="$(port_of serve)"
+  if [ "$route" = nginx ]; then
+    port="$nginx_port"
+    for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  else
+    port="$(port_of serve)"
+  fi
   pid="$(cat "$work/serve.pid")"
   send "$warmup"
   callgrind_control -z "$pid" >/dev/null 2>&1
@@ -76,8 +108,10 @@ else
 fi
 inclusive="$(callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$profile" 2>/dev/null)"
 total="$(awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}' <<<"$inclusive")"
-echo "profile_request: $route, $requests requests after $warmup, cmfpipe serve --threads 1 $*"
+if [ "$route" = nginx ]; then what="nginx proxy_pass, one process"; else what="cmfpipe serve --threads 1 $*"; fi
+echo "profile_request: $route, $requests requests after $warmup, $what"
 echo "$((total / requests)) instructions a request (user space)"
+[ "$route" != nginx ] || exit 0
 echo
 echo "| stage (inclusive) | instructions a request | share |"
 echo "|---|---:|---:|"
