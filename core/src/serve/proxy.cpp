@@ -17,14 +17,6 @@ namespace {
 
 namespace net = boost::asio;
 
-// A body this small is read, checked and passed on here, on the I/O thread: the work costs less
-// than the hop to the pool and back (a post, a pool thread woken, a post back, the I/O thread
-// woken: ~25k instructions and two context switches). A larger one goes to the pool, so that a
-// big body never holds up the other connections of this I/O thread: at ~200 instructions a byte
-// a 2 KiB body is ~0.4M instructions, ~0.1 ms (docs/serve.md, "Where a proxied request's CPU
-// goes").
-constexpr std::size_t inline_work_bytes = 2048;
-
 // Whether the processors changed the conversation: the pipeline changes a message only by a
 // decision applied (pipeline.hpp: a message that goes on unchanged leaves no decision, a
 // discarded or rejected copy is not used), so without one the messages are the ones given.

@@ -28,6 +28,25 @@ std::string joined(const std::vector<wire::SseEvent>& events) {
 
 // The error event for a failure met while the stream was under way. It comes from the provider's
 // adapter; should that throw too, a plain OpenAI-shaped event still tells the client.
+// The guarded stream's steps over one batch of events (and its end when `finish` is set): what
+// goes to the client.
+std::string guarded_steps_of(GuardedStream& guarded, const std::vector<wire::SseEvent>& events,
+                             std::optional<bool> finish) {
+    std::string out;
+    for (const wire::SseEvent& event : events) {
+        if (guarded.ended()) break;
+        out += joined(guarded.push(event));
+    }
+    if (finish && !guarded.ended()) out += joined(guarded.finish(*finish));
+    return out;
+}
+
+std::size_t data_bytes(const std::vector<wire::SseEvent>& events) {
+    std::size_t bytes = 0;
+    for (const wire::SseEvent& event : events) bytes += event.event.size() + event.data.size();
+    return bytes;
+}
+
 std::string failure_event(const GuardedStream& guarded, std::string_view type,
                           std::string_view code, std::string_view message) {
     try {
@@ -106,16 +125,11 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         }
         co_return !client_gone;
     };
-    // The guarded stream's steps run on the pool: each batch of events one read brought.
+    // The guarded stream's steps run on the pool: each batch of events one read brought (a
+    // small batch runs here, below), and the end, which runs the processors over the whole turn.
     auto guarded_steps = [&](std::vector<wire::SseEvent> events, std::optional<bool> finish) {
         auto work = [&guarded, events = std::move(events), finish] {
-            std::string out;
-            for (const wire::SseEvent& event : events) {
-                if (guarded.ended()) break;
-                out += joined(guarded.push(event));
-            }
-            if (finish && !guarded.ended()) out += joined(guarded.finish(*finish));
-            return out;
+            return guarded_steps_of(guarded, events, finish);
         };
         return host_->async_call(std::move(work), net::use_awaitable);
     };
@@ -131,7 +145,11 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         reader.feed(bytes, events);
         sink.events += events.size();
         std::string out;
-        if (!events.empty()) out = co_await guarded_steps(std::move(events), std::nullopt);
+        // A batch as small as a request kept on the I/O thread costs less than the hop.
+        if (!events.empty() && data_bytes(events) <= inline_work_bytes)
+            out = guarded_steps_of(guarded, events, std::nullopt);
+        else if (!events.empty())
+            out = co_await guarded_steps(std::move(events), std::nullopt);
         const bool sent = co_await send(std::move(out));
         co_return sent && !guarded.ended();
     };
