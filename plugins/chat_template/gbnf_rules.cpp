@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <set>
 
+#include "cmfpipe/utf8.hpp"
+
 namespace cmfpipe::chat_template {
 namespace {
 
@@ -29,24 +31,6 @@ std::vector<std::uint32_t> code_points(std::string_view text) {
         i += length;
     }
     return out;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 // One code point inside [...]: the class's own syntax characters and controls escaped.

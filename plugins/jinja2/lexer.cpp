@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "cmfpipe/utf8.hpp"
 #include "failure.hpp"
 
 namespace cmfpipe::jinja2 {
@@ -20,24 +21,6 @@ bool is_name_start(char c) {
 }
 bool is_name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-void append_utf8(std::string& out, unsigned long cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 class Lexer {
