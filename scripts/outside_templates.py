@@ -28,10 +28,7 @@ Usage: scripts/outside_templates.py TEMPLATE_DIR [--skip-in DIR] [--template NAM
                   only what the whole parse has (its reasoning and text starts, its first calls)
 """
 import argparse
-import datetime
 import functools
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -39,7 +36,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NOW = "2024-07-26T00:00:00"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "chat_template"))
+from oracle_env import CORPUS_NOW as NOW, chat_template_env  # noqa: E402
 
 TOOLS = [
     {"type": "function", "function": {
@@ -65,21 +64,6 @@ SHAPES = {
     "two_calls": ("What are the weather in Paris and the time in Tokyo?", None, "", [WEATHER, TIME]),
     "reasoning_text_call": (QUESTION, REASONING, TEXT, [WEATHER]),
 }
-
-
-def load_oracle(path):
-    """The oracle's chat-template environment, or None when it cannot run here."""
-    try:
-        import jinja2  # noqa: F401  (the oracle's one dependency)
-    except ImportError:
-        return None
-    if not os.path.isfile(path):
-        return None
-    loader = importlib.machinery.SourceFileLoader("jinja_oracle", path)
-    spec = importlib.util.spec_from_loader("jinja_oracle", loader)
-    oracle = importlib.util.module_from_spec(spec)
-    loader.exec_module(oracle)
-    return oracle.make_env("chat-template", datetime.datetime.fromisoformat(NOW))
 
 
 def hf_assistant(reasoning, text, calls):
@@ -212,7 +196,7 @@ def main():
     ap.add_argument("--failures-only", action="store_true")
     args = ap.parse_args()
 
-    env = load_oracle(args.oracle)
+    env = chat_template_env(args.oracle, NOW)
     if env is None:
         print(f"the oracle cannot run here ({args.oracle}, Python Jinja2)", file=sys.stderr)
         return 77

@@ -12,19 +12,15 @@ Each template is compiled once. Exit code 77 when the oracle cannot run here (no
 
 Usage: render_turns_with_oracle.py SHARED_DIR IN.json OUT.json
 """
-import datetime, importlib.machinery, importlib.util, json, os, sys
+import json, os, sys
+
+from oracle_env import chat_template_env
 
 shared, in_path, out_path = sys.argv[1], sys.argv[2], sys.argv[3]
-try:
-    import jinja2  # noqa: F401  (the oracle's one dependency)
-except ImportError:
-    print("Python Jinja2 is not installed", file=sys.stderr)
+env = chat_template_env(os.path.join(shared, "tools/jinja-oracle"))
+if env is None:
+    print("the oracle cannot run here (no Python Jinja2, or no tools/jinja-oracle)", file=sys.stderr)
     sys.exit(77)
-loader = importlib.machinery.SourceFileLoader("jinja_oracle", os.path.join(shared, "tools/jinja-oracle"))
-spec = importlib.util.spec_from_loader("jinja_oracle", loader)
-oracle = importlib.util.module_from_spec(spec)
-loader.exec_module(oracle)
-env = oracle.make_env("chat-template", datetime.datetime.fromisoformat("2024-07-26T00:00:00"))
 
 templates_dir = os.path.join(shared, "corpus/chat-templates/templates")
 compiled = {}

@@ -10,20 +10,16 @@ chat_template_tests runs it into a scratch folder and checks that the adapter's 
 
 Usage: render_with_oracle.py SHARED_DIR OUT_DIR
 """
-import datetime, importlib.machinery, importlib.util, json, os, sys
+import json, os, sys
+
+from oracle_env import chat_template_env
 
 here = os.path.dirname(os.path.abspath(__file__))
 shared, out = sys.argv[1], sys.argv[2]
-try:
-    import jinja2  # noqa: F401  (the oracle's one dependency)
-except ImportError:
-    print("Python Jinja2 is not installed", file=sys.stderr)
+env = chat_template_env(os.path.join(shared, "tools/jinja-oracle"))
+if env is None:
+    print("the oracle cannot run here (no Python Jinja2, or no tools/jinja-oracle)", file=sys.stderr)
     sys.exit(77)
-loader = importlib.machinery.SourceFileLoader("jinja_oracle", os.path.join(shared, "tools/jinja-oracle"))
-spec = importlib.util.spec_from_loader("jinja_oracle", loader)
-oracle = importlib.util.module_from_spec(spec)
-loader.exec_module(oracle)
-env = oracle.make_env("chat-template", datetime.datetime.fromisoformat("2024-07-26T00:00:00"))
 
 cases = json.load(open(os.path.join(here, "conversations.json"), encoding="utf-8"))
 templates = os.path.join(shared, "corpus/chat-templates/templates")
