@@ -99,9 +99,13 @@ Document load_untraced(const Registry& registry, const fs::path& file, const Loa
     for (const ParsedFile& parsed : files) {
         if (parsed.path != file) {
             document.config_files.push_back(parsed.path);
-            settings.notices().push_back(
-                {{parsed.path.string()},
-                 "read as configuration before the document (--no-default-config skips it)"});
+            // Built in steps: g++ 12 at -O3 takes the nested braces for a read of an
+            // uninitialised string (-Wmaybe-uninitialized, an error under -Werror).
+            Notice notice;
+            notice.at.file = parsed.path.string();
+            notice.message =
+                "read as configuration before the document (--no-default-config skips it)";
+            settings.notices().push_back(std::move(notice));
         }
         add_file(parsed, settings, document);
     }
