@@ -53,20 +53,24 @@ struct Server::Impl {
           signals(strand),
           reload_signals(strand),
           delay_timer(strand),
-          drain_timer(strand) {}
+          drain_timer(strand) {
+        state.deadlines.start(io.get_executor());
+    }
 
     ~Impl() {
         // Work of a request still on the pool refers to the router, and posts its answer to a
         // session's strand on `io`: both must outlive it. (~Server does not destroy an Impl
         // whose work could not finish.)
         if (state.router) state.router->wait_idle();
-        // The router's upstream connections are sockets of `io`: they go before it does.
+        // The router's upstream connections are sockets of `io`: they go before it does, and so
+        // does the deadlines' timer.
         state.router.reset();
+        state.deadlines.stop();
     }
 
     void accept() {
         acceptor.async_accept(
-            net::make_strand(io), [this](boost::system::error_code error, tcp::socket socket) {
+            session_executor(), [this](boost::system::error_code error, tcp::socket socket) {
                 if (error == net::error::operation_aborted || !acceptor.is_open()) return;
                 if (error) {
                     // Out of file descriptors and the like: say so and try again shortly, rather
@@ -198,6 +202,12 @@ struct Server::Impl {
     }
 
     static net::any_io_executor session_executor(Session& session) { return session.executor(); }
+    // A new connection's: a strand of its own when several threads run `io`; with one thread
+    // (the default) the strand would only cost its bookkeeping on every handler.
+    net::any_io_executor session_executor() {
+        if (state.options.io_threads > 1) return net::make_strand(io);
+        return io.get_executor();
+    }
 
     std::shared_ptr<host::Host> host;
     ServerState state;  // before io: handlers queued on io refer to it when io destroys them
@@ -232,7 +242,7 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
         upstream_options.ca_file = given.upstream_ca;
         upstreams.emplace(
             name, std::make_unique<Upstream>(name, parse_upstream_url(url), upstream_options,
-                                             impl_->io.get_executor()));
+                                             impl_->io.get_executor(), impl_->state.deadlines));
     }
     StreamGuardOptions stream_options{given.stream_holdback};
     stream_options.stop = given.stream_stop;

@@ -10,6 +10,7 @@
 
 #include "cmfpipe/core/host/answer_bound.hpp"
 #include "cmfpipe/core/serve/server.hpp"
+#include "coarse_deadlines.hpp"
 #include "memory_budget.hpp"
 #include "metrics.hpp"
 #include "router.hpp"
@@ -36,6 +37,8 @@ struct ServerState {
                               : default_max_buffered(options.max_body, options.max_answer)};
     LogSink log;
     Metrics metrics;
+    // Every connection's deadline (sessions' and upstream connections'), one timer.
+    CoarseDeadlines deadlines;
     std::unique_ptr<Router> router;
     // A stop was asked for: /health and /ready answer 503, answers close their connections, and
     // the listener still accepts (the drain delay).

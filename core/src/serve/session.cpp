@@ -51,9 +51,11 @@ Response busy_answer(const ServerState& state) {
 }  // namespace
 
 Session::Session(net::ip::tcp::socket socket, ServerState& state)
-    : stream_(std::move(socket)), state_(state) {
+    : socket_(std::move(socket)),
+      deadline_(state.deadlines, &Session::deadline_passed, this),
+      state_(state) {
     boost::system::error_code error;
-    const auto peer = stream_.socket().remote_endpoint(error);
+    const auto peer = socket_.remote_endpoint(error);
     loopback_peer_ = !error && peer.address().is_loopback();
     state_.metrics.connection_opened();
 }
@@ -69,7 +71,7 @@ void Session::start() {
         std::lock_guard lock(state_.sessions_mutex);
         state_.sessions.emplace(this, weak_from_this());
     }
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->read_request(); });
 }
 
 void Session::close_if_idle() {
@@ -109,8 +111,8 @@ void Session::read_request() {
     parser_.emplace();
     configure_request_parser(*parser_, state_.options);
     idle_ = true;
-    stream_.expires_after(state_.options.client_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
+    deadline_.expires_after(state_.options.client_timeout);
+    http::async_read_header(socket_, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code error, std::size_t) {
                                 self->on_header(error);
                             });
@@ -119,7 +121,7 @@ void Session::read_request() {
 void Session::on_header(beast::error_code error) {
     idle_ = false;
     if (closed_) return;
-    if (error == beast::error::timeout) return timed_out();
+    if (timed_out_) return timed_out();
     if (error == http::error::header_limit) {
         return refuse(error_answer(
             http::status::request_header_fields_too_large, "LimitExceeded", "header_too_large",
@@ -152,7 +154,7 @@ void Session::on_header(beast::error_code error) {
         auto go_on =
             std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
         return http::async_write(
-            stream_, *go_on,
+            socket_, *go_on,
             [self = shared_from_this(), go_on](beast::error_code error, std::size_t) {
                 if (error) return self->close();
                 self->read_body();
@@ -187,7 +189,7 @@ bool Session::admit_body() {
 }
 
 void Session::read_body() {
-    http::async_read(stream_, buffer_, *parser_,
+    http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code error, std::size_t) {
                          self->on_body(error);
                      });
@@ -200,23 +202,24 @@ void Session::on_body(beast::error_code error) {
             http::status::payload_too_large, "LimitExceeded", "body_too_large",
             "the request body is over --max-body " + std::to_string(state_.options.max_body)));
     }
-    if (error == beast::error::timeout) return timed_out();
+    if (timed_out_) return timed_out();
     if (error && is_http_error(error) && !connection_gone(error)) {
         return refuse(error_answer(http::status::bad_request, "ValueError", "malformed_request",
                                    "malformed HTTP request: " + error.message()));
     }
     if (error) return close();
 
+    deadline_.clear();  // the client waits for its answer now: no bound of ours
     Request request = parser_->release();
     held_.resize(request.body().size());  // never more than taken: a chunked body's real size
     keep_alive_ = request.keep_alive();
     cancellation_ = std::make_shared<Cancellation>();
     if (Router::proxied(route_)) watch_client();
     state_.router->handle(std::move(request), request_id_, state_.unready, loopback_peer_,
-                          state_.answer_bound, stream_.get_executor(), shared_from_this(),
+                          state_.answer_bound, socket_.get_executor(), shared_from_this(),
                           cancellation_,
                           [self = shared_from_this()](std::optional<Response> response) {
-                              net::dispatch(self->stream_.get_executor(),
+                              net::dispatch(self->socket_.get_executor(),
                                             [self, response = std::move(response)]() mutable {
                                                 self->stop_watching();
                                                 if (!response)
@@ -229,25 +232,25 @@ void Session::on_body(beast::error_code error) {
 
 void Session::watch_client() {
     watching_ = true;
-    stream_.socket().async_wait(net::socket_base::wait_read,
-                                [self = shared_from_this()](beast::error_code error) {
-                                    if (!self->watching_ || error || self->closed_) return;
-                                    self->watching_ = false;
-                                    // Readable with nothing to read is the end of the connection;
-                                    // bytes are the next request of a client that pipelines, and it
-                                    // is still there.
-                                    beast::error_code ignored;
-                                    if (self->stream_.socket().available(ignored) > 0) return;
-                                    self->cancellation_->cancel();
-                                    self->close();
-                                });
+    socket_.async_wait(net::socket_base::wait_read,
+                       [self = shared_from_this()](beast::error_code error) {
+                           if (!self->watching_ || error || self->closed_) return;
+                           self->watching_ = false;
+                           // Readable with nothing to read is the end of the connection;
+                           // bytes are the next request of a client that pipelines, and it
+                           // is still there.
+                           beast::error_code ignored;
+                           if (self->socket_.available(ignored) > 0) return;
+                           self->cancellation_->cancel();
+                           self->close();
+                       });
 }
 
 void Session::stop_watching() {
     if (!watching_) return;
     watching_ = false;
     beast::error_code ignored;
-    stream_.socket().cancel(ignored);
+    socket_.cancel(ignored);
 }
 
 net::awaitable<void> Session::begin(http::status status, std::string_view content_type,
@@ -264,19 +267,36 @@ net::awaitable<void> Session::begin(http::status status, std::string_view conten
     keep_alive_ = header.keep_alive();
     stream_status_ = static_cast<unsigned>(status);
     http::response_serializer<http::empty_body> serializer{header};
-    stream_.expires_after(state_.options.client_timeout);
-    co_await http::async_write_header(stream_, serializer, net::use_awaitable);
+    co_await timed_write(
+        [&] { return http::async_write_header(socket_, serializer, net::use_awaitable); });
 }
 
 net::awaitable<void> Session::write(std::string_view data) {
-    stream_.expires_after(state_.options.client_timeout);
-    co_await net::async_write(stream_, http::make_chunk(net::buffer(data.data(), data.size())),
-                              net::use_awaitable);
+    co_await timed_write([&] {
+        return net::async_write(socket_, http::make_chunk(net::buffer(data.data(), data.size())),
+                                net::use_awaitable);
+    });
 }
 
 net::awaitable<void> Session::end() {
-    stream_.expires_after(state_.options.client_timeout);
-    co_await net::async_write(stream_, http::make_chunk_last(), net::use_awaitable);
+    co_await timed_write(
+        [&] { return net::async_write(socket_, http::make_chunk_last(), net::use_awaitable); });
+}
+
+template <class Write>
+net::awaitable<void> Session::timed_write(Write write) {
+    deadline_.expires_after(state_.options.client_timeout);
+    std::exception_ptr failed;
+    try {
+        co_await write();
+    } catch (const boost::system::system_error&) {
+        failed = std::current_exception();
+    }
+    deadline_.clear();  // between two pieces the client waits for the upstream: no bound of ours
+    if (failed) {
+        if (timed_out_) throw boost::system::system_error(beast::error::timeout);
+        std::rethrow_exception(failed);
+    }
 }
 
 void Session::streamed(bool keep_alive) {
@@ -307,8 +327,8 @@ void Session::answer(Response response) {
     response.prepare_payload();
     response_ = std::move(response);
     answer_since_ = std::chrono::steady_clock::now();
-    stream_.expires_after(state_.options.client_timeout);
-    http::async_write(stream_, response_,
+    deadline_.expires_after(state_.options.client_timeout);
+    http::async_write(socket_, response_,
                       [self = shared_from_this()](beast::error_code error, std::size_t) {
                           self->on_written(error, self->response_.keep_alive());
                       });
@@ -341,8 +361,8 @@ void Session::refuse(Response response) {
     response.prepare_payload();
     held_.reset();  // a body that is not read is not held
     response_ = std::move(response);
-    stream_.expires_after(state_.options.client_timeout);
-    http::async_write(stream_, response_,
+    deadline_.expires_after(state_.options.client_timeout);
+    http::async_write(socket_, response_,
                       [self = shared_from_this()](beast::error_code error, std::size_t) {
                           if (self->counted_) {
                               self->counted_ = false;
@@ -357,13 +377,13 @@ void Session::refuse(Response response) {
 
 void Session::drain_and_close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(std::chrono::seconds(2));  // once: the whole drain has 2 s
+    socket_.shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+    deadline_.expires_after(std::chrono::seconds(2));  // once: the whole drain has 2 s
     discard_rest();
 }
 
 void Session::discard_rest() {
-    stream_.async_read_some(net::buffer(discard_),
+    socket_.async_read_some(net::buffer(discard_),
                             [self = shared_from_this()](beast::error_code error, std::size_t) {
                                 if (error) return self->close();
                                 self->discard_rest();
@@ -387,17 +407,33 @@ void Session::timed_out() {
     close();
 }
 
+void Session::deadline_passed(void* session) {
+    // Under the deadlines' lock: a session being destroyed cannot be locked any more.
+    auto self = static_cast<Session*>(session)->weak_from_this().lock();
+    if (!self) return;
+    net::post(self->socket_.get_executor(), [self] { self->on_deadline(); });
+}
+
+void Session::on_deadline() {
+    if (closed_ || !deadline_.passed()) return;  // done in time, or bound anew meanwhile
+    deadline_.clear();
+    timed_out_ = true;
+    beast::error_code ignored;
+    socket_.close(ignored);
+}
+
 void Session::close() {
     if (closed_) return;
     closed_ = true;
+    deadline_.clear();
     if (counted_) {
         counted_ = false;
         state_.metrics.request_finished(route_, client_closed_request,
                                         std::chrono::steady_clock::now() - started_);
     }
     beast::error_code ignored;
-    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
-    stream_.close();
+    socket_.shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
 }
 
 }  // namespace cmfpipe::serve

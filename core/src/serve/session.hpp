@@ -9,7 +9,6 @@
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <chrono>
 #include <memory>
@@ -17,6 +16,7 @@
 #include <string>
 
 #include "client_stream.hpp"
+#include "coarse_deadlines.hpp"
 #include "http_answer.hpp"
 #include "memory_budget.hpp"
 #include "metrics.hpp"
@@ -30,7 +30,7 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     Session(boost::asio::ip::tcp::socket socket, ServerState& state);
     ~Session();
     void start();
-    boost::asio::any_io_executor executor() { return stream_.get_executor(); }
+    boost::asio::any_io_executor executor() { return socket_.get_executor(); }
     // On the session's strand: closes the connection if it is waiting for a request.
     void close_if_idle();
     // --max-buffered is short: every session whose answer has waited unread for longer than
@@ -70,11 +70,24 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     // sees the answer rather than a reset connection, then the connection is closed.
     void drain_and_close();
     void discard_rest();
-    // --client-timeout ran out (tcp_stream has closed the socket).
+    // --client-timeout ran out (on_deadline has closed the socket).
     void timed_out();
+    // From the server's deadline timer (any thread): on_deadline on the session's executor.
+    static void deadline_passed(void* session);
+    // The socket is closed as beast::tcp_stream's timeout did: what waits on it ends, sees
+    // timed_out_ and answers for it.
+    void on_deadline();
+    // A client write under --client-timeout (a streamed answer's): system_error
+    // beast::error::timeout when it ran out.
+    template <class Write>
+    boost::asio::awaitable<void> timed_write(Write write);
     void close();
 
-    boost::beast::tcp_stream stream_;
+    boost::asio::ip::tcp::socket socket_;
+    // --client-timeout: set while the session reads a request or writes an answer, clear while the
+    // answer is made.
+    Deadline deadline_;
+    bool timed_out_ = false;
     boost::beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
     // What this connection holds of --max-buffered: its request's body, then its answer until

@@ -4,13 +4,15 @@
 #include "upstream_exchange.hpp"
 
 #include <array>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
@@ -56,12 +58,34 @@ UpstreamFailure failure(const std::string& upstream, const boost::system::error_
 
 }  // namespace
 
-struct Upstream::Connection {
-    std::optional<beast::tcp_stream> plain;
-    std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
+struct Upstream::Connection : std::enable_shared_from_this<Upstream::Connection> {
+    explicit Connection(CoarseDeadlines& deadlines)
+        : deadline(deadlines, &Connection::deadline_passed, this) {}
+    std::optional<tcp::socket> plain;
+    std::optional<beast::ssl_stream<tcp::socket>> secure;
     beast::flat_buffer buffer;
     Clock::time_point idle_since{};  // when it went back to the pool
-    beast::tcp_stream& tcp() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
+    // The call's: --upstream-timeout, --upstream-total-timeout. Once it has passed the socket is
+    // closed (what waits on it ends) and timed_out set: the call's error is a timeout.
+    Deadline deadline;
+    boost::asio::any_io_executor owner;  // where the call that uses it runs
+    bool timed_out = false;
+    tcp::socket& socket() { return secure ? secure->next_layer() : *plain; }
+    void close() {
+        boost::system::error_code ignored;
+        socket().close(ignored);
+    }
+    // From the deadline timer's thread (under its lock): the rest on the call's executor.
+    static void deadline_passed(void* owner) {
+        auto self = static_cast<Connection*>(owner)->weak_from_this().lock();
+        if (!self) return;
+        net::post(self->owner, [self] {
+            if (!self->deadline.passed()) return;
+            self->deadline.clear();
+            self->timed_out = true;
+            self->close();
+        });
+    }
     // Bytes read or decrypted past the answer, not yet parsed.
     std::size_t unread() {
         const int pending = secure ? SSL_pending(secure->native_handle()) : 0;
@@ -70,7 +94,7 @@ struct Upstream::Connection {
     // Idle and nothing to read: the upstream has neither sent bytes nobody asked for nor closed.
     bool quiet() {
         if (unread() > 0) return false;
-        pollfd readable{tcp().socket().native_handle(), POLLIN, 0};
+        pollfd readable{socket().native_handle(), POLLIN, 0};
         return ::poll(&readable, 1, 0) == 0;
     }
 };
@@ -121,11 +145,12 @@ UpstreamUrl parse_upstream_url(std::string_view url) {
 }
 
 Upstream::Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
-                   net::any_io_executor executor)
+                   net::any_io_executor executor, CoarseDeadlines& deadlines)
     : name_(std::move(name)),
       url_(std::move(url)),
       options_(std::move(options)),
-      executor_(std::move(executor)) {
+      executor_(std::move(executor)),
+      deadlines_(deadlines) {
     if (!url_.tls) return;
     tls_ = std::make_unique<ssl::context>(ssl::context::tls_client);
     tls_->set_verify_mode(ssl::verify_peer);
@@ -142,7 +167,7 @@ Upstream::Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
 
 Upstream::~Upstream() = default;
 
-std::unique_ptr<Upstream::Connection> Upstream::take_idle() {
+std::shared_ptr<Upstream::Connection> Upstream::take_idle() {
     std::unique_lock lock(idle_mutex_);
     while (!idle_.empty()) {
         auto connection = std::move(idle_.back());
@@ -155,7 +180,7 @@ std::unique_ptr<Upstream::Connection> Upstream::take_idle() {
     return nullptr;
 }
 
-void Upstream::give_back(std::unique_ptr<Connection> connection) {
+void Upstream::give_back(std::shared_ptr<Connection> connection) {
     constexpr std::size_t most_idle = 256;
     // Longer than servers commonly keep an idle connection: it is most likely closed by now.
     constexpr std::chrono::seconds longest_idle{30};
@@ -166,9 +191,10 @@ void Upstream::give_back(std::unique_ptr<Connection> connection) {
     if (idle_.size() < most_idle) idle_.push_back(std::move(connection));
 }
 
-net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect(
+net::awaitable<std::shared_ptr<Upstream::Connection>> Upstream::connect(
     Cancellation* cancellation, Clock::time_point deadline) {
-    auto connection = std::make_unique<Connection>();
+    auto connection = std::make_shared<Connection>(deadlines_);
+    connection->owner = co_await net::this_coro::executor;
     boost::system::error_code error;
     tcp::resolver resolver(executor_);
     auto endpoints = co_await resolver.async_resolve(
@@ -187,14 +213,16 @@ net::awaitable<std::unique_ptr<Upstream::Connection>> Upstream::connect(
     } else {
         connection->plain.emplace(executor_);
     }
-    if (cancellation) cancellation->on_cancel([c = connection.get()] { c->tcp().close(); });
-    connection->tcp().expires_at(deadline);
-    co_await connection->tcp().async_connect(endpoints,
-                                             net::redirect_error(net::use_awaitable, error));
+    if (cancellation) cancellation->on_cancel([c = connection.get()] { c->close(); });
+    connection->deadline.expires_at(deadline);
+    co_await net::async_connect(connection->socket(), endpoints,
+                                net::redirect_error(net::use_awaitable, error));
+    if (connection->timed_out) error = beast::error::timeout;
     if (error) throw failure(name_, error, "connecting");
     if (connection->secure) {
         co_await connection->secure->async_handshake(
             ssl::stream_base::client, net::redirect_error(net::use_awaitable, error));
+        if (connection->timed_out) error = beast::error::timeout;
         if (error) throw failure(name_, error, "in the TLS handshake");
     }
     co_return connection;
@@ -226,18 +254,19 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string path, std
     const Deadlines deadlines{Clock::now() + options_.total_timeout, options_.timeout};
     for (int attempt = 0;; ++attempt) {
         if (cancellation && cancellation->cancelled()) throw cancelled_failure();
-        std::unique_ptr<Connection> connection = take_idle();
+        std::shared_ptr<Connection> connection = take_idle();
         const bool reused = connection != nullptr;
         if (!connection) {
             connection = co_await connect(cancellation, deadlines.next(Clock::now()));
-        } else if (cancellation) {
-            cancellation->on_cancel([c = connection.get()] { c->tcp().close(); });
+        } else {
+            connection->owner = co_await net::this_coro::executor;
+            if (cancellation) cancellation->on_cancel([c = connection.get()] { c->close(); });
         }
         boost::system::error_code error;
         Response answer;
         Exchanged exchanged;
-        auto set_deadline = [&tcp = connection->tcp()](Clock::time_point at) {
-            tcp.expires_at(at);
+        auto set_deadline = [&deadline = connection->deadline](Clock::time_point at) {
+            deadline.expires_at(at);
         };
         set_deadline(deadlines.next(Clock::now()));
         try {
@@ -254,6 +283,8 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string path, std
         } catch (const boost::system::system_error& e) {
             error = e.code();
         }
+        connection->deadline.clear();
+        if (connection->timed_out) error = beast::error::timeout;
         if (cancellation && cancellation->cancelled()) throw cancelled_failure();
         if (!error) {
             // Bytes past the answer's end belong to no request: whatever answer they are, no

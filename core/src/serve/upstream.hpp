@@ -24,6 +24,7 @@
 
 #include "client_stream.hpp"
 #include "cmfpipe/errors.hpp"
+#include "coarse_deadlines.hpp"
 #include "http_answer.hpp"
 
 namespace cmfpipe::serve {
@@ -77,8 +78,9 @@ class Upstream {
   public:
     using Headers = std::vector<std::pair<std::string, std::string>>;
 
+    // `deadlines`: the server's, for --upstream-timeout and --upstream-total-timeout.
     Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
-             boost::asio::any_io_executor executor);
+             boost::asio::any_io_executor executor, CoarseDeadlines& deadlines);
     ~Upstream();
     const std::string& name() const { return name_; }
     const UpstreamUrl& url() const { return url_; }
@@ -94,19 +96,20 @@ class Upstream {
     struct Connection;
 
   private:
-    std::unique_ptr<Connection> take_idle();
-    void give_back(std::unique_ptr<Connection> connection);
-    boost::asio::awaitable<std::unique_ptr<Connection>> connect(
+    std::shared_ptr<Connection> take_idle();
+    void give_back(std::shared_ptr<Connection> connection);
+    boost::asio::awaitable<std::shared_ptr<Connection>> connect(
         Cancellation* cancellation, std::chrono::steady_clock::time_point deadline);
 
     std::string name_;
     UpstreamUrl url_;
     UpstreamOptions options_;
     boost::asio::any_io_executor executor_;
+    CoarseDeadlines& deadlines_;
     std::unique_ptr<boost::asio::ssl::context> tls_;
     std::mutex idle_mutex_;
     // Oldest first: the newest is taken, and those idle too long are closed from the front.
-    std::deque<std::unique_ptr<Connection>> idle_;
+    std::deque<std::shared_ptr<Connection>> idle_;
 };
 
 }  // namespace cmfpipe::serve
