@@ -57,6 +57,9 @@ Session::Session(net::ip::tcp::socket socket, ServerState& state)
     boost::system::error_code error;
     const auto peer = socket_.remote_endpoint(error);
     loopback_peer_ = !error && peer.address().is_loopback();
+    // An answer is written at once as far as the socket takes it (answer()): would_block, never a
+    // wait. Asio's asynchronous operations work the same either way.
+    socket_.non_blocking(true, error);
     state_.metrics.connection_opened();
 }
 
@@ -189,6 +192,16 @@ bool Session::admit_body() {
 }
 
 void Session::read_body() {
+    // An async_read of bytes already here would complete at once, but through a posted handler
+    // (a pass through the scheduler): they are parsed here, as async_read does.
+    beast::error_code error;
+    while (!parser_->is_done() && buffer_.size() > 0) {
+        const std::size_t used = parser_->put(buffer_.data(), error);
+        buffer_.consume(used);
+        if (error == http::error::need_more) error = {};
+        if (error || used == 0) break;
+    }
+    if (error || parser_->is_done()) return on_body(error);
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code error, std::size_t) {
                          self->on_body(error);
@@ -328,7 +341,14 @@ void Session::answer(Response response) {
     response_ = std::move(response);
     answer_since_ = std::chrono::steady_clock::now();
     deadline_.expires_after(state_.options.client_timeout);
-    http::async_write(socket_, response_,
+    // Written now as far as the socket takes it (it is non-blocking: would_block, never a wait):
+    // most answers fit whole, with no I/O operation whose completion would be posted. The rest
+    // is written as the client reads.
+    serializer_.emplace(response_);
+    beast::error_code error;
+    http::write(socket_, *serializer_, error);
+    if (error != net::error::would_block) return on_written(error, response_.keep_alive());
+    http::async_write(socket_, *serializer_,
                       [self = shared_from_this()](beast::error_code error, std::size_t) {
                           self->on_written(error, self->response_.keep_alive());
                       });
@@ -342,6 +362,7 @@ void Session::on_written(beast::error_code error, bool keep_alive) {
     }
     answer_since_.reset();
     // Written, or never to be: its memory and its share go back now, not when the session goes.
+    serializer_.reset();
     response_ = {};
     held_.reset();
     if (error || !keep_alive) return close();

@@ -10,6 +10,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/serializer.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -55,6 +56,7 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     // Takes the body's share of --max-buffered; when the server has not that much left, refuses
     // the request with 503 and returns false.
     bool admit_body();
+    // The body's bytes that came with the header are parsed at once; the rest is read.
     void read_body();
     void on_body(boost::beast::error_code error);
     void answer(Response response);
@@ -90,6 +92,7 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     bool timed_out_ = false;
     boost::beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
+    std::optional<http::response_serializer<http::string_body>> serializer_;  // of response_
     // What this connection holds of --max-buffered: its request's body, then its answer until
     // written. Declared before response_, so that it is given back after that is freed.
     MemoryBudget::Share held_;

@@ -219,6 +219,9 @@ net::awaitable<std::shared_ptr<Upstream::Connection>> Upstream::connect(
                                 net::redirect_error(net::use_awaitable, error));
     if (connection->timed_out) error = beast::error::timeout;
     if (error) throw failure(name_, error, "connecting");
+    // Writes are tried at once (upstream_exchange.hpp): the socket says would_block, never waits.
+    if (connection->plain) connection->plain->non_blocking(true, error);
+    if (error) throw failure(name_, error, "connecting");
     if (connection->secure) {
         co_await connection->secure->async_handshake(
             ssl::stream_base::client, net::redirect_error(net::use_awaitable, error));

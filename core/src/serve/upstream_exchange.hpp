@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "upstream.hpp"
 
@@ -61,7 +63,21 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
                                           SetDeadline set_deadline, const std::string& upstream,
                                           StreamSink* sink, Exchanged& exchanged) {
     namespace net = boost::asio;
-    co_await http::async_write(stream, request, net::use_awaitable);
+    if constexpr (std::is_same_v<Stream, net::ip::tcp::socket>) {
+        // A non-blocking socket (Upstream::connect): header and body go in one send now, and only
+        // what the socket cannot take waits for an I/O operation (whose completion would be
+        // posted, a pass through the scheduler).
+        http::request_serializer<http::string_body> serializer{request};
+        boost::system::error_code error;
+        http::write(stream, serializer, error);
+        if (error == net::error::would_block) {
+            co_await http::async_write(stream, serializer, net::use_awaitable);
+        } else if (error) {
+            throw boost::system::system_error(error);
+        }
+    } else {
+        co_await http::async_write(stream, request, net::use_awaitable);
+    }
     std::optional<http::response_parser<http::buffer_body>> parser;
     for (int interim = 0;; ++interim) {
         parser.emplace();
@@ -89,10 +105,21 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
         parser->get().body().size = piece.size();
         if (streamed) set_deadline(deadlines.next(last_event));
         boost::system::error_code error;
+        // Bytes read already (with the header, or past a full piece) are parsed here: a read
+        // operation would complete at once, but through a posted handler.
+        bool parsed = false;
+        if (buffer.size() > 0) {
+            const std::size_t used = parser->put(buffer.data(), error);
+            buffer.consume(used);
+            if (error == http::error::need_more) error = {};
+            parsed = used > 0 || error;
+        }
         // read_some: back with what has come, not once the piece is full (a stream's events are
         // small and slow).
-        co_await http::async_read_some(stream, buffer, *parser,
-                                       net::redirect_error(net::use_awaitable, error));
+        if (!parsed) {
+            co_await http::async_read_some(stream, buffer, *parser,
+                                           net::redirect_error(net::use_awaitable, error));
+        }
         if (error && error != http::error::need_buffer) throw boost::system::system_error(error);
         const std::size_t size = piece.size() - parser->get().body().size;
         if (!streamed) {
