@@ -20,6 +20,21 @@ namespace cmfpipe {
 Json parse_json(std::string_view text, const std::string& source,
                 const InputLimits& limits = input_limits());
 
+// What a parse saw of the text's keys, for a caller that would pass the text on as it came in
+// place of the document parsed from it: the parser keeps the last of duplicate keys' values (at
+// the first one's place), a reader behind the caller may keep the first.
+struct JsonKeyFacts {
+    bool byte_order_mark = false;  // the text began with one (the parser skips it)
+    bool escaped_key = false;      // a key is spelled with a backslash escape (may spell another)
+    bool duplicate_key = false;    // an object has a key twice
+    std::size_t most_keys = 0;     // the most keys one object has
+    bool unread_tail = false;      // a NUL byte after the value ended the text: the rest unread
+};
+
+// parse_json that also fills `facts`, in the same single pass (meaningful when it returns).
+Json parse_json_noting_keys(std::string_view text, const std::string& source, JsonKeyFacts& facts,
+                            const InputLimits& limits = input_limits());
+
 // For text a model wrote, where a bad document is data, not a failure: the value, or why not
 // (the same messages as parse_json, with line:col).
 struct JsonParse {
