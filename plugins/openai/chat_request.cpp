@@ -8,12 +8,27 @@ namespace cmfpipe::openai {
 
 using cmf::ContentPart;
 
+namespace {
+// The most members a chat message (role, content, name, reasoning_content, tool_calls) and a body
+// (model, messages, seven options, tools, response_format, stream, stream_options) usually get.
+constexpr std::size_t wire_message_members = 5;
+constexpr std::size_t body_members_reserved = 16;
+}  // namespace
+
 // One content block (spec §7.1.2). Parts Chat Completions cannot carry are errors, never dropped.
+// Objects are filled member by member: an initializer list would copy every string in it.
 Json content_block(const ContentPart& part, const std::string& place) {
-    if (const auto* text = part.get_if<cmf::Text>())
-        return Json{{"type", "text"}, {"text", text->text}};
-    if (const auto* image = part.get_if<cmf::ImageSource>())
-        return Json{{"type", "image_url"}, {"image_url", {{"url", image_url(*image, place)}}}};
+    Json block(Json::value_t::object);
+    if (const auto* text = part.get_if<cmf::Text>()) {
+        block["type"] = "text";
+        block["text"] = text->text;
+        return block;
+    }
+    if (const auto* image = part.get_if<cmf::ImageSource>()) {
+        block["type"] = "image_url";
+        block["image_url"]["url"] = image_url(*image, place);
+        return block;
+    }
     if (const auto* audio = part.get_if<cmf::AudioSource>()) {
         std::string data = audio->data;
         std::optional<std::string> media_type = audio->media_type;
@@ -22,22 +37,33 @@ Json content_block(const ContentPart& part, const std::string& place) {
             if (!inline_data) {
                 throw ValueError("openai: " + place + ": input_audio needs base64 data, not a URL");
             }
-            data = inline_data->data;
-            media_type = inline_data->media_type;
+            data = std::move(inline_data->data);
+            media_type = std::move(inline_data->media_type);
         }
         if (!media_type)
             throw ValueError("openai: " + place + ": audio needs a media_type (e.g. audio/wav)");
-        return Json{{"type", "input_audio"},
-                    {"input_audio", {{"data", data}, {"format", audio_format(*media_type)}}}};
+        block["type"] = "input_audio";
+        Json& input_audio = block["input_audio"];
+        input_audio["data"] = std::move(data);
+        input_audio["format"] = audio_format(*media_type);
+        return block;
     }
-    if (const auto* doc = part.get_if<cmf::DocumentSource>())
-        return Json{{"type", "file"}, {"file", file_fields(*doc, place, "url")}};
+    if (const auto* doc = part.get_if<cmf::DocumentSource>()) {
+        block["type"] = "file";
+        block["file"] = file_fields(*doc, place, "url");
+        return block;
+    }
     throw ValueError("openai: " + place + ": Chat Completions has no form for this part");
 }
 
 Json tool_call_json(const std::string& id, const std::string& name, const std::string& arguments) {
-    return Json{
-        {"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
+    Json call(Json::value_t::object);
+    call["id"] = id;
+    call["type"] = "function";
+    Json& function = call["function"];
+    function["name"] = name;
+    function["arguments"] = arguments;
+    return call;
 }
 
 // A tool result's content: text or an array of content parts as is, any other JSON value as its
@@ -50,7 +76,7 @@ Json tool_result_content(const Json& content) {
 
 // The speaker's name: where a Prompty role marker's attributes put it (`user[name="Ross"]:`) and a
 // Prapti heading too (`### @user/Ross:`), custom {"metadata": {"name": ...}}. Null when none.
-Json speaker_name(const cmf::Message& message) {
+const Json* speaker_name(const cmf::Message& message) {
     if (!message.custom()) return nullptr;
     auto metadata = message.custom()->find("metadata");
     if (metadata == message.custom()->end() || !metadata->is_object()) return nullptr;
@@ -58,11 +84,10 @@ Json speaker_name(const cmf::Message& message) {
     if (name == metadata->end() || !name->is_string() ||
         name->get_ref<const std::string&>().empty())
         return nullptr;
-    return *name;
+    return &*name;
 }
 
 void append_wire_messages(Json& out, const cmf::Message& message, std::size_t index) {
-    const std::string role(cmf::to_string(message.role()));
     if (message.role() == cmf::Role::tool) {
         // One wire message per tool result (they carry tool_call_id; other parts cannot ride
         // along).
@@ -73,13 +98,16 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
                 throw ValueError("openai: " + part_place(index, i, part) +
                                  ": a tool message may hold only tool_result parts");
             }
-            out.push_back(Json{{"role", "tool"},
-                               {"tool_call_id", result->tool_call_id},
-                               {"content", tool_result_content(result->content)}});
+            Json& wire = out.emplace_back(Json::value_t::object);
+            wire["role"] = "tool";
+            wire["tool_call_id"] = result->tool_call_id;
+            wire["content"] = tool_result_content(result->content);
         }
         return;
     }
-    Json blocks = Json::array();
+    // The parts that become content blocks, picked first: a message of one text part (the common
+    // case) is a plain string (spec §7.1.1) and needs no block at all.
+    std::vector<std::size_t> block_parts;
     Json tool_calls = Json::array();
     std::string thinking;
     bool has_thinking = false;
@@ -95,38 +123,48 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
                 thinking += part.get<cmf::Thinking>().text;
                 has_thinking = true;
                 break;
-            case cmf::ContentType::tool_call:
+            case cmf::ContentType::tool_call: {
                 if (message.role() != cmf::Role::assistant) {
                     throw ValueError("openai: " + part_place(index, i, part) +
                                      ": only assistant messages carry tool calls");
                 }
-                tool_calls.push_back(tool_call_json(part.get<cmf::ToolCall>().tool_call_id,
-                                                    part.get<cmf::ToolCall>().name,
-                                                    part.get<cmf::ToolCall>().arguments.dump()));
+                const auto& call = part.get<cmf::ToolCall>();
+                tool_calls.push_back(
+                    tool_call_json(call.tool_call_id, call.name, call.arguments.dump()));
                 break;
+            }
             case cmf::ContentType::tool_result:
                 throw ValueError("openai: " + part_place(index, i, part) +
                                  ": tool results belong in a message with role tool");
             default:
-                blocks.push_back(content_block(part, part_place(index, i, part)));
+                block_parts.push_back(i);
         }
     }
     // Calls whose arguments were not an object go back with their raw text.
     for (const Json& flagged : wire::invalid_tool_arguments(message))
         tool_calls.push_back(tool_call_json(flagged.value("tool_call_id", ""),
                                             flagged.value("name", ""), flagged.value("raw", "")));
-    Json wire = {{"role", role}};
-    if (blocks.size() == 1 && blocks[0]["type"] == "text") {
-        wire["content"] = blocks[0]["text"];  // spec §7.1.1: a single text part is a plain string
-    } else if (!blocks.empty()) {
+    Json& wire = out.emplace_back(Json::value_t::object);
+    wire.get_ref<Json::object_t&>().reserve(wire_message_members);
+    wire["role"] = std::string(cmf::to_string(message.role()));
+    const cmf::Text* only_text =
+        block_parts.size() == 1 ? message.part(block_parts[0])->get_if<cmf::Text>() : nullptr;
+    if (only_text) {
+        wire["content"] = only_text->text;  // spec §7.1.1: a single text part is a plain string
+    } else if (!block_parts.empty()) {
+        Json blocks = Json::array();
+        for (std::size_t i : block_parts) {
+            const ContentPart& part = *message.part(i);
+            blocks.push_back(content_block(
+                part, part.get_if<cmf::Text>() ? std::string() : part_place(index, i, part)));
+        }
         wire["content"] = std::move(blocks);
     } else {
         wire["content"] = tool_calls.empty() ? Json("") : Json(nullptr);
     }
-    if (Json name = speaker_name(message); !name.is_null()) wire["name"] = std::move(name);
-    if (has_thinking) wire["reasoning_content"] = thinking;
+    if (const Json* name = speaker_name(message)) wire["name"] = *name;
+    if (has_thinking) wire["reasoning_content"] = std::move(thinking);
     if (!tool_calls.empty()) wire["tool_calls"] = std::move(tool_calls);
-    out.push_back(std::move(wire));
 }
 
 Json chat_tools(const Json& agent) {
@@ -154,11 +192,14 @@ Json chat_tools(const Json& agent) {
 Json chat_request(const std::vector<cmf::Message>& messages, const Json& agent,
                   const Json& options) {
     Json body = Json::object();
+    // Room for every member up front: an ordered object that grows copies its members (a pair
+    // with a const key cannot be moved), "messages" and all.
+    body.get_ref<Json::object_t&>().reserve(body_members_reserved);
     if (Json id = model_id(agent); !id.is_null()) body["model"] = std::move(id);
-    Json wire_messages = Json::array();
+    Json& wire_messages = body["messages"] = Json::array();
+    wire_messages.get_ref<Json::array_t&>().reserve(messages.size());
     for (std::size_t i = 0; i < messages.size(); ++i)
         append_wire_messages(wire_messages, messages[i], i);
-    body["messages"] = std::move(wire_messages);
     add_model_options(body, agent, Api::chat);
     if (Json tools = chat_tools(agent); !tools.is_null()) body["tools"] = std::move(tools);
     if (agent.is_object()) {

@@ -43,28 +43,36 @@ constexpr Rename responses_names[] = {
 // come through additionalProperties.
 constexpr Rename no_names[] = {{"", ""}};
 
+// agent.model when it is an object, else null: found once (the agent's keys are searched in order).
+const Json* agent_model(const Json& agent) {
+    if (!agent.is_object()) return nullptr;
+    auto model = agent.find("model");
+    return model != agent.end() && model->is_object() ? &*model : nullptr;
+}
+
 }  // namespace
 
 Api api_of(const Json& agent, const Json& options) {
-    std::string api = "chat";
-    if (options.is_object() && options.contains("apiType") && options["apiType"].is_string()) {
-        api = options["apiType"].get<std::string>();
-    } else if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        const Json& model = agent["model"];
-        if (auto it = model.find("apiType"); it != model.end() && it->is_string())
-            api = it->get<std::string>();
+    std::string_view api = "chat";
+    auto named = options.is_object() ? options.find("apiType") : options.end();
+    if (named != options.end() && named->is_string()) {
+        api = named->get_ref<const std::string&>();
+    } else if (const Json* model = agent_model(agent)) {
+        if (auto it = model->find("apiType"); it != model->end() && it->is_string())
+            api = it->get_ref<const std::string&>();
     }
     if (api == "chat") return Api::chat;
     if (api == "responses") return Api::responses;
     if (api == "embedding") return Api::embedding;
     if (api == "image") return Api::image;
-    throw ValueError("openai: unknown apiType '" + api +
+    throw ValueError("openai: unknown apiType '" + std::string(api) +
                      "' (known: chat, responses, embedding, image)");
 }
 
 void add_model_options(Json& body, const Json& agent, Api api) {
-    if (!agent.is_object() || !agent.contains("model") || !agent["model"].is_object()) return;
-    const Json& model = agent["model"];
+    const Json* found_model = agent_model(agent);
+    if (!found_model) return;
+    const Json& model = *found_model;
     auto found = model.find("options");
     if (found == model.end() || !found->is_object()) return;
     const Json& options = *found;
@@ -97,9 +105,8 @@ void add_model_options(Json& body, const Json& agent, Api api) {
 }
 
 Json model_id(const Json& agent) {
-    if (agent.is_object() && agent.contains("model") && agent["model"].is_object()) {
-        if (auto id = agent["model"].find("id"); id != agent["model"].end() && id->is_string())
-            return *id;
+    if (const Json* model = agent_model(agent)) {
+        if (auto id = model->find("id"); id != model->end() && id->is_string()) return *id;
     }
     return nullptr;
 }

@@ -1,17 +1,16 @@
 // host/answer_bound.hpp.
 #include "cmfpipe/core/host/answer_bound.hpp"
 
-#include <memory>
-#include <nlohmann/detail/output/output_adapters.hpp>
-#include <nlohmann/detail/output/serializer.hpp>
-
 #include "cmfpipe/cmf/content.hpp"
 #include "cmfpipe/cmf/json.hpp"
+#include "json_text_writer.hpp"
 
 namespace cmfpipe::host {
 namespace {
 
 constexpr unsigned indent_step = 2;
+// Room an answer's text starts with: a small request body's in one allocation.
+constexpr std::size_t answer_reserved = 1024;
 
 // The fewest bytes a message and a part take in CMF JSON as dump(2) writes it: a message's
 // schema_version, role, content and channel lines at 4 spaces in; a part's braces at 6 and its
@@ -19,48 +18,11 @@ constexpr unsigned indent_step = 2;
 constexpr std::size_t message_floor = 64;
 constexpr std::size_t part_floor = 40;
 
-// Where the serializer writes: a string that refuses to grow past the bound. The serializer is
-// nlohmann's own, the one dump() uses (so the text is dump's byte for byte); dump() itself offers
-// no bound, only a whole string at the end.
-class BoundedText : public nlohmann::detail::output_adapter_protocol<char> {
-  public:
-    BoundedText(std::string& text, const AnswerBound& bound) : text_(text), bound_(bound) {}
-    void write_character(char c) override {
-        text_.push_back(c);
-        bound_.check(text_.size(), "as it was written");
-    }
-    void write_characters(const char* s, std::size_t length) override {
-        bound_.check(text_.size() + length, "as it was written");
-        text_.append(s, length);
-    }
-
-  private:
-    std::string& text_;
-    const AnswerBound& bound_;
-};
-
-class BoundedWriter {
-  public:
-    BoundedWriter(std::string& text, const AnswerBound& bound)
-        : adapter_(std::make_shared<BoundedText>(text, bound)),
-          serializer_(adapter_, ' ', Json::error_handler_t::replace) {}
-    // `value` as dump(2) writes it at `indent` spaces in.
-    void value(const Json& value, unsigned indent) {
-        serializer_.dump(value, true, false, indent_step, indent);
-    }
-    void raw(std::string_view text) { adapter_->write_characters(text.data(), text.size()); }
-
-  private:
-    std::shared_ptr<BoundedText> adapter_;
-    nlohmann::detail::serializer<Json> serializer_;
-};
-
 }  // namespace
 
 AnswerTooLarge::~AnswerTooLarge() = default;
 
-void AnswerBound::check(std::size_t bytes, std::string_view what) const {
-    if (bytes <= max_bytes) return;
+void AnswerBound::fail(std::string_view what) const {
     throw AnswerTooLarge("the answer is over " + name + " " + std::to_string(max_bytes) +
                          " bytes (" + std::string(what) + ")");
 }
@@ -103,7 +65,8 @@ std::size_t expansion_floor(std::string_view rendered, const RequestContext& req
 
 std::string dump_within(const Json& value, const AnswerBound& bound) {
     std::string text;
-    BoundedWriter writer(text, bound);
+    text.reserve(answer_reserved);
+    JsonTextWriter writer(text, bound, indent_step);
     writer.value(value, 0);
     writer.raw("\n");
     return text;
@@ -112,7 +75,7 @@ std::string dump_within(const Json& value, const AnswerBound& bound) {
 std::string dump_messages_within(const std::vector<cmf::Message>& messages,
                                  const AnswerBound& bound) {
     std::string text;
-    BoundedWriter writer(text, bound);
+    JsonTextWriter writer(text, bound, indent_step);
     if (messages.empty()) {
         writer.raw("[]\n");
         return text;

@@ -41,6 +41,7 @@ Prompt Service::make_prompt(std::string name, prompty::Agent agent) const {
     prompt.invokers = prompty::make_invokers(registry_, agent);
     prompt.agent_json = prompty::to_json(agent);
     prompt.agent = std::make_shared<const prompty::Agent>(std::move(agent));
+    prompty::cache_agent_options(prompt.invokers, *prompt.agent);
     return prompt;
 }
 

@@ -38,7 +38,9 @@ std::vector<cmf::Message> parse_with(const Invokers& invokers, const Agent& agen
 
 std::vector<cmf::Message> parse(const Invokers& invokers, const Agent& agent, std::string_view text,
                                 const RequestContext& request, const tracing::TraceContext& trace) {
-    return parse_with(invokers, agent, text, request, trace, parser_options(agent));
+    Json built;
+    return parse_with(invokers, agent, text, request, trace,
+                      detail::parser_options_of(invokers, agent, built));
 }
 
 Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& inputs,
@@ -54,7 +56,8 @@ Prepared prepare(const Invokers& invokers, const Agent& agent, const Json& input
     try {
         // Built once for both steps: the strict render marks its markers with them, the parse
         // reads them.
-        const Json options_of_parser = parser_options(agent);
+        Json built;
+        const Json& options_of_parser = detail::parser_options_of(invokers, agent, built);
         RenderResult rendered =
             detail::render_with(invokers, agent, inputs, inner, options_of_parser);
         Prepared out{std::move(rendered.text), std::move(rendered.request), {}};

@@ -43,13 +43,25 @@ Json rich_value(RichKind kind, const std::string& name, const Json& value) {
 // Every renderer is told it renders a Prompty body ("profile": "prompty"; jinja2 picks its
 // dialect by it, others ignore it) and the template's name; the agent's format.options and the
 // caller's options go over that.
-Json renderer_options_for(const Agent& agent, const RenderOptions& options) {
+Json renderer_defaults(const Agent& agent) {
     Json out = {{"profile", "prompty"},
                 {"template_name", agent.source.empty() ? agent.name : agent.source}};
     if (agent.template_config.format_options.is_object())
         out.update(agent.template_config.format_options);
+    return out;
+}
+
+Json renderer_options_for(const Agent& agent, const RenderOptions& options) {
+    Json out = renderer_defaults(agent);
     if (options.renderer_options.is_object()) out.update(options.renderer_options);
     return out;
+}
+
+// The agent's cached options when `invokers` were made for it (cache_agent_options).
+const Invokers::AgentOptions* cached_options(const Invokers& invokers, const Agent& agent) {
+    return invokers.agent_options && invokers.agent_options->agent == &agent
+               ? invokers.agent_options.get()
+               : nullptr;
 }
 
 // A renderer reports lines of the template; the template starts at the body's line in the file.
@@ -91,8 +103,14 @@ std::string run_renderer(const Invokers& invokers, const Agent& agent, const Jso
         throw InvokerError("no renderer for template format '" + agent.template_config.format_kind +
                            "'");
     }
-    const Json render_options = renderer_options_for(agent, options);
-    const std::string template_name = render_options.value("template_name", std::string());
+    // The renderer's options are the agent's alone unless the caller adds some: made once then.
+    const Invokers::AgentOptions* cached =
+        options.renderer_options.empty() ? cached_options(invokers, agent) : nullptr;
+    std::optional<Json> built;
+    if (!cached) built = renderer_options_for(agent, options);
+    const Json& render_options = cached ? cached->renderer : *built;
+    const std::string template_name =
+        cached ? cached->template_name : render_options.value("template_name", std::string());
     try {
         if (!invokers.parser || author_markers == AuthorMarkers::as_written)
             return invokers.renderer->render(agent.instructions, prepared, render_options);
@@ -155,6 +173,24 @@ Invokers make_invokers(const Registry& registry, const Agent& agent) {
     return out;
 }
 
+void cache_agent_options(Invokers& invokers, const Agent& agent) {
+    auto options = std::make_shared<Invokers::AgentOptions>();
+    options->agent = &agent;
+    options->renderer = renderer_defaults(agent);
+    options->template_name = options->renderer.value("template_name", std::string());
+    options->parser = parser_options(agent);
+    invokers.agent_options = std::move(options);
+}
+
+namespace detail {
+const Json& parser_options_of(const Invokers& invokers, const Agent& agent, Json& built) {
+    if (const Invokers::AgentOptions* cached = cached_options(invokers, agent))
+        return cached->parser;
+    built = parser_options(agent);
+    return built;
+}
+}  // namespace detail
+
 Json parser_options(const Agent& agent) {
     Json out = agent.template_config.parser_options.is_object()
                    ? agent.template_config.parser_options
@@ -167,7 +203,9 @@ Json parser_options(const Agent& agent) {
 
 RenderResult render(const Invokers& invokers, const Agent& agent, const Json& inputs,
                     const RenderOptions& options) {
-    return detail::render_with(invokers, agent, inputs, options, parser_options(agent));
+    Json built;
+    return detail::render_with(invokers, agent, inputs, options,
+                               detail::parser_options_of(invokers, agent, built));
 }
 
 RenderResult render(const Registry& registry, const Agent& agent, const Json& inputs,

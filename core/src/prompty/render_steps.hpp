@@ -24,6 +24,10 @@ std::string run_renderer(const Invokers& invokers, const Agent& agent, const Jso
                          RequestContext& request, const RenderOptions& options,
                          AuthorMarkers author_markers, const Json& parser_options = Json());
 
+// parser_options(agent): the invokers' cached copy when they were made for `agent`, else built
+// into `built`.
+const Json& parser_options_of(const Invokers& invokers, const Agent& agent, Json& built);
+
 // render() with the request's parser options already built (prepare builds them once for both
 // of its steps).
 RenderResult render_with(const Invokers& invokers, const Agent& agent, const Json& inputs,

@@ -30,7 +30,10 @@ struct AnswerBound {
 
     // AnswerTooLarge when `bytes` (a size reached, or a floor of the final one) is over: "the
     // answer is over --max-answer N bytes (WHAT)".
-    void check(std::size_t bytes, std::string_view what) const;
+    void check(std::size_t bytes, std::string_view what) const {
+        if (bytes > max_bytes) fail(what);  // inline: the answer's writer checks often
+    }
+    [[noreturn]] void fail(std::string_view what) const;
 };
 
 // What a prompt expands to is measured as the CMF JSON of its messages (the answer of

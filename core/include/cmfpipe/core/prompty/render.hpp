@@ -36,10 +36,25 @@ struct Invokers {
     // What strict renders through these invokers reuse: the template with its author markers as
     // tokens, made once per template text. Copies of an Invokers share it.
     std::shared_ptr<detail::StrictTemplates> strict_templates = detail::make_strict_templates();
+
+    // What every render of one agent would build again (cache_agent_options): the renderer's
+    // default options and parser_options(agent). Used only when the agent rendered is the one
+    // they were made for, at the same address (a host's Prompt holds its agent immutable).
+    struct AgentOptions {
+        const Agent* agent = nullptr;
+        Json renderer;  // {"profile", "template_name"} + template.format.options
+        std::string template_name;
+        Json parser;  // parser_options(*agent)
+    };
+    std::shared_ptr<const AgentOptions> agent_options = nullptr;
 };
 
 // By template.format.kind and template.parser.kind. Unknown kind: InvokerError (from the registry).
 Invokers make_invokers(const Registry& registry, const Agent& agent);
+
+// Builds invokers.agent_options for `agent`, which must stay where it is, unchanged, while the
+// invokers render it (a host caches both per prompt): a render then copies no options.
+void cache_agent_options(Invokers& invokers, const Agent& agent);
 
 struct RenderOptions {
     // Extra renderer options, merged over the defaults ({"profile": "prompty", "template_name":
