@@ -27,6 +27,10 @@ class DataPolicyProcessor : public cmfpipe::Processor {
   public:
     ProcessorResult process(const cmf::Message& message,
                             const cmfpipe::ProcessorContext& context) const override {
+        // No policy in security.data: no view has one (the views only ever show less).
+        const auto& security = message.security();
+        if (!security || !security->data || security->data->empty())
+            return ProcessorResult::allow();
         const cmf::CapabilitySet none;
         const auto& caps = context.capabilities ? *context.capabilities : none;
         const cmf::StringSet no_labels;

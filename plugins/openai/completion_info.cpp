@@ -1,6 +1,7 @@
 // What a returned assistant message carries besides its parts: CompletionExtension (stop reason,
 // token usage, model, wire format, creation time), ProvenanceExtension (the response id) and,
 // when there is anything to keep, the custom slot.
+#include <chrono>
 #include <ctime>
 
 #include "cmfpipe/errors.hpp"
@@ -20,6 +21,27 @@ std::optional<cmf::StopReason> stop_reason_of(std::string_view reason) {
 }  // namespace
 
 std::string iso_timestamp(std::int64_t unix_seconds) {
+    // Years 1970-9999 (every answer's): the civil date by <chrono>, without gmtime_r and strftime.
+    constexpr std::int64_t year_10000 = 253402300800;  // 10000-01-01T00:00:00Z
+    if (unix_seconds >= 0 && unix_seconds < year_10000) {
+        using namespace std::chrono;
+        const sys_seconds at{seconds{unix_seconds}};
+        const sys_days day = floor<days>(at);
+        const year_month_day date{day};
+        const hh_mm_ss time{at - day};
+        char text[] = "YYYY-MM-DDTHH:MM:SSZ";
+        auto put = [&text](std::size_t at_offset, unsigned value, std::size_t width) {
+            for (std::size_t i = width; i-- > 0; value /= 10)
+                text[at_offset + i] = static_cast<char>('0' + value % 10);
+        };
+        put(0, static_cast<unsigned>(static_cast<int>(date.year())), 4);
+        put(5, static_cast<unsigned>(date.month()), 2);
+        put(8, static_cast<unsigned>(date.day()), 2);
+        put(11, static_cast<unsigned>(time.hours().count()), 2);
+        put(14, static_cast<unsigned>(time.minutes().count()), 2);
+        put(17, static_cast<unsigned>(time.seconds().count()), 2);
+        return text;
+    }
     std::time_t t = static_cast<std::time_t>(unix_seconds);
     std::tm tm{};
     gmtime_r(&t, &tm);

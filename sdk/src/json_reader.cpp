@@ -1,5 +1,6 @@
 #include "cmfpipe/json_reader.hpp"
 
+#include <charconv>
 #include <limits>
 
 #include "cmfpipe/errors.hpp"
@@ -36,13 +37,24 @@ std::string json_quoted(std::string_view text) {
     return Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// A child's path is made for every node read, whether or not an error names it: one allocation
+// each, no temporaries.
 std::string JsonReader::path_of(std::string_view key) const {
     if (path_.empty()) return std::string(key);
-    return path_ + "." + std::string(key);
+    std::string path;
+    path.reserve(path_.size() + 1 + key.size());
+    path.append(path_).append(1, '.').append(key);
+    return path;
 }
 
 std::string JsonReader::path_of(std::size_t index) const {
-    return path_ + "[" + std::to_string(index) + "]";
+    char digits[24];
+    const auto written = std::to_chars(digits, digits + sizeof digits, index);
+    const std::string_view number(digits, static_cast<std::size_t>(written.ptr - digits));
+    std::string path;
+    path.reserve(path_.size() + number.size() + 2);
+    path.append(path_).append(1, '[').append(number).append(1, ']');
+    return path;
 }
 
 SourceLocation JsonReader::location() const {
