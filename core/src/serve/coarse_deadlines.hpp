@@ -31,7 +31,8 @@ class Deadline {
     Deadline(const Deadline&) = delete;
     Deadline& operator=(const Deadline&) = delete;
 
-    // seq_cst, with the sweep's: either the sweep sees this deadline or this sees the timer stopped.
+    // seq_cst, with the sweep's: either the sweep sees this deadline or this sees the timer
+    // stopped.
     void expires_at(Clock::time_point at);
     void expires_after(Clock::duration time) { expires_at(Clock::now() + time); }
     void clear() { at_.store(never, std::memory_order_relaxed); }

@@ -2,6 +2,7 @@
 #include "router.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/version.hpp>
 
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/core/pipeline/messages_file.hpp"
@@ -73,6 +74,34 @@ Json decisions_json(const std::vector<pipeline::Decision>& decisions) {
     Json list = Json::array();
     for (const auto& d : decisions) list.push_back(pipeline::to_json(d));
     return list;
+}
+
+// Runs `work` on this thread now, up to its first wait, then hands what it returned or threw to
+// `done`. The caller is on the executor `work` is to run on (a session's handler).
+template <class T, class Done>
+boost::asio::awaitable<void> run_then(boost::asio::awaitable<T> work, Done done) {
+    std::exception_ptr error;
+    T result{};
+    try {
+        result = co_await std::move(work);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    done(error, std::move(result));
+}
+
+template <class T, class Done>
+void spawn_now(const boost::asio::any_io_executor& executor, boost::asio::awaitable<T> work,
+               Done done) {
+#if BOOST_VERSION == 107400
+    // co_spawn begins with a post: one more pass through the scheduler (an epoll_wait) for every
+    // proxied request. This launches the coroutine as co_spawn's initiation does, without it.
+    boost::asio::detail::awaitable_handler<boost::asio::any_io_executor, void>(
+        run_then(std::move(work), std::move(done)), executor)
+        .launch();
+#else
+    boost::asio::co_spawn(executor, std::move(work), std::move(done));
+#endif
 }
 
 }  // namespace
@@ -247,22 +276,22 @@ void Router::handle(Request request, const std::string& request_id, bool unready
                 span.emit("request_id", request_id);
                 span.emit("inputs", {{"route", target.path}});
             }
-            boost::asio::co_spawn(
-                executor,
-                proxy_->answer(*provider, loaded->served.service, std::move(request),
-                               std::move(path), request_id, std::move(client),
-                               std::move(cancellation)),
-                [this, provider, span = std::move(span), done = std::move(done)](
-                    std::exception_ptr error, std::optional<Response> answer) mutable {
-                    if (error) answer = Proxy::failure_answer(*provider, error);
-                    if (span.active()) {
-                        span.emit("result", answer ? Json{{"status", answer->result_int()}}
-                                                   : Json{{"status", 200}, {"streamed", true}});
-                        span.end();
-                    }
-                    done(std::move(answer));
-                    work_finished();
-                });
+            spawn_now(executor,
+                      proxy_->answer(*provider, loaded->served.service, std::move(request),
+                                     std::move(path), request_id, std::move(client),
+                                     std::move(cancellation)),
+                      [this, provider, span = std::move(span), done = std::move(done)](
+                          std::exception_ptr error, std::optional<Response> answer) mutable {
+                          if (error) answer = Proxy::failure_answer(*provider, error);
+                          if (span.active()) {
+                              span.emit("result", answer
+                                                      ? Json{{"status", answer->result_int()}}
+                                                      : Json{{"status", 200}, {"streamed", true}});
+                              span.end();
+                          }
+                          done(std::move(answer));
+                          work_finished();
+                      });
             return;
         }
         default:

@@ -53,6 +53,7 @@ Response busy_answer(const ServerState& state) {
 Session::Session(net::ip::tcp::socket socket, ServerState& state)
     : socket_(std::move(socket)),
       deadline_(state.deadlines, &Session::deadline_passed, this),
+      watch_after_(state.deadlines, &Session::watch_due, this),
       state_(state) {
     boost::system::error_code error;
     const auto peer = socket_.remote_endpoint(error);
@@ -245,13 +246,37 @@ void Session::on_body(beast::error_code error) {
 
 void Session::watch_client() {
     watching_ = true;
+    ++watch_;
+    // The wait begins once the request has been in flight for a tick of the deadlines' timer:
+    // most are answered sooner, and a wait for each would cost two system calls (its epoll_ctl,
+    // and the pass through the scheduler that ends it). A client gone meanwhile is seen at once
+    // when the wait begins (its socket is readable already).
+    watch_after_.expires_after(CoarseDeadlines::tick);
+}
+
+void Session::watch_due(void* session) {
+    auto self = static_cast<Session*>(session)->weak_from_this().lock();
+    if (!self) return;
+    net::post(self->socket_.get_executor(), [self] {
+        if (!self->watch_after_.passed()) return;
+        self->watch_after_.clear();
+        // A wait still pending (from an earlier request) re-arms itself for this one when it ends.
+        if (self->watching_ && !self->closed_ && !self->wait_pending_) self->wait_for_client();
+    });
+}
+
+void Session::wait_for_client() {
+    wait_pending_ = true;
     socket_.async_wait(net::socket_base::wait_read,
-                       [self = shared_from_this()](beast::error_code error) {
+                       [self = shared_from_this(), watch = watch_](beast::error_code error) {
+                           self->wait_pending_ = false;
                            if (!self->watching_ || error || self->closed_) return;
+                           // Left from an earlier request: it says nothing of this one, which gets
+                           // its own wait.
+                           if (watch != self->watch_) return self->wait_for_client();
                            self->watching_ = false;
-                           // Readable with nothing to read is the end of the connection;
-                           // bytes are the next request of a client that pipelines, and it
-                           // is still there.
+                           // Readable with nothing to read is the end of the connection; bytes are
+                           // the next request of a client that pipelines, and it is still there.
                            beast::error_code ignored;
                            if (self->socket_.available(ignored) > 0) return;
                            self->cancellation_->cancel();
@@ -260,10 +285,12 @@ void Session::watch_client() {
 }
 
 void Session::stop_watching() {
-    if (!watching_) return;
+    watch_after_.clear();
+    // A wait is left pending, not cancelled: a cancel costs a pass through the scheduler, and
+    // the wait ends anyway, doing nothing, when the next request's bytes come (before the read of
+    // them, which then queues behind it without a speculative read that would find nothing) or
+    // when the connection closes.
     watching_ = false;
-    beast::error_code ignored;
-    socket_.cancel(ignored);
 }
 
 net::awaitable<void> Session::begin(http::status status, std::string_view content_type,

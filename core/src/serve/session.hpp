@@ -4,8 +4,9 @@
 // refused with 413 before any of the body is read), hands it to the Router, writes the answer,
 // and reads the next. A client that is too slow to send a request or to read an answer
 // (--client-timeout) is closed; so is an idle one when the server drains. While a proxied request
-// is in flight the session watches the socket: a client that goes away cancels the request (the
-// upstream call ends). A streamed answer is written through the session as a ClientStream.
+// is in flight (from 100 ms on: most are answered sooner) the session watches the socket: a client
+// that goes away cancels the request (the upstream call ends). A streamed answer is written through
+// the session as a ClientStream.
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -64,6 +65,9 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     void streamed(bool keep_alive);
     // Notices a client that closes the connection while its request is in flight.
     void watch_client();
+    // From the deadlines' timer: the request is still in flight, its client is watched now.
+    static void watch_due(void* session);
+    void wait_for_client();
     void stop_watching();
     void on_written(boost::beast::error_code error, bool keep_alive);
     // Answers and closes: for a request that cannot be read (malformed, too large).
@@ -89,6 +93,7 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     // --client-timeout: set while the session reads a request or writes an answer, clear while the
     // answer is made.
     Deadline deadline_;
+    Deadline watch_after_;  // when a request in flight begins to watch its client
     bool timed_out_ = false;
     boost::beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
@@ -108,6 +113,8 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     bool closed_ = false;
     std::shared_ptr<Cancellation> cancellation_;  // of the request in flight
     bool watching_ = false;
+    bool wait_pending_ = false;   // a wait for the client's socket to be readable
+    unsigned watch_ = 0;          // counts the requests watched: a wait knows which it was for
     unsigned stream_status_ = 0;  // the status a streamed answer began with
     bool keep_alive_ = true;      // the request in flight's
     std::array<char, 16 * 1024> discard_{};
