@@ -38,6 +38,24 @@ std::vector<ChoiceDelta> ChatCompletionSoFar::add(const WireNode& chunk) {
     return added;
 }
 
+void ChatCompletionSoFar::add_text(std::int64_t index, ChatText field, std::string_view text) {
+    ChoiceSoFar& so_far = choices_[index];
+    switch (field) {
+        case ChatText::content:
+            so_far.content += text;
+            so_far.has_content = true;
+            break;
+        case ChatText::reasoning:
+            so_far.reasoning += text;
+            so_far.has_reasoning = true;
+            break;
+        case ChatText::refusal:
+            so_far.refusal += text;
+            so_far.has_refusal = true;
+            break;
+    }
+}
+
 void ChatCompletionSoFar::append_delta(const WireNode& delta, ChoiceSoFar& so_far,
                                        ChoiceDelta& added) const {
     delta.object();

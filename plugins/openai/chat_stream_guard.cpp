@@ -7,7 +7,9 @@
 //     window is read with read_chat_completion and what the processors made of it is mapped back
 //     with with_chat_response_messages, so the text each part may release is the processed one;
 //   - text members of a delta (content, reasoning_content / reasoning, refusal) go out held back
-//     by wire::HeldBackText, in an event shaped like the upstream's;
+//     by wire::HeldBackText, in an event shaped like the upstream's; the common event, a plain
+//     text delta (chat_plain_delta.hpp), is read with no Json tree and held whole
+//     (wire::HeldEvents): it goes out as the upstream's bytes unless a processor changed its text;
 //   - tool-call fragments are held per call until the call is complete (a fragment of another
 //     index, the choice's finish_reason, or the end of the stream), then guarded with the turn
 //     (arguments that are not a JSON object shown as the text part a request's are,
@@ -20,9 +22,11 @@
 #include <set>
 
 #include "chat_logprobs.hpp"
+#include "chat_plain_delta.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
+#include "cmfpipe/wire/held_events.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 #include "cmfpipe/wire/request_fields.hpp"
 #include "openai_wire.hpp"
@@ -80,6 +84,9 @@ struct TextPart {
     std::string key;  // the member the upstream sends it in
     wire::HeldBackText text;
     HeldLogprobs logprobs{};  // content and refusal: the entries of the tokens held
+    // The plain text deltas whose text is all the part holds, to go out as they came (none when
+    // it holds text that came otherwise, or that a processor changed).
+    wire::HeldEvents events{};
 };
 
 // The logprobs member of a choice's delta that lists the entries of `field`'s tokens.
@@ -102,8 +109,12 @@ struct ChoiceState {
         }
         return nullptr;
     }
-    ChunkShape text_shape;  // of the last chunk that carried text for it
-    Json logprobs_shape;    // the last logprobs object the upstream sent for it (null: none)
+    // Of the last chunk that carried text for it: made from `text_shape_data` (the data of a
+    // plain delta, which is not parsed as it passes) when that is newer.
+    mutable ChunkShape text_shape;
+    mutable std::string text_shape_data;
+    mutable bool text_shape_stale = false;
+    Json logprobs_shape;  // the last logprobs object the upstream sent for it (null: none)
     Json loose =
         Json::object();  // entries of a chunk whose member carried no text: they go with it
     std::map<std::int64_t, HeldCall> calls;
@@ -160,12 +171,17 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
           guard_(std::move(guard)),
           holdback_(stream_options.holdback),
           final_length_(std::move(stream_options.final_length)),
+          processors_(stream_options.processors),
           options_(wire::with_shown_arguments(std::move(options))) {}
 
     Events push_event(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
         line_ = event.line;
+        if (read_plain_text_delta(event.data, plain_) && head_known(plain_)) {
+            take_plain_delta(event, plain_, out);
+            return out;
+        }
         if (trim(event.data) == "[DONE]") {
             end_of_turn(out);
             if (!ended_) out.push_back(event);
@@ -248,8 +264,8 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     // went by), with an empty delta and finish_reason "content_filter".
     SseEvent filter_chunk(std::int64_t index, const ChoiceState* state) const {
         ChunkShape shape;
-        if (state && !state->text_shape.chunk.is_null()) {
-            shape = state->text_shape;
+        if (state && !shape_of(*state).chunk.is_null()) {
+            shape = shape_of(*state);
         } else if (state && !state->calls.empty()) {
             shape = state->calls.begin()->second.shape;
         } else {
@@ -294,6 +310,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                     part = &state.texts.emplace_back(TextPart{
                         field, key, wire::HeldBackText(holdback_, field != ChatText::reasoning)});
                 }
+                part->events.drop();  // what it holds goes out in events the guard makes
                 const std::size_t begin = part->text.raw_size();
                 part->text.add(choice["delta"][key].get_ref<const std::string&>());
                 if (field != ChatText::reasoning && has_logprobs(choice))
@@ -301,7 +318,10 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                                        part->text.raw_size());
                 text_scope.choices.insert(d.index);
             }
-            if (!d.texts.empty()) state.text_shape = ChunkShape(chunk, choice);
+            if (!d.texts.empty()) {
+                state.text_shape = ChunkShape(chunk, choice);
+                state.text_shape_stale = false;
+            }
             if (has_logprobs(choice)) state.logprobs_shape = choice["logprobs"];
         }
 
@@ -394,6 +414,84 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         out.push_back(data_event(reshaped));
     }
 
+    // Whether the head members a plain delta carries are known already (the first of each is
+    // recorded, by the full path).
+    bool head_known(const PlainTextDelta& plain) const {
+        const Json& head = so_far_.head();
+        return (!plain.has_id || head.contains("id")) &&
+               (!plain.has_model || head.contains("model")) &&
+               (!plain.has_created || head.contains("created")) &&
+               (!plain.has_fingerprint || head.contains("system_fingerprint"));
+    }
+
+    // A plain text delta (chat_plain_delta.hpp), the common event: no Json tree is made of it.
+    // The processors see the choice's window with its text; the event itself is held whole and
+    // goes out as it came once all its text may go (the text after it is past the holdback, or
+    // the processors say it is final, or the part ends). When a processor changed the text held,
+    // or the part holds text that came otherwise, the text goes out as the full path sends it.
+    void take_plain_delta(const SseEvent& event, const PlainTextDelta& plain, Events& out) {
+        so_far_.add_text(plain.index, plain.field, plain.text);
+        ChoiceState& state = choices_[plain.index];
+        state.text_shape_data.assign(event.data);
+        state.text_shape_stale = true;
+        TextPart* part = state.text(plain.field);
+        if (part) {
+            part->key = plain.key;
+        } else {
+            part = &state.texts.emplace_back(
+                TextPart{plain.field, plain.key,
+                         wire::HeldBackText(holdback_, plain.field != ChatText::reasoning)});
+        }
+        const bool held_whole = part->events.can_hold(part->text);
+        if (held_whole) part->events.hold(event, plain.text.size());
+        part->text.add(plain.text);
+        Scope scope;
+        scope.choices.insert(plain.index);
+        if (!run_guard(scope, out)) return;
+        const std::size_t before = out.size();
+        if (held_whole && part->events.release_ready(part->text, false, final_length_, out)) {
+            if (out.size() > before) content_sent_ = true;
+        } else {
+            std::string text = part->text.release(false, final_length_);
+            Json logprobs = released_logprobs(state);
+            if (!text.empty() || !logprobs.is_null()) {
+                Json delta = Json::object();
+                if (!text.empty()) delta[part->key] = std::move(text);
+                out.push_back(shape_of(state).with(std::move(delta), std::move(logprobs)));
+            }
+        }
+        narrow_windows(plain.index);
+    }
+
+    // No processor is configured, or none changed anything: what they made of the scope is its
+    // raw text.
+    void pass_unprocessed(const Scope& scope) {
+        for (auto& [index, state] : choices_) {
+            if (!scope.whole && scope.choices.count(index) == 0) continue;
+            const ChoiceSoFar& so_far = so_far_.choices().at(index);
+            for (TextPart& part : state.texts) {
+                if (!scope.whole) {
+                    part.text.update(part.text.window());
+                    continue;
+                }
+                const std::string& whole = part.field == ChatText::content     ? so_far.content
+                                           : part.field == ChatText::reasoning ? so_far.reasoning
+                                                                               : so_far.refusal;
+                part.text.update_whole(whole);
+            }
+        }
+    }
+
+    // The choice's last text chunk's shape, made from a plain delta's data when that is newer.
+    static const ChunkShape& shape_of(const ChoiceState& state) {
+        if (state.text_shape_stale) {
+            const Json chunk = parse_json(state.text_shape_data, std::string(source));
+            state.text_shape = ChunkShape(chunk, chunk["choices"][0]);
+            state.text_shape_stale = false;
+        }
+        return state.text_shape;
+    }
+
     static bool has_logprobs(const Json& choice) {
         auto it = choice.find("logprobs");
         return it != choice.end() && it->is_object();
@@ -455,13 +553,16 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
 
     // What the part still holds goes out (the end of the choice or of the stream), with the
     // logprob entries of its tokens.
-    void release_rest(ChoiceState& state, TextPart& part, Events& out) const {
+    void release_rest(ChoiceState& state, TextPart& part, Events& out) {
+        const std::size_t before = out.size();
+        part.events.release_ready(part.text, /*whole=*/true, {}, out);
+        if (out.size() > before) content_sent_ = true;
         std::string rest = part.text.release(true);
         Json logprobs = released_logprobs(state);
         if (rest.empty() && logprobs.is_null()) return;
         Json delta = Json::object();
         if (!rest.empty()) delta[part.key] = std::move(rest);
-        out.push_back(state.text_shape.with(std::move(delta), std::move(logprobs)));
+        out.push_back(shape_of(state).with(std::move(delta), std::move(logprobs)));
     }
 
     // The (choice, call) whose fragments are the only thing `chunk` carries (its role and empty
@@ -525,6 +626,10 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     // Runs the processors over `scope`. False when they stopped it or rewrote text already sent:
     // the stream's stop ending is out (stop()) and the stream ended.
     bool run_guard(const Scope& scope, Events& out) {
+        if (!processors_) {
+            pass_unprocessed(scope);
+            return true;
+        }
         view_ = view_of(scope);
         if (view_["choices"].empty()) return true;
         std::vector<cmf::Message> turn;
@@ -541,6 +646,11 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         if (verdict.stopped) {
             stop(out, verdict.reason);
             return false;
+        }
+        if (!verdict.changed) {  // the processed text is the text they saw
+            if (scope.call) processed_ = view_;
+            pass_unprocessed(scope);
+            return true;
         }
         processed_ = with_chat_response_messages(view_, verdict.messages, options_);
         for (const Json& choice : processed_["choices"]) {
@@ -565,6 +675,10 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         for (TextPart& part : choices_.at(index).texts) {
             const std::optional<std::size_t> cut = part.text.narrowing_cut();
             if (!cut) continue;
+            if (!processors_) {
+                part.text.narrow(*cut, std::string_view(part.text.window()).substr(*cut));
+                continue;
+            }
             Json message = {{"role", "assistant"}, {"content", nullptr}};
             message[body_key(part.field)] = part.text.window().substr(*cut);
             Json body = so_far_.head();
@@ -578,6 +692,10 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             }
             GuardVerdict verdict = guard_(std::move(turn));
             if (verdict.stopped) continue;
+            if (!verdict.changed) {
+                part.text.narrow(*cut, std::string_view(part.text.window()).substr(*cut));
+                continue;
+            }
             const Json processed = with_chat_response_messages(body, verdict.messages, options_);
             std::string tail;
             for (const Json& choice : processed["choices"])
@@ -598,6 +716,11 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         Scope scope;
         scope.choices.insert(index);
         scope.call = std::make_pair(index, k);
+        if (!processors_) {  // nothing can change it
+            for (SseEvent& e : call.events) out.push_back(std::move(e));
+            call.events.clear();
+            return true;
+        }
         if (!run_guard(scope, out)) return false;
         const Json* before = call_in(view_, index, 0, nullptr);  // the window's one call
         const Json* after = call_in(processed_, index, 0, before);
@@ -649,11 +772,13 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     StreamGuard guard_;
     std::size_t holdback_;
     FinalLength final_length_;  // empty: the holdback alone decides what is held
+    bool processors_;           // false: none configured, no run can change anything
     Json options_;
     ChatCompletionSoFar so_far_{/*refusals_fail=*/false};
     std::map<std::int64_t, ChoiceState> choices_;
     std::set<std::int64_t> finished_out_;  // the choices whose finish_reason went out
     Json view_, processed_;  // the turn the processors last saw, and what they made of it
+    PlainTextDelta plain_;   // the plain delta in hand (its text's buffer reused)
 };
 
 }  // namespace

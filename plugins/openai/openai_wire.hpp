@@ -171,6 +171,9 @@ class ChatCompletionSoFar {
     // One chunk, an object ("error" chunks are the caller's); a shape it does not know is a
     // ValueError naming its path.
     std::vector<ChoiceDelta> add(const wire::WireNode& chunk);
+    // What add() makes of a chunk whose only choice's delta is `text` in `field` (a plain text
+    // delta, chat_plain_delta.hpp), its head members already known.
+    void add_text(std::int64_t index, ChatText field, std::string_view text);
     const std::map<std::int64_t, ChoiceSoFar>& choices() const { return choices_; }
     // Every member of the body so far but "choices" (id, model, usage, ...).
     const Json& head() const { return head_; }

@@ -36,30 +36,30 @@ TEST_CASE("openai final text: prose goes out at once, an address split over delt
     const GuardedRun run = run_guarded(adapter(), request, redact, serve_options(redact, 64),
                                        role + text("Hello there, ") + text("write to jo") +
                                            text("e@exam") + text("ple.com today.") + stop + done);
-    CHECK(run.pushed ==
-          std::vector<std::string>{role,
-                                   text("Hello there, "),  // all final: as it came, not 64 held
-                                   text("write to "),      // "jo" may start an address
-                                   "",                     // "joe@exam": held whole
-                                   text("[REDACTED:EMAIL] "), text("today.") + stop, done});
+    CHECK(run.pushed == std::vector<std::string>{
+                            role,
+                            text("Hello there, "),  // all final: as it came, not 64 held
+                            "",  // "jo" may start an address: the event is held whole
+                            "",  // "joe@exam": held whole
+                            text("write to [REDACTED:EMAIL] "), text("today.") + stop, done});
     CHECK(run.all().find("jo") == std::string::npos);
 }
 
-TEST_CASE("openai final text: the holdback stays the bound of what is held") {
-    // One word longer than the holdback: what the holdback allows goes out, as without the
-    // processors' word.
-    const std::string word(40, 'a');
+TEST_CASE("openai final text: an event not final goes once the holdback's text follows it") {
+    // One word longer than the holdback, not final: its event is held whole until the text after
+    // it reaches the holdback (16), as without the processors' word.
+    const std::string word(40, 'a'), more(20, 'b');  // "aaa...bbb": one word, never final
     const GuardedRun run = run_guarded(adapter(), request, redact, serve_options(redact, 16),
-                                       role + text("say " + word) + stop + done);
-    CHECK(run.pushed == std::vector<std::string>{role, text("say " + word.substr(0, 24)),
-                                                 text(word.substr(24)) + stop, done});
+                                       role + text("say " + word) + text(more) + stop + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{role, "", text("say " + word), text(more) + stop, done});
 }
 
 TEST_CASE("openai final text: a phone number is held whole across its groups") {
     const GuardedRun run =
         run_guarded(adapter(), request, redact, serve_options(redact, 64),
                     role + text("call 555 ") + text("123 ") + text("4567 now") + stop + done);
-    CHECK(run.pushed == std::vector<std::string>{role, text("call "), "", text("[REDACTED:PHONE] "),
+    CHECK(run.pushed == std::vector<std::string>{role, "", "", text("call [REDACTED:PHONE] "),
                                                  text("now") + stop, done});
 }
 

@@ -83,17 +83,21 @@ TEST_CASE("openai guarded stream: holdback N releases text late and whole at the
     const GuardedRun run = run_guarded(
         adapter(), request, redact, 5,
         role + text("Hello") + text(" wor") + text("ld!") + chunk("{}", "stop") + usage + done);
+    // Events go out whole, as they came, once the text after them is past the holdback.
     CHECK(run.pushed == std::vector<std::string>{role,
                                                  "",  // "Hello": all five held back
-                                                 text("Hell"), text("o w"),
-                                                 text("orld!") + chunk("{}", "stop"), usage, done});
+                                                 "",  // " wor": four after "Hello"
+                                                 text("Hello"),
+                                                 text(" wor") + text("ld!") + chunk("{}", "stop"),
+                                                 usage, done});
 }
 
 TEST_CASE("openai guarded stream: an email split across three deltas is redacted before release") {
     const GuardedRun run = run_guarded(adapter(), request, redact, 16,
                                        role + text("Write to jo") + text("e@exam") +
                                            text("ple.com today.") + chunk("{}", "stop") + done);
-    CHECK(run.pushed == std::vector<std::string>{role, "", text("W"), text("rite to [REDACT"),
+    // Held whole until the address is; redacted, the text goes out in events the guard makes.
+    CHECK(run.pushed == std::vector<std::string>{role, "", "", text("Write to [REDACT"),
                                                  text("ED:EMAIL] today.") + chunk("{}", "stop"),
                                                  done});
     CHECK(run.all().find("joe") == std::string::npos);
@@ -157,7 +161,7 @@ TEST_CASE("openai guarded stream: content_sent once text or a tool call goes out
     CHECK_FALSE(stream->content_sent());  // the role chunk's "" is no text
     CHECK(text_of(stream->push(sse_event(text("Hello")))) == "");
     CHECK_FALSE(stream->content_sent());  // held back
-    CHECK(text_of(stream->push(sse_event(text(" world")))) == text("Hello "));
+    CHECK(text_of(stream->push(sse_event(text(" world")))) == text("Hello"));
     CHECK(stream->content_sent());
 
     stream = adapter().guard_stream(request, pipeline_guard(redact), {5}, Json::object());
@@ -217,9 +221,9 @@ TEST_CASE("openai guarded stream: a cut stream releases what passed, then the er
                     role + text("Hello world") + call_start(0, "call_1", "get_weather", false) +
                         call_args(0, R"({"city")"),
                     false);
-    CHECK(run.pushed == std::vector<std::string>{role, text("Hello w"), "", ""});
-    CHECK(run.finished == text("orld") + error_event("the upstream's stream was cut off",
-                                                     "UpstreamError", "broken"));
+    CHECK(run.pushed == std::vector<std::string>{role, "", "", ""});
+    CHECK(run.finished == text("Hello world") + error_event("the upstream's stream was cut off",
+                                                            "UpstreamError", "broken"));
     CHECK(run.ended);
 }
 
@@ -230,7 +234,7 @@ TEST_CASE("openai guarded stream: the upstream's error event passes and ends the
         "\n\n";
     const GuardedRun run =
         run_guarded(adapter(), request, redact, 3, role + text("Hi there") + error + done);
-    CHECK(run.pushed == std::vector<std::string>{role, text("Hi th"), error, ""});
+    CHECK(run.pushed == std::vector<std::string>{role, "", error, ""});
     CHECK(run.finished == "");
 }
 

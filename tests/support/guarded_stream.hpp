@@ -31,6 +31,9 @@ inline StreamGuard pipeline_guard(const std::string& yaml,
         if (calls) ++*calls;
         pipeline::PipelineResult result = pipeline->run("llm_output", std::move(messages));
         GuardVerdict verdict{std::move(result.messages), result.stopped, {}};
+        verdict.changed = false;  // as serve tells it (Proxy::guard): an applied change
+        for (const pipeline::Decision& d : result.decisions)
+            verdict.changed = verdict.changed || d.effect == pipeline::Effect::applied;
         for (const pipeline::Decision& d : result.decisions) {
             if (d.effect != pipeline::Effect::stopped) continue;
             verdict.reason = "processor '" + d.processor + "' stopped the answer";

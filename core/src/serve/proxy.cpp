@@ -155,6 +155,7 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
         options.final_length = [shared_service](std::string_view text) {
             return shared_service->final_length("llm_output", text);
         };
+        options.processors = shared_service->has_pipeline();
         prepared.guarded = adapter->guard_stream(
             processed,
             [shared_service, decisions = prepared.decisions](std::vector<cmf::Message> messages) {
@@ -172,6 +173,7 @@ GuardVerdict Proxy::guard(const host::Service& service, std::vector<cmf::Message
     GuardVerdict verdict;
     verdict.messages = std::move(result.messages);
     verdict.stopped = result.stopped;
+    verdict.changed = changed_any(result.decisions);
     if (result.stopped) verdict.reason = pipeline::stop_message(result.decisions, "answer");
     return verdict;
 }

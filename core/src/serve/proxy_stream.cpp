@@ -20,10 +20,8 @@ bool is_event_stream(const http::response_header<>& header) {
            boost::beast::iequals(beast_view(type.substr(0, type.find(';'))), "text/event-stream");
 }
 
-std::string joined(const std::vector<wire::SseEvent>& events) {
-    std::string text;
-    for (const wire::SseEvent& event : events) text += event.text();
-    return text;
+void append_events(std::string& out, const std::vector<wire::SseEvent>& events) {
+    for (const wire::SseEvent& event : events) event.append_text(out);
 }
 
 // The error event for a failure met while the stream was under way. It comes from the provider's
@@ -35,9 +33,9 @@ std::string guarded_steps_of(GuardedStream& guarded, const std::vector<wire::Sse
     std::string out;
     for (const wire::SseEvent& event : events) {
         if (guarded.ended()) break;
-        out += joined(guarded.push(event));
+        append_events(out, guarded.push(event));
     }
-    if (finish && !guarded.ended()) out += joined(guarded.finish(*finish));
+    if (finish && !guarded.ended()) append_events(out, guarded.finish(*finish));
     return out;
 }
 

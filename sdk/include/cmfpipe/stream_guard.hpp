@@ -36,6 +36,9 @@ struct GuardVerdict {
     std::vector<cmf::Message> messages;  // as processed (unchanged when nothing applied)
     bool stopped = false;
     std::string reason;  // set when stopped: "processor 'tool_guard' stopped the answer: ..."
+    // False when no processor changed anything: `messages` are the ones the guard was given, and
+    // a guard may take its own text as the processed text without reading them back.
+    bool changed = true;
 };
 // Runs the llm_output processors over the turn so far (the host's pipeline). May throw.
 using StreamGuard = std::function<GuardVerdict(std::vector<cmf::Message>)>;
@@ -64,6 +67,9 @@ struct StreamGuardOptions {
     // Set by the host when every llm_output processor can tell: text goes out as soon as it is
     // final, the holdback staying the upper bound of what is held. Empty: the holdback alone.
     FinalLength final_length;
+    // False when no llm_output processor is configured (the host has no pipeline): nothing can
+    // stop or change the turn, so the guard skips the runs (and the CMF they read) altogether.
+    bool processors = true;
 };
 
 class GuardedStream {

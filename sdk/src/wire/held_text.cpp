@@ -69,7 +69,7 @@ bool HeldBackText::update_whole(std::string_view processed) {
     return true;
 }
 
-std::string HeldBackText::release(bool whole, const FinalLength& final_length) {
+std::size_t HeldBackText::releasable(bool whole, const FinalLength& final_length) const {
     const std::string_view held = this->held();
     std::size_t cut = whole ? held.size() : cut_before_last_code_points(held, holdback_);
     if (final_length && cut < held.size()) {
@@ -83,11 +83,24 @@ std::string HeldBackText::release(bool whole, const FinalLength& final_length) {
             cut = std::max(cut, upto);
         }
     }
-    std::string out(held.substr(0, cut));
-    sent_ += out;
-    window_sent_ += cut;
-    if (map_raw_) follow_raw(whole);
+    return cut;
+}
+
+std::string HeldBackText::release(bool whole, const FinalLength& final_length) {
+    return release_prefix(releasable(whole, final_length), whole);
+}
+
+std::string HeldBackText::release_prefix(std::size_t bytes, bool whole) {
+    std::string out(held().substr(0, bytes));
+    mark_sent(out.size(), whole);
     return out;
+}
+
+void HeldBackText::mark_sent(std::size_t bytes, bool whole) {
+    const std::string_view went = held().substr(0, bytes);
+    sent_.append(went);
+    window_sent_ += went.size();
+    if (map_raw_) follow_raw(whole);
 }
 
 void HeldBackText::follow_raw(bool whole) {

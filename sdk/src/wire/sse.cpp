@@ -34,6 +34,11 @@ bool looks_like_sse(std::string_view text) {
 std::string SseEvent::text() const {
     std::string out;
     out.reserve(event.size() + data.size() + 16);
+    append_text(out);
+    return out;
+}
+
+void SseEvent::append_text(std::string& out) const {
     if (!event.empty()) out.append("event: ").append(event).append("\n");
     std::size_t pos = 0;
     for (;;) {  // a "\n" inside the data starts another data line
@@ -43,7 +48,6 @@ std::string SseEvent::text() const {
         pos = end + 1;
     }
     out.append("\n");
-    return out;
 }
 
 SseReader::SseReader(std::string source, std::size_t max_event_bytes)

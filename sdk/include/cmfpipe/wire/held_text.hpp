@@ -70,6 +70,21 @@ class HeldBackText {
     // processors say is final when that is more (`final_length` of the processed window; empty:
     // the holdback alone). "" when nothing is releasable.
     std::string release(bool whole, const FinalLength& final_length = {});
+    // How many bytes of held() release() would let out now (a guard that releases whole
+    // upstream events lets out those that end within it).
+    std::size_t releasable(bool whole, const FinalLength& final_length = {}) const;
+    // The first `bytes` of held() go out, marked sent (`whole`: the part ended and all of it
+    // goes): what release() does once it knows how much.
+    std::string release_prefix(std::size_t bytes, bool whole);
+    // release_prefix for a caller that sends those bytes itself (in the upstream's own events):
+    // marked sent, nothing copied out.
+    void mark_sent(std::size_t bytes, bool whole);
+    // Whether the text held is the raw text the part ends with, byte for byte: the last
+    // `raw_bytes` added, which the processors (so far) left as they came.
+    bool holds_raw_tail(std::size_t raw_bytes) const {
+        return raw_bytes <= window_.size() &&
+               held() == std::string_view(window_).substr(window_.size() - raw_bytes);
+    }
 
     // The raw bytes added to the part.
     std::size_t raw_size() const { return raw_size_; }

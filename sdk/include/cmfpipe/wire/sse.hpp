@@ -21,6 +21,8 @@ struct SseEvent {
 
     // The event in SSE framing, ended by its blank line.
     std::string text() const;
+    // text(), appended to `out` (a batch of events written at once).
+    void append_text(std::string& out) const;
     bool operator==(const SseEvent&) const = default;
 };
 

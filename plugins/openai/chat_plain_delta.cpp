@@ -1,0 +1,83 @@
+#include "chat_plain_delta.hpp"
+
+#include <algorithm>
+
+#include "cmfpipe/limits.hpp"
+#include "cmfpipe/wire/json_scan.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+// The choice: {"index": n, "delta": {<one text member>}, "finish_reason": null, "logprobs": null}
+// (finish_reason and logprobs may be absent). Any other member is no plain delta.
+bool read_choice(wire::JsonScan& scan, PlainTextDelta& out) {
+    if (!scan.enter_object()) return false;
+    bool index = false, delta = false, finish = false, logprobs = false;
+    while (auto key = scan.next_key()) {
+        if (*key == "index" && !index) {
+            index = scan.integer(out.index);
+        } else if (*key == "delta" && !delta) {
+            delta = true;
+            if (!scan.enter_object()) return false;
+            std::optional<std::string_view> member = scan.next_key();
+            if (!member) return false;
+            if (*member == "content") {
+                out.field = ChatText::content;
+                out.key = "content";
+            } else if (*member == "reasoning_content") {
+                out.field = ChatText::reasoning;
+                out.key = "reasoning_content";
+            } else if (*member == "reasoning") {
+                out.field = ChatText::reasoning;
+                out.key = "reasoning";
+            } else {
+                return false;
+            }
+            if (!scan.string(out.text) || out.text.empty() || scan.next_key()) return false;
+        } else if (*key == "finish_reason" && !finish) {
+            finish = true;
+            if (!scan.null()) return false;
+        } else if (*key == "logprobs" && !logprobs) {
+            logprobs = true;
+            if (!scan.null()) return false;
+        } else {
+            return false;
+        }
+        if (!scan.ok()) return false;
+    }
+    return scan.ok() && delta;
+}
+
+}  // namespace
+
+bool read_plain_text_delta(std::string_view data, PlainTextDelta& out) {
+    // Nested no deeper than the parser takes (the chunk's shape is parsed later when needed).
+    wire::JsonScan scan(data, std::min<std::size_t>(input_limits().max_depth, 64));
+    out.index = 0;
+    out.text.clear();
+    out.has_id = out.has_model = out.has_created = out.has_fingerprint = false;
+    if (!scan.enter_object()) return false;
+    bool choices = false, error = false, usage = false;
+    while (auto key = scan.next_key()) {
+        if (*key == "choices") {
+            if (choices || !scan.enter_array() || !scan.next_element() || !read_choice(scan, out) ||
+                scan.next_element())
+                return false;
+            choices = true;
+        } else if (*key == "error" || *key == "usage") {
+            bool& seen = *key == "error" ? error : usage;
+            if (seen || !scan.null()) return false;  // an error, or usage: the full path
+            seen = true;
+        } else {
+            out.has_id = out.has_id || *key == "id";
+            out.has_model = out.has_model || *key == "model";
+            out.has_created = out.has_created || *key == "created";
+            out.has_fingerprint = out.has_fingerprint || *key == "system_fingerprint";
+            if (!scan.skip()) return false;
+        }
+        if (!scan.ok()) return false;
+    }
+    return choices && scan.at_end();
+}
+
+}  // namespace cmfpipe::openai

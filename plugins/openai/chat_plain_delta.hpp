@@ -1,0 +1,29 @@
+#pragma once
+// The common event of a streamed Chat Completion, recognised without a Json tree: a chunk with one
+// choice whose delta carries only text (content, reasoning_content or reasoning), no
+// finish_reason, no logprobs, no usage, no error. The guarded stream (chat_stream_guard.cpp)
+// passes such an event on as the upstream's bytes when the processors leave its text as it is;
+// any other event (or one this reader is not sure of) takes its full path.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+
+struct PlainTextDelta {
+    std::int64_t index = 0;  // the choice's
+    ChatText field = ChatText::content;
+    const char* key = "content";  // the delta's member
+    std::string text;             // decoded, not empty
+    // The head members the chunk carries (ChatCompletionSoFar::head records the first of each).
+    bool has_id = false, has_model = false, has_created = false, has_fingerprint = false;
+};
+
+// The event's data read as a plain text delta into `out` (its text's buffer reused); false for
+// any other event, or one with any doubt (its full path then says what is wrong with it).
+bool read_plain_text_delta(std::string_view data, PlainTextDelta& out);
+
+}  // namespace cmfpipe::openai

@@ -1,0 +1,118 @@
+// The openai guarded Chat Completions stream's pass-through: a plain text delta (one choice, only
+// text in its delta) whose text the processors leave as it is goes to the client as the
+// upstream's own event, byte for byte, held whole until the text after it reaches the holdback
+// (or the processors say it is final, or the part ends). A delta whose text a processor changed
+// goes out in events the guard makes, and the stream returns to pass-through once nothing is held.
+#include <catch2/catch.hpp>
+
+#include "chat_events.hpp"
+#include "support/guarded_stream.hpp"
+#include "support/registry.hpp"
+
+namespace {
+
+using cmfpipe::Json;
+using namespace cmfpipe::testing;
+using namespace cmfpipe::testing::chat_events;
+
+std::string pass_chunk(const std::string& delta, const char* finish = nullptr) {
+    return "data: " + head + R"("choices":[{"index":0,"delta":)" + delta +
+           R"(,"logprobs":null,"finish_reason":)" + (finish ? Json(finish).dump() : "null") +
+           R"(}],"usage":null})" + "\n\n";
+}
+std::string pass_text(const std::string& t) {
+    return pass_chunk(R"({"content":)" + Json(t).dump() + "}");
+}
+const std::string pass_role = pass_chunk(R"({"role":"assistant","content":"","refusal":null})");
+const std::string pass_stop = pass_chunk("{}", "stop");
+const std::string pass_usage = "data: " + head +
+                               R"("choices":[],"usage":{"prompt_tokens":9,"completion_tokens":12,)"
+                               R"("total_tokens":21}})" +
+                               "\n\n";
+
+// Spelled as no serialiser would: spaces, an escaped "é" and quotes, members in another order,
+// "index" last. Its text is "café \"ok\" ".
+const std::string odd_spelling =
+    "data: { \"choices\" : [ { \"delta\" : { \"content\" : \"caf\\u00e9 \\\"ok\\\" \" } , "
+    "\"finish_reason\" : null , \"index\" : 0 } ] , \"id\" : \"chatcmpl-B1\" }\n\n";
+
+}  // namespace
+
+TEST_CASE("openai pass-through: the client gets the upstream's events, released whole") {
+    const std::vector<std::string> upstream = {pass_role,
+                                               pass_text("The quick brown fox "),  // 20
+                                               pass_text("jumps over "),           // 11
+                                               pass_text("the lazy dog. "),        // 14
+                                               odd_spelling,                       // 11
+                                               pass_text("And so it rests."),      // 16
+                                               pass_stop,
+                                               pass_usage,
+                                               done};
+    std::string bytes;
+    for (const std::string& e : upstream) bytes += e;
+    auto calls = std::make_shared<std::size_t>(0);
+    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
+                                         {16}, Json::object());
+    const GuardedRun run = run_guarded(*stream, bytes, true);
+    // Holdback 16: an event goes once the text after it is 16 characters or more.
+    CHECK(run.pushed == std::vector<std::string>{
+                            pass_role,
+                            "",                  // nothing after it
+                            "",                  // 11 after "The quick brown fox "
+                            upstream[1],         // 25 after it; 14 after "jumps over "
+                            upstream[2],         // 25 after it; 11 after "the lazy dog. "
+                            upstream[3] + upstream[4],  // 26 and 16 after them
+                            upstream[5] + pass_stop,    // the part ends
+                            pass_usage, done});
+    CHECK(run.finished == "");
+    CHECK(run.all() == bytes);  // byte for byte, the odd spelling included
+    CHECK(*calls == 7);  // each text delta, the finish that releases what is held, [DONE]
+}
+
+TEST_CASE("openai pass-through: text the processors say is final goes as it came, at once") {
+    const std::vector<std::string> upstream = {pass_role, pass_text("Hello there, "),
+                                               pass_text("how are you? "), pass_stop, done};
+    std::string bytes;
+    for (const std::string& e : upstream) bytes += e;
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact_and_guard_tools,
+                    serve_options(redact_and_guard_tools, 64), bytes);
+    CHECK(run.pushed == upstream);
+    CHECK(run.all() == bytes);
+}
+
+TEST_CASE("openai pass-through: a redaction takes the rewrite path, then pass-through resumes") {
+    const std::string second = pass_text("e@example.com ");
+    const std::string after = pass_text("or call. ");
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact_and_guard_tools,
+                    serve_options(redact_and_guard_tools, 64),
+                    pass_role + pass_text("Mail me at jo") + second + after + pass_stop + done);
+    CHECK(run.pushed == std::vector<std::string>{
+                            pass_role,
+                            "",  // "jo" may begin an address: the event is held whole
+                            // Redacted: the text held goes out in an event the guard makes
+                            // (shaped as the upstream's), the address never sent.
+                            pass_text("Mail me at [REDACTED:EMAIL] "),
+                            after,  // nothing held any more: the upstream's event again
+                            pass_stop, done});
+    CHECK(run.all().find("jo") == std::string::npos);
+    CHECK(run.all().find("example") == std::string::npos);
+}
+
+TEST_CASE("openai pass-through: without processors no run happens and every event passes") {
+    const std::vector<std::string> upstream = {pass_role, pass_text("Mail me at jo"),
+                                               pass_text("e@example.com "), pass_stop, pass_usage,
+                                               done};
+    std::string bytes;
+    for (const std::string& e : upstream) bytes += e;
+    auto calls = std::make_shared<std::size_t>(0);
+    cmfpipe::StreamGuardOptions options{64};
+    options.processors = false;
+    options.final_length = [](std::string_view text) { return text.size(); };  // as serve's
+    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
+                                         options, Json::object());
+    const GuardedRun run = run_guarded(*stream, bytes, true);
+    CHECK(run.pushed == upstream);
+    CHECK(*calls == 0);
+}
