@@ -82,16 +82,18 @@ void read_block(const WireNode& block, cmf::Content& parts, Json& custom, TextPo
 
 void read_content(const WireNode& message, cmf::Content& parts, Json& custom, MessageSlots* slots,
                   TextPolicy reading) {
-    auto content = message.find("content");
-    if (!content) return;
-    if (content->is_string()) {
-        if (!content->string().empty()) {
-            parts.push_back(ContentPart::text(content->string()));
+    // A string (the common case) is read in place: a reader, with its path, only for blocks.
+    const Json& object = message.object().json();
+    auto member = object.find("content");
+    if (member == object.end() || member->is_null()) return;
+    if (member->is_string()) {
+        if (!member->get_ref<const std::string&>().empty()) {
+            parts.push_back(ContentPart::text(member->get_ref<const std::string&>()));
             note(slots, &MessageSlots::parts, "content");
         }
         return;
     }
-    std::vector<WireNode> blocks = content->elements();
+    std::vector<WireNode> blocks = message.at("content").elements();
     for (std::size_t k = 0; k < blocks.size(); ++k) {
         read_block(blocks[k], parts, custom, reading);
         note(slots, &MessageSlots::parts, "content", k);
@@ -195,6 +197,20 @@ void check_message_members(const WireNode& message, cmf::Role role) {
     }
 }
 
+// A request message's role: read in place when it is a known role's name, through a reader
+// (whose path the error names) otherwise.
+cmf::Role known_role(const WireNode& message) {
+    const Json& object = message.json();
+    if (auto member = object.find("role"); member != object.end() && member->is_string()) {
+        const std::string& name = member->get_ref<const std::string&>();
+        if (auto role = cmf::enum_from_string<cmf::Role>(name)) return *role;
+    }
+    WireNode role_node = message.at("role");
+    if (role_node.string() == "function")
+        role_node.fail("the legacy role 'function' is not supported");
+    return role_of(role_node);
+}
+
 std::optional<cmf::TokenUsage> read_usage(const WireNode& body) {
     auto usage = body.find("usage");
     if (!usage) return std::nullopt;
@@ -248,10 +264,7 @@ std::vector<cmf::Message> read_chat_conversation(const WireNode& messages,
     for (const WireNode& message : messages.elements()) {
         message.object();
         MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
-        WireNode role_node = message.at("role");
-        if (role_node.string() == "function")
-            role_node.fail("the legacy role 'function' is not supported");
-        cmf::Role role = role_of(role_node);
+        cmf::Role role = known_role(message);
         Json custom = Json::object();
         if (policy == TextPolicy::show_or_refuse) {
             read_name(message, custom);

@@ -183,28 +183,48 @@ std::vector<std::string> JsonReader::strings() const {
     return out;
 }
 
+// The optional scalars below read the member in place: a child reader (and its path) is made
+// only to report a member of the wrong type.
+namespace {
+const Json* present_member(const JsonReader& node, std::string_view key) {
+    const Json& object = node.object().json();
+    auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+}  // namespace
+
 std::string JsonReader::string_or(std::string_view key, std::string_view fallback) const {
-    auto value = optional_string(key);
-    return value ? std::move(*value) : std::string(fallback);
+    const Json* member = present_member(*this, key);
+    if (!member) return std::string(fallback);
+    if (!member->is_string())
+        JsonReader(what_, *member, path_of(key), locator_).fail_expected("a string or null");
+    return member->get_ref<const std::string&>();
 }
 
 std::optional<std::string> JsonReader::optional_string(std::string_view key) const {
-    auto node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->is_string()) node->fail_expected("a string or null");
-    return node->string();
+    const Json* member = present_member(*this, key);
+    if (!member) return std::nullopt;
+    if (!member->is_string())
+        JsonReader(what_, *member, path_of(key), locator_).fail_expected("a string or null");
+    return member->get_ref<const std::string&>();
 }
 
 std::optional<std::int64_t> JsonReader::optional_integer(std::string_view key) const {
-    auto node = find(key);
-    if (!node) return std::nullopt;
-    if (!node->json().is_number_integer()) node->fail_expected("an integer or null");
-    return node->integer();
+    const Json* member = present_member(*this, key);
+    if (!member) return std::nullopt;
+    if (member->is_number_integer() && !member->is_number_unsigned())
+        return member->get<std::int64_t>();
+    const JsonReader node(what_, *member, path_of(key), locator_);
+    if (!member->is_number_integer()) node.fail_expected("an integer or null");
+    return node.integer();
 }
 
 bool JsonReader::boolean_or(std::string_view key, bool fallback) const {
-    auto node = find(key);
-    return node ? node->boolean() : fallback;
+    const Json* member = present_member(*this, key);
+    if (!member) return fallback;
+    if (!member->is_boolean())
+        JsonReader(what_, *member, path_of(key), locator_).fail_expected("a boolean");
+    return member->get<bool>();
 }
 
 std::optional<Json> JsonReader::optional_object(std::string_view key) const {
