@@ -81,11 +81,15 @@ std::vector<Match> find_phones(std::string_view text) {
         const bool starts =
             (ch == '+' && i + 1 < text.size() && (digit(text[i + 1]) || text[i + 1] == '(')) ||
             (ch == '(' && i + 1 < text.size() && digit(text[i + 1])) || digit(ch);
+        if (!starts) {  // most characters: nothing more to look at
+            ++i;
+            continue;
+        }
         // Not inside a word or a dotted/hyphenated token ("v1.555.123.4567", "id-5551234567").
         const bool inside =
             i > 0 && (alnum(text[i - 1]) || text[i - 1] == '+' ||
                       ((text[i - 1] == '.' || text[i - 1] == '-') && i > 1 && alnum(text[i - 2])));
-        if (!starts || inside) {
+        if (inside) {
             ++i;
             continue;
         }

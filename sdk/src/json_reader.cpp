@@ -212,8 +212,13 @@ std::optional<std::string> JsonReader::optional_string(std::string_view key) con
 std::optional<std::int64_t> JsonReader::optional_integer(std::string_view key) const {
     const Json* member = present_member(*this, key);
     if (!member) return std::nullopt;
-    if (member->is_number_integer() && !member->is_number_unsigned())
+    if (member->is_number_unsigned()) {  // how a parse gives every integer from 0 up
+        const auto u = member->get<std::uint64_t>();
+        if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            return static_cast<std::int64_t>(u);
+    } else if (member->is_number_integer()) {
         return member->get<std::int64_t>();
+    }
     const JsonReader node(what_, *member, path_of(key), locator_);
     if (!member->is_number_integer()) node.fail_expected("an integer or null");
     return node.integer();
