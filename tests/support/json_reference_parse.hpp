@@ -15,21 +15,18 @@ struct ReferenceParse {
     bool ok = false;
     bool too_deep = false;
     std::size_t error_offset = 0;
-    std::string error;  // "invalid JSON: ..." with nlohmann's excerpt taken out, as before
+    std::string error;  // "invalid JSON: ..." with nlohmann's excerpt of the text taken out
 };
 
 namespace reference_detail {
 
-inline std::string without_excerpt(std::string message) {
-    constexpr std::string_view opener = "; last read: '";
-    const std::size_t start = message.find(opener);
-    if (start == std::string::npos) return message;
-    const std::size_t expected = message.rfind("'; expected ");
-    if (expected == std::string::npos || expected < start + opener.size()) {
-        message.erase(start);
-    } else {
-        message.erase(start, expected + 1 - start);
-    }
+// nlohmann's message quotes the token it last read ("; last read: '<token>'"); the callback is
+// given that token, so exactly it is taken out. (parse_json's own without_excerpt guessed the
+// excerpt's end from the message, and a token holding "'; expected " made it keep some of it.)
+inline std::string without_excerpt(std::string message, const std::string& token) {
+    const std::string excerpt = "; last read: '" + token + "'";
+    const std::size_t start = message.find(excerpt);
+    if (start != std::string::npos) message.erase(start, excerpt.size());
     return message;
 }
 
@@ -60,13 +57,13 @@ class BoundedDomBuilder {
         --depth_;
         return dom_.end_array();
     }
-    bool parse_error(std::size_t position, const std::string&,
+    bool parse_error(std::size_t position, const std::string& token,
                      const nlohmann::detail::exception& e) {
         outcome_.error_offset = position == 0 ? 0 : position - 1;
         std::string what = e.what();
         auto at = what.find("syntax error");
-        outcome_.error =
-            "invalid JSON: " + without_excerpt(at == std::string::npos ? what : what.substr(at));
+        outcome_.error = "invalid JSON: " +
+                         without_excerpt(at == std::string::npos ? what : what.substr(at), token);
         return false;
     }
 

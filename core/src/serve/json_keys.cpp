@@ -1,27 +1,54 @@
-// serve/json_keys.hpp: a duplicate-key check over the text, without a tree.
+// serve/json_keys.hpp: a duplicate-key check over the text, without a tree (or from the facts the
+// parse noted on its way through).
 #include "json_keys.hpp"
 
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
 namespace cmfpipe::serve {
 namespace {
 
-// The offset of the quote that closes the string whose text starts at `begin`, or npos.
-std::size_t closing_quote(std::string_view json, std::size_t begin) {
+// What a byte outside a string is to the check: nothing, an opening bracket, a closing one, a
+// quote.
+enum JsonKeysByte : std::uint8_t { other_byte, opening_byte, closing_byte, quote_byte };
+
+constexpr std::array<std::uint8_t, 256> json_keys_bytes = [] {
+    std::array<std::uint8_t, 256> kinds{};
+    kinds['{'] = kinds['['] = opening_byte;
+    kinds['}'] = kinds[']'] = closing_byte;
+    kinds['"'] = quote_byte;
+    return kinds;
+}();
+
+// The offset of the quote that closes the string whose text starts at `begin` (or npos), and
+// whether the string holds a backslash: eight bytes at a time up to a quote or a backslash.
+std::size_t json_keys_closing_quote(std::string_view json, std::size_t begin, bool& escaped) {
+    constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    constexpr std::uint64_t highs = 0x8080808080808080ULL;
+    const auto zero_bytes = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
     const char* const start = json.data();
     const char* p = start + begin;
     const char* const end = start + json.size();
-    while (p < end) {
-        const auto* quote = static_cast<const char*>(std::memchr(p, '"', end - p));
-        if (quote == nullptr) return std::string_view::npos;
-        // A quote after an odd run of backslashes is escaped.
-        std::size_t backslashes = 0;
-        for (const char* b = quote; b > start + begin && b[-1] == '\\'; --b) ++backslashes;
-        if (backslashes % 2 == 0) return static_cast<std::size_t>(quote - start);
-        p = quote + 1;
+    for (;;) {
+        while (end - p >= 8) {
+            std::uint64_t bytes;
+            std::memcpy(&bytes, p, 8);
+            const std::uint64_t special =
+                zero_bytes(bytes ^ (ones * '"')) | zero_bytes(bytes ^ (ones * '\\'));
+            if (special != 0) {
+                p += __builtin_ctzll(special) >> 3;  // the lowest one is exact
+                break;
+            }
+            p += 8;
+        }
+        while (p < end && *p != '"' && *p != '\\') ++p;
+        if (p >= end) return std::string_view::npos;
+        if (*p == '"') return static_cast<std::size_t>(p - start);
+        escaped = true;
+        p += 2;  // the backslash and the character it escapes
     }
-    return std::string_view::npos;
 }
 
 bool json_space(char c) {
@@ -34,30 +61,35 @@ bool keys_plain_and_distinct(std::string_view json) {
     // The keys of the objects open at this point, innermost last; `starts` says where each
     // open container's keys begin (an array keeps its place in the nesting). Reused by the
     // thread: no allocation once they have grown.
-    thread_local std::vector<std::string_view> keys;
-    thread_local std::vector<std::size_t> starts;
+    thread_local std::vector<std::string_view> thread_keys;
+    thread_local std::vector<std::size_t> thread_starts;
+    std::vector<std::string_view>& keys = thread_keys;
+    std::vector<std::size_t>& starts = thread_starts;
     keys.clear();
     starts.clear();
     // The parser skips a byte order mark; a reader behind us may refuse it.
     if (json.starts_with("\xEF\xBB\xBF")) return false;
     const std::size_t n = json.size();
     for (std::size_t i = 0; i < n; ++i) {
-        const char c = json[i];
-        if (c == '{' || c == '[') {
+        while (i < n && json_keys_bytes[static_cast<unsigned char>(json[i])] == other_byte) ++i;
+        if (i >= n) break;
+        const std::uint8_t kind = json_keys_bytes[static_cast<unsigned char>(json[i])];
+        if (kind == opening_byte) {
             starts.push_back(keys.size());
-        } else if (c == '}' || c == ']') {
+        } else if (kind == closing_byte) {
             if (starts.empty()) return false;  // not a text the parser accepted
             keys.resize(starts.back());
             starts.pop_back();
-        } else if (c == '"') {
+        } else {
             const std::size_t begin = i + 1;
-            i = closing_quote(json, begin);
+            bool escaped = false;
+            i = json_keys_closing_quote(json, begin, escaped);
             if (i == std::string_view::npos) return false;
             std::size_t next = i + 1;
             while (next < n && json_space(json[next])) ++next;
             if (next >= n || json[next] != ':') continue;  // a value, not a key
+            if (starts.empty() || escaped) return false;
             const std::string_view key = json.substr(begin, i - begin);
-            if (starts.empty() || key.find('\\') != std::string_view::npos) return false;
             const std::size_t first = starts.back();
             if (keys.size() - first >= max_keys_an_object) return false;
             for (std::size_t k = first; k < keys.size(); ++k)
@@ -67,6 +99,11 @@ bool keys_plain_and_distinct(std::string_view json) {
         }
     }
     return true;
+}
+
+bool keys_plain_and_distinct(const JsonKeyFacts& facts) {
+    return !facts.byte_order_mark && !facts.escaped_key && !facts.duplicate_key &&
+           facts.most_keys <= max_keys_an_object && !facts.unread_tail;
 }
 
 }  // namespace cmfpipe::serve

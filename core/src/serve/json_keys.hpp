@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "cmfpipe/json_parse.hpp"
+
 namespace cmfpipe::serve {
 
 // `json` must be a text the JSON parser accepted. True when every object's keys are distinct,
@@ -13,6 +15,10 @@ namespace cmfpipe::serve {
 // check would cost more than the rewrite it saves) and the text does not begin with a byte order
 // mark (which the parser skips). Linear in the text's size.
 bool keys_plain_and_distinct(std::string_view json);
+
+// The same answer from what parse_json_noting_keys saw of the text, with no second pass (and
+// false when a NUL byte ended the text early: the bytes after it were never read).
+bool keys_plain_and_distinct(const JsonKeyFacts& facts);
 
 inline constexpr std::size_t max_keys_an_object = 64;
 

@@ -127,7 +127,7 @@ stage() {
 }
 stage "router: route, request id, answer (Router::handle; the prompt route's run included)" 'serve::Router::handle\('
 stage "client body -> upstream body (Proxy::prepare)" 'serve::Proxy::prepare\('
-stage "  JSON parse, all (parse_json: the body; from_wire's parse of the answer)" 'cmfpipe::parse_json\('
+stage "  JSON parse, all (json_text::parse: the body; from_wire's parse of the answer)" 'cmfpipe::json_text::parse\('
 stage "  JSON to CMF (adapter request_messages)" 'GuardedAdapter::request_messages\('
 stage "  processors, both hooks (Pipeline::run)" 'pipeline::Pipeline::run\('
 stage "  CMF back to the body (with_request_messages)" 'GuardedAdapter::with_request_messages\('
