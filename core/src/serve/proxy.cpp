@@ -106,7 +106,8 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
         none.service = shared_service;
         return none;
     }
-    const Json body = parse_json(text, std::string(body_source));
+    JsonKeyFacts keys;  // for the pass-through below, noted by the same parse
+    const Json body = parse_json_noting_keys(text, std::string(body_source), keys);
     if (!body.is_object()) {
         throw ValueError(
             "the request body must be a JSON object, got " + std::string(body.type_name()),
@@ -132,7 +133,7 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
     }
     // Nothing changed: the client's bytes go up as they came (what the parser read is what the
     // upstream reads: no duplicate keys). Otherwise the body made from what the processors left.
-    const bool as_sent = !changed_any(result.decisions) && keys_plain_and_distinct(text);
+    const bool as_sent = !changed_any(result.decisions) && keys_plain_and_distinct(keys);
     std::optional<Json> rewritten;
     if (!as_sent) {
         rewritten = embeddings ? with_embedding_texts(body, texts, result.messages)
