@@ -235,9 +235,12 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
     for (const WireNode& choice : choices) {
         choice.object();
         WireNode message = choice.at("message").object();
-        if (auto role = message.find("role"); role && role->string() != "assistant") {
-            role->fail("a completion's message must have role assistant, got '" + role->string() +
-                       "'");
+        const auto role_member = message.json().find("role");  // checked in place
+        if (role_member != message.json().end() && !role_member->is_null() &&
+            *role_member != "assistant") {
+            const WireNode role = message.at("role");
+            role.fail("a completion's message must have role assistant, got '" + role.string() +
+                      "'");
         }
         Json custom = Json::object();
         MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
