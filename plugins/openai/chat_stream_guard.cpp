@@ -432,9 +432,17 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     void take_plain_delta(const SseEvent& event, const PlainTextDelta& plain, Events& out) {
         so_far_.add_text(plain.index, plain.field, plain.text);
         ChoiceState& state = choices_[plain.index];
+        TextPart* part = state.text(plain.field);
+        // No processor: nothing is held for them. The delta goes on at once, as it came, when
+        // the part holds nothing and its text is final (serve's final_length: all of it).
+        if (!processors_ && (!part || (part->events.empty() && part->text.held().empty())) &&
+            final_length_ && final_length_(plain.text).value_or(0) >= plain.text.size()) {
+            out.push_back(event);
+            content_sent_ = true;
+            return;
+        }
         state.text_shape_data.assign(event.data);
         state.text_shape_stale = true;
-        TextPart* part = state.text(plain.field);
         if (part) {
             part->key = plain.key;
         } else {
@@ -470,7 +478,9 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             if (!scope.whole && scope.choices.count(index) == 0) continue;
             const ChoiceSoFar& so_far = so_far_.choices().at(index);
             for (TextPart& part : state.texts) {
-                if (!scope.whole) {
+                // Without processors the whole part is not the window's: what passed on at once
+                // never joined it.
+                if (!scope.whole || !processors_) {
                     part.text.update(part.text.window());
                     continue;
                 }
