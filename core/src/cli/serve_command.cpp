@@ -183,7 +183,9 @@ std::vector<OptionSpec> serve_options() {
           "request bodies and unsent answers held at once, all clients together (default: an "
           "eighth of the machine's memory); over it: 503"},
          {"threads", "N", "threads of the pool that renders and runs processors (default: cores)"},
-         {"io-threads", "N", "threads that read and write connections (default 1)"},
+         {"io-threads", "N",
+          "threads that read and write connections, each with its own clients and upstream "
+          "connections (default 1)"},
          {"client-timeout", "SECONDS",
           "time a client has to send a request (idle keep-alive included) or read an answer "
           "(default 30)"},

@@ -20,7 +20,8 @@ namespace cmfpipe::serve {
 class CoarseDeadlines;
 
 // One connection's deadline, registered with the server's CoarseDeadlines for its lifetime.
-// `expired` is called from the timer's thread (any I/O thread) once the deadline has passed: the
+// `expired` is called from the timer's thread (I/O loop 0) once the deadline has passed, under the
+// deadlines' lock (so it must not drop the owner's last reference: ~Deadline takes the lock): the
 // owner posts its own handling to its executor, where it checks `passed()` again (the deadline may
 // have been set anew or cleared meanwhile).
 class Deadline {

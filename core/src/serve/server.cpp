@@ -1,6 +1,7 @@
 // `cmfpipe serve`'s listener, signals and drain: serve/server.hpp.
 #include "cmfpipe/core/serve/server.hpp"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -55,11 +56,15 @@ struct Server::Impl {
           delay_timer(strand),
           drain_timer(strand) {
         state.deadlines.start(io.get_executor());
+        for (std::size_t i = 1; i < state.options.io_threads; ++i) {
+            more_loops.push_back(std::make_unique<net::io_context>(1));
+            keep_running.push_back(net::make_work_guard(*more_loops.back()));
+        }
     }
 
     ~Impl() {
         // Work of a request still on the pool refers to the router, and posts its answer to a
-        // session's strand on `io`: both must outlive it. (~Server does not destroy an Impl
+        // session's I/O loop: both must outlive it. (~Server does not destroy an Impl
         // whose work could not finish.)
         if (state.router) state.router->wait_idle();
         // The router's upstream connections are sockets of `io`: they go before it does, and so
@@ -133,6 +138,7 @@ struct Server::Impl {
         if (!open && state.router->idle()) {
             boost::system::error_code ignored;
             signals.cancel(ignored);  // nothing left: io runs out of work and run() returns
+            keep_running.clear();     // and so do the other I/O loops
             return;
         }
         const auto now = std::chrono::steady_clock::now();
@@ -145,6 +151,7 @@ struct Server::Impl {
             state.log.line(
                 "cmfpipe serve: requests still running after the grace period, stopping");
             io.stop();
+            for (auto& loop : more_loops) loop->stop();
             return;
         }
         drain_timer.expires_after(std::chrono::milliseconds(20));
@@ -202,16 +209,24 @@ struct Server::Impl {
     }
 
     static net::any_io_executor session_executor(Session& session) { return session.executor(); }
-    // A new connection's: a strand of its own when several threads run `io`; with one thread
-    // (the default) the strand would only cost its bookkeeping on every handler.
+    // A new connection's: the I/O loops in turn. Each loop is one thread's io_context, so a
+    // session's handlers never run at once without a strand, and its upstream calls use that
+    // loop's pool of idle connections without a lock.
     net::any_io_executor session_executor() {
-        if (state.options.io_threads > 1) return net::make_strand(io);
-        return io.get_executor();
+        const std::size_t loop = next_loop++ % (1 + more_loops.size());
+        if (loop == 0) return io.get_executor();
+        return more_loops[loop - 1]->get_executor();
     }
 
     std::shared_ptr<host::Host> host;
     ServerState state;  // before io: handlers queued on io refer to it when io destroys them
-    net::io_context io;
+    // I/O loop 0: the listener's, and the first of the sessions'.
+    net::io_context io{1};
+    // Loops 1 to --io-threads - 1, each run by a thread of its own, kept running until the drain
+    // is over.
+    std::vector<std::unique_ptr<net::io_context>> more_loops;
+    std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
+    std::size_t next_loop = 0;
     // The listener's own objects (acceptor, signals, timers) are used on this strand only.
     net::strand<net::io_context::executor_type> strand;
     tcp::acceptor acceptor;
@@ -242,7 +257,7 @@ Server::Server(std::shared_ptr<host::Host> host, std::shared_ptr<const host::Pro
         upstream_options.ca_file = given.upstream_ca;
         upstreams.emplace(
             name, std::make_unique<Upstream>(name, parse_upstream_url(url), upstream_options,
-                                             impl_->io.get_executor(), impl_->state.deadlines));
+                                             given.io_threads, impl_->state.deadlines));
     }
     StreamGuardOptions stream_options{given.stream_holdback};
     stream_options.stop = given.stream_stop;
@@ -307,8 +322,13 @@ void Server::run() {
     impl.state.log.line("listening on http://" + host + ":" + std::to_string(port));
 
     std::vector<std::thread> threads;
-    for (std::size_t i = 1; i < impl.state.options.io_threads; ++i)
-        threads.emplace_back([&impl] { impl.io.run(); });
+    for (std::size_t i = 0; i < impl.more_loops.size(); ++i) {
+        threads.emplace_back([&impl, i] {
+            io_loop_index = i + 1;
+            impl.more_loops[i]->run();
+        });
+    }
+    io_loop_index = 0;
     impl.io.run();
     for (auto& thread : threads) thread.join();
 }

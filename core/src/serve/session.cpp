@@ -257,7 +257,10 @@ void Session::watch_client() {
 void Session::watch_due(void* session) {
     auto self = static_cast<Session*>(session)->weak_from_this().lock();
     if (!self) return;
-    net::post(self->socket_.get_executor(), [self] {
+    // Moved into the handler: the session's last reference must never be dropped here, under the
+    // deadlines' lock (~Deadline takes it).
+    const auto executor = self->socket_.get_executor();
+    net::post(executor, [self = std::move(self)] {
         if (!self->watch_after_.passed()) return;
         self->watch_after_.clear();
         // A wait still pending (from an earlier request) re-arms itself for this one when it ends.
@@ -459,7 +462,10 @@ void Session::deadline_passed(void* session) {
     // Under the deadlines' lock: a session being destroyed cannot be locked any more.
     auto self = static_cast<Session*>(session)->weak_from_this().lock();
     if (!self) return;
-    net::post(self->socket_.get_executor(), [self] { self->on_deadline(); });
+    // Moved into the handler: the session's last reference must never be dropped here, under the
+    // deadlines' lock (~Deadline takes it).
+    const auto executor = self->socket_.get_executor();
+    net::post(executor, [self = std::move(self)] { self->on_deadline(); });
 }
 
 void Session::on_deadline() {

@@ -1,5 +1,6 @@
 #pragma once
-// One client connection of `cmfpipe serve`: HTTP/1.1 with keep-alive, on its own strand. It reads
+// One client connection of `cmfpipe serve`: HTTP/1.1 with keep-alive, on one I/O loop (one
+// thread's io_context). It reads
 // a request under the limits (header size, --max-body: a declared Content-Length over it is
 // refused with 413 before any of the body is read), hands it to the Router, writes the answer,
 // and reads the next. A client that is too slow to send a request or to read an answer

@@ -79,7 +79,10 @@ struct Upstream::Connection : std::enable_shared_from_this<Upstream::Connection>
     static void deadline_passed(void* owner) {
         auto self = static_cast<Connection*>(owner)->weak_from_this().lock();
         if (!self) return;
-        net::post(self->owner, [self] {
+        // Moved into the handler: the last reference is never dropped here, under the deadlines'
+        // lock (~Deadline takes it).
+        const auto executor = self->owner;
+        net::post(executor, [self = std::move(self)] {
             if (!self->deadline.passed()) return;
             self->deadline.clear();
             self->timed_out = true;
@@ -144,13 +147,13 @@ UpstreamUrl parse_upstream_url(std::string_view url) {
     return out;
 }
 
-Upstream::Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
-                   net::any_io_executor executor, CoarseDeadlines& deadlines)
+Upstream::Upstream(std::string name, UpstreamUrl url, UpstreamOptions options, std::size_t io_loops,
+                   CoarseDeadlines& deadlines)
     : name_(std::move(name)),
       url_(std::move(url)),
       options_(std::move(options)),
-      executor_(std::move(executor)),
-      deadlines_(deadlines) {
+      deadlines_(deadlines),
+      idle_(std::max<std::size_t>(io_loops, 1)) {
     if (!url_.tls) return;
     tls_ = std::make_unique<ssl::context>(ssl::context::tls_client);
     tls_->set_verify_mode(ssl::verify_peer);
@@ -168,14 +171,12 @@ Upstream::Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
 Upstream::~Upstream() = default;
 
 std::shared_ptr<Upstream::Connection> Upstream::take_idle() {
-    std::unique_lock lock(idle_mutex_);
-    while (!idle_.empty()) {
-        auto connection = std::move(idle_.back());
-        idle_.pop_back();
-        lock.unlock();
+    auto& idle = idle_[io_loop_index];
+    while (!idle.empty()) {
+        auto connection = std::move(idle.back());
+        idle.pop_back();
         if (connection->quiet()) return connection;
-        connection.reset();  // closed: what it holds is nobody's answer
-        lock.lock();
+        // Closed: what it holds is nobody's answer.
     }
     return nullptr;
 }
@@ -186,22 +187,24 @@ void Upstream::give_back(std::shared_ptr<Connection> connection) {
     constexpr std::chrono::seconds longest_idle{30};
     const auto now = Clock::now();
     connection->idle_since = now;
-    std::lock_guard lock(idle_mutex_);
-    while (!idle_.empty() && now - idle_.front()->idle_since > longest_idle) idle_.pop_front();
-    if (idle_.size() < most_idle) idle_.push_back(std::move(connection));
+    auto& idle = idle_[io_loop_index];
+    while (!idle.empty() && now - idle.front()->idle_since > longest_idle) idle.pop_front();
+    if (idle.size() < most_idle) idle.push_back(std::move(connection));
 }
 
 net::awaitable<std::shared_ptr<Upstream::Connection>> Upstream::connect(
     Cancellation* cancellation, Clock::time_point deadline) {
     auto connection = std::make_shared<Connection>(deadlines_);
+    // The call's executor: its I/O loop's io_context (or a strand of it).
     connection->owner = co_await net::this_coro::executor;
+    const auto& executor = connection->owner;
     boost::system::error_code error;
-    tcp::resolver resolver(executor_);
+    tcp::resolver resolver(executor);
     auto endpoints = co_await resolver.async_resolve(
         url_.host, url_.port, net::redirect_error(net::use_awaitable, error));
     if (error) throw failure(name_, error, "connecting");
     if (url_.tls) {
-        connection->secure.emplace(executor_, *tls_);
+        connection->secure.emplace(executor, *tls_);
         boost::system::error_code not_an_address;
         net::ip::make_address(url_.host, not_an_address);
         // SNI carries a host name, never an address.
@@ -211,7 +214,7 @@ net::awaitable<std::shared_ptr<Upstream::Connection>> Upstream::connect(
         }
         connection->secure->set_verify_callback(ssl::host_name_verification(url_.host));
     } else {
-        connection->plain.emplace(executor_);
+        connection->plain.emplace(executor);
     }
     if (cancellation) cancellation->on_cancel([c = connection.get()] { c->close(); });
     connection->deadline.expires_at(deadline);

@@ -16,7 +16,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,13 +73,18 @@ struct StreamSink {
     std::size_t events = 0;
 };
 
+// The I/O loop the calling thread runs (Server::run sets it; 0 on any other thread): a call's
+// connections are sockets of that loop's io_context and go back to its pool.
+inline thread_local std::size_t io_loop_index = 0;
+
 class Upstream {
   public:
     using Headers = std::vector<std::pair<std::string, std::string>>;
 
-    // `deadlines`: the server's, for --upstream-timeout and --upstream-total-timeout.
-    Upstream(std::string name, UpstreamUrl url, UpstreamOptions options,
-             boost::asio::any_io_executor executor, CoarseDeadlines& deadlines);
+    // `deadlines`: the server's, for --upstream-timeout and --upstream-total-timeout. `io_loops`:
+    // the server's I/O threads, each with its own io_context and its own idle connections.
+    Upstream(std::string name, UpstreamUrl url, UpstreamOptions options, std::size_t io_loops,
+             CoarseDeadlines& deadlines);
     ~Upstream();
     const std::string& name() const { return name_; }
     const UpstreamUrl& url() const { return url_; }
@@ -104,12 +108,11 @@ class Upstream {
     std::string name_;
     UpstreamUrl url_;
     UpstreamOptions options_;
-    boost::asio::any_io_executor executor_;
     CoarseDeadlines& deadlines_;
     std::unique_ptr<boost::asio::ssl::context> tls_;
-    std::mutex idle_mutex_;
+    // The idle connections of each I/O loop (io_loop_index), used by its thread only: no lock.
     // Oldest first: the newest is taken, and those idle too long are closed from the front.
-    std::deque<std::shared_ptr<Connection>> idle_;
+    std::vector<std::deque<std::shared_ptr<Connection>>> idle_;
 };
 
 }  // namespace cmfpipe::serve

@@ -1,0 +1,91 @@
+// `cmfpipe serve --io-threads N`: each I/O thread runs its own loop with its own client
+// connections and its own pool of upstream connections. Many clients at once through four loops
+// each get their own answer (no byte of one request reaches another), the client timeout and the
+// drain still hold on every loop, and the process exits 0.
+#include <signal.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "cmfpipe/json_parse.hpp"
+#include "support/http_client.hpp"
+#include "support/mock_upstream.hpp"
+#include "support/serve_process.hpp"
+
+using namespace cmfpipe;
+using namespace cmfpipe::testing;
+
+namespace {
+
+std::string io_threads_chat(const std::string& text) {
+    return Json{{"model", "gpt-test"}, {"messages", {{{"role", "user"}, {"content", text}}}}}
+        .dump();
+}
+
+}  // namespace
+
+TEST_CASE("io threads: 16 clients over 4 I/O loops - 800 proxied requests - each answer its own") {
+    MockUpstream upstream;  // answers "echo: " + the last user text
+    ServeProcess server(
+        {"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--io-threads", "4"});
+    constexpr int connections = 16, total = 800;
+    std::atomic<int> next{0}, right{0}, wrong{0};
+    std::vector<std::thread> threads;
+    for (int c = 0; c < connections; ++c) {
+        threads.emplace_back([&] {
+            HttpConnection client(server.port());
+            for (int n; (n = next++) < total;) {
+                const std::string text = "question " + std::to_string(n);
+                const auto answer =
+                    client.request("POST", "/v1/chat/completions", io_threads_chat(text),
+                                   {{"x-cmfpipe-request-id", "r" + std::to_string(n)}});
+                const bool own =
+                    answer.status == 200 &&
+                    answer.header("x-cmfpipe-request-id") == "r" + std::to_string(n) &&
+                    parse_json(answer.body, "answer")["choices"][0]["message"]["content"] ==
+                        "echo: " + text;
+                (own ? right : wrong)++;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    CHECK(right == total);
+    CHECK(wrong == 0);
+    CHECK(upstream.received().size() == static_cast<std::size_t>(total));
+
+    // Every loop's idle clients close when the drain begins, and the process exits 0 at once.
+    std::vector<HttpConnection> idle;
+    for (int c = 0; c < 8; ++c) {
+        idle.emplace_back(server.port());
+        REQUIRE(idle.back().request("GET", "/health").status == 200);
+    }
+    server.signal(SIGTERM);
+    for (auto& client : idle) CHECK(client.closed_by_server(5));
+    REQUIRE(server.wait_exit(5));
+    CHECK(server.exit_code() == 0);
+}
+
+TEST_CASE("io threads: --client-timeout closes a silent client on every loop") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--io-threads",
+                         "3", "--client-timeout", "1"});
+    // Accepted in turn: six connections land on each of the three loops twice.
+    std::vector<HttpConnection> silent;
+    for (int c = 0; c < 6; ++c) {
+        silent.emplace_back(server.port());
+        REQUIRE(silent.back().send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    for (auto& client : silent) CHECK(client.closed_by_server(5));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(seconds >= 0.8);
+    CHECK(seconds < 3);
+    // Each counted as a 408 (a request whose header never completed).
+    HttpConnection observer(server.port());
+    CHECK_THAT(observer.request("GET", "/metrics").body,
+               Catch::Contains("cmfpipe_http_requests_total{route=\"other\",status=\"408\"} 6\n"));
+}
