@@ -81,6 +81,7 @@ namespace detail {
 
 Json prepare_inputs(const Agent& agent, Json validated, RequestContext& request) {
     Json prepared = Json::object();
+    prepared.get_ref<Json::object_t&>().reserve(validated.size());  // never grown: no copies
     for (auto& [name, value] : validated.items()) {
         std::optional<RichKind> kind = rich_kind_of(agent, name, value);
         if (!kind) {

@@ -12,6 +12,8 @@ Json validate_inputs(const Agent& agent, const Json& inputs) {
     }
     Json validated = inputs.is_null() ? Json::object() : inputs;
     if (!agent.inputs) return validated;
+    // Room for the defaults: a growing ordered object copies its members (const keys).
+    validated.get_ref<Json::object_t&>().reserve(validated.size() + agent.inputs->size());
     for (const Property& p : *agent.inputs) {
         if (validated.contains(p.name)) {
             // null would render as "None" and reach the model as if it were an answer.
