@@ -14,6 +14,7 @@
 //
 //   config: {kinds: [email, phone, card], label: PII, sealed: keep, sealed_label: PII_SEALED}
 //           (all optional; these are the defaults)
+#include <optional>
 #include <string>
 
 #include "cmfpipe/cmf/extensions.hpp"
@@ -80,23 +81,19 @@ class PiiRedactor : public cmfpipe::Processor {
                                      const cmfpipe::ProcessorContext&) const override {
         const SealedPii sealed = sealed_pii(message);
         if (s_.deny_sealed && !sealed.parts.empty()) return deny_sealed(sealed);
-        cmf::Message out = message;
-        bool changed = false;
+        // The copy is made at the first change: most messages hold nothing to redact.
+        std::optional<cmf::Message> out;
         for (std::size_t i = 0; i < message.size(); ++i) {
-            if (cmf::PartPtr redacted = redact_part(*message.part(i))) {
-                out = out.with_part(i, std::move(redacted));
-                changed = true;
-            }
+            if (cmf::PartPtr redacted = redact_part(*message.part(i)))
+                out = (out ? *out : message).with_part(i, std::move(redacted));
         }
-        if (cmf::CustomPtr custom = redact_speaker_name(message.custom())) {
-            out = out.with_custom(std::move(custom));
-            changed = true;
-        }
+        if (cmf::CustomPtr custom = redact_speaker_name(message.custom()))
+            out = (out ? *out : message).with_custom(std::move(custom));
         if (!sealed.parts.empty())
             return cmfpipe::ProcessorResult::modify(
-                out.with_labels_added({s_.label, s_.sealed_label}));
-        if (!changed) return cmfpipe::ProcessorResult::allow();
-        return cmfpipe::ProcessorResult::modify(out.with_labels_added({s_.label}));
+                (out ? *out : message).with_labels_added({s_.label, s_.sealed_label}));
+        if (!out) return cmfpipe::ProcessorResult::allow();
+        return cmfpipe::ProcessorResult::modify(out->with_labels_added({s_.label}));
     }
 
     // Text before the last character no address, phone or card number could span is final
@@ -109,7 +106,7 @@ class PiiRedactor : public cmfpipe::Processor {
   private:
     // The sealed thinking parts that hold personal data (content indices) and the kinds found.
     struct SealedPii {
-        Json parts = Json::array();
+        Json parts{};  // null until a part is found (push_back makes it an array)
         cmf::StringSet kinds{};
     };
 

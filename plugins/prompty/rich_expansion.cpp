@@ -53,8 +53,7 @@ class SegmentBuilder {
     cmf::Content parts_;
 };
 
-void expand_one(const Segment& segment, const RequestContext& request,
-                std::vector<cmf::Message>& out) {
+void expand_one(Segment& segment, const RequestContext& request, std::vector<cmf::Message>& out) {
     const std::string_view text = segment.text;
     SegmentBuilder builder(segment, out);
     bool replaced_any = false;
@@ -86,9 +85,10 @@ void expand_one(const Segment& segment, const RequestContext& request,
     }
     if (!replaced_any) {
         // No nonce: the segment as it is, even when empty (§6.6: empty messages are kept).
-        out.push_back(with_metadata(
-            cmf::Message::text(*cmf::enum_from_string<cmf::Role>(segment.role), segment.text),
-            segment.attributes));
+        out.push_back(
+            with_metadata(cmf::Message::text(*cmf::enum_from_string<cmf::Role>(segment.role),
+                                             std::move(segment.text)),
+                          segment.attributes));
         return;
     }
     builder.text_piece(text.substr(piece_begin));
@@ -97,11 +97,11 @@ void expand_one(const Segment& segment, const RequestContext& request,
 
 }  // namespace
 
-std::vector<cmf::Message> expand_segments(const std::vector<Segment>& segments,
+std::vector<cmf::Message> expand_segments(std::vector<Segment> segments,
                                           const RequestContext& request) {
     std::vector<cmf::Message> out;
     out.reserve(segments.size());
-    for (const auto& segment : segments) expand_one(segment, request, out);
+    for (auto& segment : segments) expand_one(segment, request, out);  // texts moved, not copied
     return out;
 }
 

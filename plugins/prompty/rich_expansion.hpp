@@ -17,7 +17,7 @@
 
 namespace cmfpipe::prompty_parser {
 
-std::vector<cmf::Message> expand_segments(const std::vector<Segment>& segments,
+std::vector<cmf::Message> expand_segments(std::vector<Segment> segments,
                                           const RequestContext& request);
 
 }  // namespace cmfpipe::prompty_parser
