@@ -10,6 +10,7 @@
 
 #include "cmfpipe/utf8.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -18,7 +19,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace cmfpipe::json_text {
 namespace {
@@ -70,13 +76,13 @@ std::string token_error_words(TokenError error, unsigned char control) {
             break;
     }
     static constexpr std::array<const char*, 32> names = {
-        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT",  "LF",
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS",  "HT",  "LF",
         "VT",  "FF",  "CR",  "SO",  "SI",  "DLE", "DC1", "DC2", "DC3", "DC4", "NAK",
         "SYN", "ETB", "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US"};
     static constexpr char hex[] = "0123456789ABCDEF";
     const std::string code = std::string("00") + hex[control >> 4] + hex[control & 15];
-    std::string words = "invalid string: control character U+" + code + " (" +
-                        names[control & 31] + ") must be escaped to \\u" + code;
+    std::string words = "invalid string: control character U+" + code + " (" + names[control & 31] +
+                        ") must be escaped to \\u" + code;
     static constexpr char short_escapes[] = {'b', 't', 'n', 0, 'f', 'r'};  // U+0008..U+000D
     if (control >= 8 && control <= 13 && short_escapes[control - 8] != 0)
         words += std::string(" or \\") + short_escapes[control - 8];
@@ -126,21 +132,33 @@ double nearest_double(const char* first, const char* last) {
     return std::strtod(text.c_str(), nullptr);
 }
 
+// The values of the containers still open, kept by the thread from one parse to the next: a
+// container's values gather here and move into it, allocated once at its exact size, when it
+// closes (no growth of its vector one element at a time, nothing moved twice).
+struct OpenValues {
+    std::vector<Json> elements;                         // of the open arrays, in order
+    std::vector<std::pair<std::string, Json>> members;  // of the open objects, in order
+};
+
 class Parser {
   public:
-    Parser(std::string_view text, std::size_t max_depth, Failure& failure, JsonKeyFacts* facts)
+    Parser(std::string_view text, std::size_t max_depth, Failure& failure, JsonKeyFacts* facts,
+           OpenValues& open_values)
         : begin_(text.data()),
           end_(text.data() + text.size()),
           max_depth_(max_depth),
           failure_(failure),
-          facts_(facts) {}
+          facts_(facts),
+          elements_(open_values.elements),
+          members_(open_values.members) {}
 
     bool run(Json& root);
 
   private:
     struct Open {
-        Json::array_t* array;    // one of the two
-        Json::object_t* object;  //
+        bool array;
+        std::size_t first;   // its first value in elements_ or members_
+        std::size_t target;  // an object's: the member of members_ whose value is read next
     };
 
     void skip_space() {
@@ -153,11 +171,22 @@ class Parser {
     const char* scan_number(const char* p, Number* number);
     const char* scan_literal(const char* p, std::string_view literal);
 
-    Json& slot_for_key(Json::object_t& object, const char* first, const char* last,
-                       bool escaped);
-    bool value_string(Json& slot);
-    bool value_number(Json& slot);
-    bool value_literal(Json& slot);
+    // A value read goes where the innermost open container takes it (or is the document).
+    template <class Value>
+    void place(Value&& value) {
+        if (open_ == nullptr)
+            *root_ = Json(std::forward<Value>(value));
+        else if (open_->array)
+            elements_.emplace_back(std::forward<Value>(value));
+        else
+            members_[open_->target].second = Json(std::forward<Value>(value));
+    }
+    void member_for_key(Open& object, const char* first, const char* last, bool escaped);
+    Json close_array(const Open& array);
+    Json close_object(const Open& object);
+    bool value_string();
+    bool value_number();
+    bool value_literal();
 
     // Token errors record where and why; the caller then says in what context.
     const char* token_error(TokenError error, const char* at, unsigned char control = 0) {
@@ -178,6 +207,10 @@ class Parser {
     const std::size_t max_depth_;
     Failure& failure_;
     JsonKeyFacts* const facts_;
+    std::vector<Json>& elements_;
+    std::vector<std::pair<std::string, Json>>& members_;
+    Json* root_ = nullptr;
+    Open* open_ = nullptr;  // the innermost open container, or none
     TokenError token_error_ = TokenError::literal;
     const char* token_error_at_ = nullptr;
     unsigned char control_ = 0;
@@ -192,6 +225,23 @@ const char* Parser::scan_string(const char* p, std::string& out, bool& escaped) 
     const char* run = p;  // the characters not yet copied to `out` (once escaped)
     escaped = false;
     for (;;) {
+#if defined(__SSE2__)
+        // 16 bytes at a time: as signed bytes, the control characters and the bytes >= 0x80
+        // are exactly those below 0x20.
+        while (end_ - p >= 16) {
+            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            const __m128i special =
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'))),
+                             _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)));
+            const int mask = _mm_movemask_epi8(special);
+            if (mask != 0) {
+                p += __builtin_ctz(static_cast<unsigned>(mask));
+                goto special_byte;
+            }
+            p += 16;
+        }
+#endif
         while (end_ - p >= 8) {
             std::uint64_t bytes;
             std::memcpy(&bytes, p, 8);
@@ -285,9 +335,9 @@ const char* Parser::scan_escape(const char* p, std::string& out) {
         if (at == end_ || *at != 'u') return token_error(TokenError::high_surrogate, at);
         const int second = code_unit(at);
         if (second < 0) return token_error(TokenError::hex_digits, at);
-        if (second < 0xDC00 || second > 0xDFFF)
-            return token_error(TokenError::high_surrogate, at);
-        codepoint = 0x10000 + ((codepoint - 0xD800) << 10) + (static_cast<unsigned>(second) - 0xDC00);
+        if (second < 0xDC00 || second > 0xDFFF) return token_error(TokenError::high_surrogate, at);
+        codepoint =
+            0x10000 + ((codepoint - 0xD800) << 10) + (static_cast<unsigned>(second) - 0xDC00);
     } else if (first >= 0xDC00 && first <= 0xDFFF) {
         return token_error(TokenError::low_surrogate, at);
     }
@@ -394,67 +444,89 @@ const char* Parser::scan_literal(const char* p, std::string_view literal) {
     return p + literal.size();
 }
 
-// The value of a key in `object`: a new member, or (a duplicate) the first one's, which the
-// value read next replaces, as nlohmann's ordered_json does.
-Json& Parser::slot_for_key(Json::object_t& object, const char* first, const char* last,
-                           bool escaped) {
+// The member of `object` whose value is read next: a new one, or (a duplicate key) the first
+// one's, whose value the one read next replaces, as nlohmann's ordered_json does.
+void Parser::member_for_key(Open& object, const char* first, const char* last, bool escaped) {
     const std::string_view key = escaped ? std::string_view(key_) : std::string_view(first, last);
-    for (auto& member : object) {
-        if (member.first.size() == key.size() && member.first == key) {
+    for (std::size_t i = object.first; i < members_.size(); ++i) {
+        if (members_[i].first.size() == key.size() && members_[i].first == key) {
             if (facts_ != nullptr) facts_->duplicate_key = true;
-            return member.second;
+            object.target = i;
+            return;
         }
     }
     if (facts_ != nullptr && escaped) facts_->escaped_key = true;
-    auto& members = static_cast<std::vector<std::pair<const std::string, Json>>&>(object);
-    return members
-        .emplace_back(std::piecewise_construct, std::forward_as_tuple(key.data(), key.size()),
-                      std::forward_as_tuple())
-        .second;
+    members_.emplace_back(std::piecewise_construct, std::forward_as_tuple(key.data(), key.size()),
+                          std::forward_as_tuple());
+    object.target = members_.size() - 1;
 }
 
-bool Parser::value_string(Json& slot) {
+Json Parser::close_array(const Open& array) {
+    Json value(Json::value_t::array);
+    auto& elements = *value.get_ptr<Json::array_t*>();
+    const auto first = elements_.begin() + static_cast<std::ptrdiff_t>(array.first);
+    elements.reserve(static_cast<std::size_t>(elements_.end() - first));
+    std::move(first, elements_.end(), std::back_inserter(elements));
+    elements_.erase(first, elements_.end());
+    return value;
+}
+
+Json Parser::close_object(const Open& object) {
+    Json value(Json::value_t::object);
+    auto& members = static_cast<std::vector<std::pair<const std::string, Json>>&>(
+        *value.get_ptr<Json::object_t*>());
+    const auto first = members_.begin() + static_cast<std::ptrdiff_t>(object.first);
+    const auto count = static_cast<std::size_t>(members_.end() - first);
+    if (facts_ != nullptr && count > facts_->most_keys) facts_->most_keys = count;
+    members.reserve(count);
+    for (auto member = first; member != members_.end(); ++member)
+        members.emplace_back(std::move(member->first), std::move(member->second));
+    members_.erase(first, members_.end());
+    return value;
+}
+
+bool Parser::value_string() {
     const char* const first = p_ + 1;
     bool escaped = false;
     decoded_.clear();
     const char* after = scan_string(first, decoded_, escaped);
     if (after == nullptr) return fail_in_token("value", {});
     // Built whole, then moved into the value: one allocation for its characters.
-    slot = escaped ? Json::string_t(decoded_) : Json::string_t(first, after - 1);
+    place(escaped ? Json::string_t(decoded_) : Json::string_t(first, after - 1));
     p_ = after;
     return true;
 }
 
-bool Parser::value_number(Json& slot) {
+bool Parser::value_number() {
     Number number{};
     const char* after = scan_number(p_, &number);
     if (after == nullptr) return fail_in_token("value", {});
     switch (number.kind) {
         case Number::Kind::unsigned_integer:
-            slot = static_cast<Json::number_unsigned_t>(number.magnitude);
+            place(static_cast<Json::number_unsigned_t>(number.magnitude));
             break;
         case Number::Kind::integer:
-            slot = static_cast<Json::number_integer_t>(0 - number.magnitude);
+            place(static_cast<Json::number_integer_t>(0 - number.magnitude));
             break;
         case Number::Kind::floating:
             if (!std::isfinite(number.floating))
                 return fail_at(after - 1, "syntax error while parsing value - number overflow");
-            slot = number.floating;
+            place(number.floating);
             break;
     }
     p_ = after;
     return true;
 }
 
-bool Parser::value_literal(Json& slot) {
+bool Parser::value_literal() {
     const char c = *p_;
     const std::string_view literal = c == 't' ? "true" : c == 'f' ? "false" : "null";
     const char* after = scan_literal(p_, literal);
     if (after == nullptr) return fail_in_token("value", {});
     if (c == 'n')
-        slot = nullptr;
+        place(nullptr);
     else
-        slot = c == 't';
+        place(c == 't');
     p_ = after;
     return true;
 }
@@ -477,8 +549,10 @@ bool Parser::run(Json& root) {
     std::array<Open, inline_levels> inline_open;
     std::vector<Open> more_open;
     std::size_t depth = 0;
-    const auto top = [&]() -> Open& {
-        return depth <= inline_levels ? inline_open[depth - 1] : more_open[depth - 1 - inline_levels];
+    const auto innermost = [&]() -> Open* {
+        if (depth == 0) return nullptr;
+        return depth <= inline_levels ? &inline_open[depth - 1]
+                                      : &more_open[depth - 1 - inline_levels];
     };
     const auto push = [&](Open open) {
         if (depth < inline_levels)
@@ -486,49 +560,44 @@ bool Parser::run(Json& root) {
         else
             more_open.push_back(open);
         ++depth;
+        open_ = innermost();
     };
     const auto pop = [&] {
         if (depth > inline_levels) more_open.pop_back();
         --depth;
+        open_ = innermost();
     };
 
-    Json* slot = &root;
-    Json::object_t* object = nullptr;  // the object whose next key is read at `key`
+    root_ = &root;
+    open_ = nullptr;
     skip_space();
 value:
     if (p_ == end_) return fail_unexpected("value", "'[', '{', or a literal", false);
     switch (*p_) {
-        case '{': {
+        case '{':
             if (depth >= max_depth_) return fail_too_deep(p_);
-            *slot = Json(Json::value_t::object);
-            object = slot->get_ptr<Json::object_t*>();
-            push({nullptr, object});
             ++p_;
             skip_space();
             if (p_ < end_ && *p_ == '}') {
                 ++p_;
-                pop();
+                place(Json(Json::value_t::object));
                 goto after_value;
             }
+            push({false, members_.size(), 0});
             goto key;
-        }
-        case '[': {
+        case '[':
             if (depth >= max_depth_) return fail_too_deep(p_);
-            *slot = Json(Json::value_t::array);
-            auto* array = slot->get_ptr<Json::array_t*>();
-            push({array, nullptr});
             ++p_;
             skip_space();
             if (p_ < end_ && *p_ == ']') {
                 ++p_;
-                pop();
+                place(Json(Json::value_t::array));
                 goto after_value;
             }
-            slot = &array->emplace_back();
+            push({true, elements_.size(), 0});
             goto value;
-        }
         case '"':
-            if (!value_string(*slot)) return false;
+            if (!value_string()) return false;
             goto after_value;
         case '-':
         case '0':
@@ -541,19 +610,19 @@ value:
         case '7':
         case '8':
         case '9':
-            if (!value_number(*slot)) return false;
+            if (!value_number()) return false;
             goto after_value;
         case 't':
         case 'f':
         case 'n':
-            if (!value_literal(*slot)) return false;
+            if (!value_literal()) return false;
             goto after_value;
         default:
             return fail_unexpected("value", "'[', '{', or a literal", false);
     }
 
 key:
-    // At what should be a key of `object`.
+    // At what should be a key of the innermost open object.
     {
         if (p_ == end_ || *p_ != '"') return fail_unexpected("object key", "string literal");
         const char* const first = p_ + 1;
@@ -566,7 +635,7 @@ key:
         if (p_ == end_ || *p_ != ':') return fail_unexpected("object separator", "':'");
         ++p_;
         skip_space();
-        slot = &slot_for_key(*object, first, after - 1, escaped);
+        member_for_key(*open_, first, after - 1, escaped);
         goto value;
     }
 
@@ -579,37 +648,34 @@ after_value:
         if (p_ != end_ && facts_ != nullptr) facts_->unread_tail = true;
         return true;
     }
-    {
-        Open& open = top();
-        if (open.array != nullptr) {
-            if (p_ < end_ && *p_ == ',') {
-                ++p_;
-                skip_space();
-                slot = &open.array->emplace_back();
-                goto value;
-            }
-            if (p_ < end_ && *p_ == ']') {
-                ++p_;
-                pop();
-                goto after_value;
-            }
-            return fail_unexpected("array", "']'");
-        }
+    if (open_->array) {
         if (p_ < end_ && *p_ == ',') {
             ++p_;
             skip_space();
-            object = open.object;
-            goto key;
+            goto value;
         }
-        if (p_ < end_ && *p_ == '}') {
-            if (facts_ != nullptr && open.object->size() > facts_->most_keys)
-                facts_->most_keys = open.object->size();
+        if (p_ < end_ && *p_ == ']') {
             ++p_;
+            Json array = close_array(*open_);
             pop();
+            place(std::move(array));
             goto after_value;
         }
-        return fail_unexpected("object", "'}'");
+        return fail_unexpected("array", "']'");
     }
+    if (p_ < end_ && *p_ == ',') {
+        ++p_;
+        skip_space();
+        goto key;
+    }
+    if (p_ < end_ && *p_ == '}') {
+        ++p_;
+        Json object = close_object(*open_);
+        pop();
+        place(std::move(object));
+        goto after_value;
+    }
+    return fail_unexpected("object", "'}'");
 }
 
 bool Parser::fail_at(const char* at, std::string message) {
@@ -681,7 +747,7 @@ bool Parser::fail_unexpected(std::string_view context, std::string_view expected
                 if (*p_ == '-' || is_digit(*p_)) {
                     name = "number literal";
                     after = scan_number(p_, nullptr);
-                scanned = true;
+                    scanned = true;
                 } else {
                     token_error(TokenError::literal, p_);
                 }
@@ -705,9 +771,19 @@ bool Parser::fail_too_deep(const char* bracket) {
 
 bool parse(std::string_view text, std::size_t max_depth, Json& out, Failure& failure,
            JsonKeyFacts* facts) {
-    Parser parser(text, max_depth, failure, facts);
-    if (parser.run(out)) return true;
-    out = Json();  // the partial tree goes (nlohmann's destructor is iterative)
+    thread_local OpenValues open_values;
+    Parser parser(text, max_depth, failure, facts, open_values);
+    const bool parsed = parser.run(out);
+    // What a failed parse left open goes (its values are trees: nlohmann's destructor is
+    // iterative); what one large document grew is not kept for the next.
+    constexpr std::size_t most_kept = 4096;
+    if (open_values.elements.capacity() > most_kept) std::vector<Json>().swap(open_values.elements);
+    if (open_values.members.capacity() > most_kept)
+        std::vector<std::pair<std::string, Json>>().swap(open_values.members);
+    open_values.elements.clear();
+    open_values.members.clear();
+    if (parsed) return true;
+    out = Json();
     return false;
 }
 

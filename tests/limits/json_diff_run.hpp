@@ -13,7 +13,6 @@
 
 namespace cmfpipe::testing {
 
-
 // The input as C++ would spell it, for a failure's message.
 inline std::string json_diff_printable(std::string_view text) {
     std::string out;
@@ -61,7 +60,6 @@ inline void json_diff_require_none(const JsonDiffRun& run) {
     INFO(run.failed << " of " << run.inputs << " inputs differ\n" << report);
     CHECK(run.failed == 0);
 }
-
 
 // Inputs chosen for what they exercise: structure, literals, numbers at every edge, escapes and
 // surrogates, UTF-8, byte order marks, duplicate keys, blanks, NUL bytes, later lines.

@@ -72,9 +72,8 @@ inline std::string json_parse_difference(std::string_view text, std::size_t max_
         return "error offset " + std::to_string(offset) + ", the reference's " +
                std::to_string(reference.error_offset) + " (" + reference.error + ")";
     }
-    const std::string message =
-        wire::location_of(text, reference.error_offset, "").to_string() + ": " +
-        expected_message(reference);
+    const std::string message = wire::location_of(text, reference.error_offset, "").to_string() +
+                                ": " + expected_message(reference);
     if (message != ours.error) return "message '" + ours.error + "', expected '" + message + "'";
     return "";
 }

@@ -44,9 +44,10 @@ std::string large_request(std::size_t size) {
         R"({"model": "bench", "temperature": 0.7, "max_tokens": 4096, "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {"id": {"type": "integer", "minimum": -9007199254740991, "maximum": 9007199254740991}, "score": {"type": "number", "default": 0.125}}}}}], "messages": [)";
     for (int i = 0; out.size() < size; ++i) {
         if (i > 0) out += ", ";
-        out += R"({"role": ")" + std::string(i % 2 ? "assistant" : "user") +
-               R"(", "content": ")" + prose.substr(static_cast<std::size_t>(i * 37) % 120) +
-               "line two\\n\\t\\\"quoted\\\" caf\\u00e9 na\xC3\xAFve \xE2\x82\xAC 12.5\", \"index\": " +
+        out += R"({"role": ")" + std::string(i % 2 ? "assistant" : "user") + R"(", "content": ")" +
+               prose.substr(static_cast<std::size_t>(i * 37) % 120) +
+               "line two\\n\\t\\\"quoted\\\" caf\\u00e9 na\xC3\xAFve \xE2\x82\xAC 12.5\", "
+               "\"index\": " +
                std::to_string(i) + "}";
     }
     return out + "]}";
@@ -68,7 +69,9 @@ int main(int argc, char** argv) {
         {"chat request, 64 KB", large_request(64 * 1024)},
         {"chat request, 1 MB", large_request(1024 * 1024)},
     };
-    std::printf("| document | bytes | nlohmann SAX-DOM | cmfpipe parse_json | nlohmann / ours | ours MB/s |\n");
+    std::printf(
+        "| document | bytes | nlohmann SAX-DOM | cmfpipe parse_json | nlohmann / ours | ours MB/s "
+        "|\n");
     std::printf("|---|---:|---:|---:|---:|---:|\n");
     for (const auto& [name, text] : documents) {
         const cmfpipe::Json ours = cmfpipe::parse_json(text, "bench");
@@ -93,8 +96,10 @@ int main(int argc, char** argv) {
                 if (parsed.is_null()) return 1;
             }
             auto end = Clock::now();
-            theirs_ns.push_back(std::chrono::duration<double, std::nano>(middle - start).count() / batch);
-            ours_ns.push_back(std::chrono::duration<double, std::nano>(end - middle).count() / batch);
+            theirs_ns.push_back(std::chrono::duration<double, std::nano>(middle - start).count() /
+                                batch);
+            ours_ns.push_back(std::chrono::duration<double, std::nano>(end - middle).count() /
+                              batch);
             spent += std::chrono::duration<double>(end - start).count();
         }
         const double theirs = median(theirs_ns), mine = median(ours_ns);
