@@ -154,6 +154,8 @@ Upstream::Upstream(std::string name, UpstreamUrl url, UpstreamOptions options, s
       options_(std::move(options)),
       deadlines_(deadlines),
       idle_(std::max<std::size_t>(io_loops, 1)) {
+    const bool default_port = url_.port == (url_.tls ? "443" : "80");
+    host_field_ = url_.host + (default_port ? "" : ":" + url_.port);
     if (!url_.tls) return;
     tls_ = std::make_unique<ssl::context>(ssl::context::tls_client);
     tls_->set_verify_mode(ssl::verify_peer);
@@ -238,8 +240,7 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string path, std
                                         Headers headers, Cancellation* cancellation,
                                         StreamSink* sink) {
     http::request<http::string_body> request{method, url_.base_path + path, 11};
-    const bool default_port = url_.port == (url_.tls ? "443" : "80");
-    request.set(http::field::host, url_.host + (default_port ? "" : ":" + url_.port));
+    request.set(http::field::host, host_field_);
     for (auto& [name, value] : headers) request.set(name, value);
     request.keep_alive(true);
     request.body() = std::move(body);

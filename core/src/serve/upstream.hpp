@@ -108,6 +108,7 @@ class Upstream {
     std::string name_;
     UpstreamUrl url_;
     UpstreamOptions options_;
+    std::string host_field_;  // the Host of every request: the host, and the port unless default
     CoarseDeadlines& deadlines_;
     std::unique_ptr<boost::asio::ssl::context> tls_;
     // The idle connections of each I/O loop (io_loop_index), used by its thread only: no lock.
