@@ -2,6 +2,7 @@
 // written by the host's own writer, and the bound checked while it is written.
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "cmfpipe/core/host/answer_bound.hpp"
 
@@ -57,8 +58,22 @@ TEST_CASE("dump_within stops at its bound while it writes", "[answer_text]") {
     bound.max_bytes = size - 1;
     CHECK_THROWS_MATCHES(host::dump_within(value, bound), host::AnswerTooLarge,
                          Catch::Message("the answer is over --max-answer " +
-                                        std::to_string(size - 1) +
-                                        " bytes (as it was written)"));
+                                        std::to_string(size - 1) + " bytes (as it was written)"));
     bound.max_bytes = 10;  // a long string is refused before it is copied
     CHECK_THROWS_AS(host::dump_within(Json(std::string(1000, 'x')), bound), host::AnswerTooLarge);
+}
+
+TEST_CASE("dump_within finds a byte to escape at any place in a string", "[answer_text]") {
+    const host::AnswerBound unbounded;
+    // The writer skips plain text eight bytes at a time: every offset, near and past a word.
+    const std::vector<std::string> specials = {"\"",   "\\",       "\n",   std::string(1, '\x1f'),
+                                               "\x7f", "\xc3\xa9", "\xff", std::string(1, '\0')};
+    for (const std::string& special : specials) {
+        for (std::size_t at = 0; at <= 19; ++at) {
+            std::string text(20, 'a');
+            text.insert(at, special);
+            INFO("at " << at);
+            CHECK(host::dump_within(Json(text), unbounded) == dump_reference(Json(text)));
+        }
+    }
 }

@@ -3,6 +3,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <nlohmann/detail/output/output_adapters.hpp>
 #include <nlohmann/detail/output/serializer.hpp>
 
@@ -53,6 +55,22 @@ bool needs_a_look(unsigned char c) {
     return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
 }
 
+// Eight bytes at a time while none needs a look (SWAR: a byte's top bit set by each test).
+const char* skip_plain(const char* p, const char* end) {
+    constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
+    for (; end - p >= 8; p += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, sizeof w);
+        const std::uint64_t flagged = (w & highs) |                       // >= 0x80
+                                      ((w - ones * 0x20) & ~w & highs) |  // < 0x20
+                                      has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'));
+        if (flagged) break;
+    }
+    while (p != end && !needs_a_look(static_cast<unsigned char>(*p))) ++p;
+    return p;
+}
+
 }  // namespace
 
 void JsonTextWriter::string(const std::string& text) {
@@ -60,7 +78,7 @@ void JsonTextWriter::string(const std::string& text) {
     bound_.check(text_.size() + text.size() + 2, "as it was written");
     const char* const end = text.data() + text.size();
     const char* first = text.data();
-    while (first != end && !needs_a_look(static_cast<unsigned char>(*first))) ++first;
+    first = skip_plain(first, end);
     if (first == end) {  // plain text (the common case): copied whole
         text_.push_back('"');
         text_.append(text);
