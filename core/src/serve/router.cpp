@@ -172,13 +172,15 @@ std::uint64_t Router::replace(Served served) {
 }
 
 void Router::work_started() {
-    std::lock_guard lock(idle_mutex_);
-    ++on_pool_;
+    on_pool_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Router::work_finished() {
+    // The lock only for the last one: a waiter that saw work left is inside wait() before this
+    // takes it, so the notification reaches it.
+    if (on_pool_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     std::lock_guard lock(idle_mutex_);
-    if (--on_pool_ == 0) idle_.notify_all();
+    idle_.notify_all();
 }
 
 Metrics::Route Router::route_of(std::string_view path) {
@@ -319,18 +321,17 @@ void Router::handle(Request request, const std::string& request_id, bool unready
 }
 
 bool Router::idle() const {
-    std::lock_guard lock(idle_mutex_);
-    return on_pool_ == 0;
+    return on_pool_.load(std::memory_order_acquire) == 0;
 }
 
 bool Router::wait_idle_for(std::chrono::milliseconds time) const {
     std::unique_lock lock(idle_mutex_);
-    return idle_.wait_for(lock, time, [this] { return on_pool_ == 0; });
+    return idle_.wait_for(lock, time, [this] { return on_pool_.load() == 0; });
 }
 
 void Router::wait_idle() const {
     std::unique_lock lock(idle_mutex_);
-    idle_.wait(lock, [this] { return on_pool_ == 0; });
+    idle_.wait(lock, [this] { return on_pool_.load() == 0; });
 }
 
 Response Router::run_prompt(const Loaded& loaded, const Request& request, const Target& target,

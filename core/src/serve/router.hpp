@@ -122,7 +122,7 @@ class Router {
     std::unique_ptr<Proxy> proxy_;
     mutable std::mutex idle_mutex_;
     mutable std::condition_variable idle_;
-    std::size_t on_pool_ = 0;  // requests whose work is on the pool (guarded by idle_mutex_)
+    std::atomic<std::size_t> on_pool_{0};  // requests whose work is on the pool or a coroutine
 };
 
 }  // namespace cmfpipe::serve

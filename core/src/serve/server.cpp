@@ -39,10 +39,15 @@ ServerState::ServerState(ServerOptions options_in, std::ostream& log_stream)
 
 std::string ServerState::request_id(std::string_view given) {
     if (usable_request_id(given)) return std::string(given);
-    const std::uint64_t n = next_id_.fetch_add(1, std::memory_order_relaxed);
-    char digits[17];
-    std::snprintf(digits, sizeof digits, "%016llx", static_cast<unsigned long long>(n));
-    return id_prefix_ + digits;
+    std::uint64_t n = next_id_.fetch_add(1, std::memory_order_relaxed);
+    // 16 hex digits, written by hand: snprintf's format parsing cost ~1k instructions a request.
+    std::string id;
+    id.reserve(id_prefix_.size() + 16);
+    id = id_prefix_;
+    char digits[16];
+    for (int i = 15; i >= 0; --i, n >>= 4) digits[i] = "0123456789abcdef"[n & 15];
+    id.append(digits, sizeof digits);
+    return id;
 }
 
 struct Server::Impl {
