@@ -102,6 +102,10 @@ class MessageSoFar {
   public:
     // One event, an object; a shape it does not know is a ValueError naming its path.
     BlockEvent add(const wire::WireNode& event);
+    // What add() makes of a text_delta (or thinking_delta, `key` "thinking") of open block
+    // `block` carrying `text`; false (nothing added) when the block is not open or its `key` is
+    // no string (add() says why).
+    bool add_text(std::size_t block, const char* key, std::string_view text);
     const Json& message() const { return message_; }  // null before message_start
     bool stopped() const { return stopped_; }         // message_stop came
     bool open(std::size_t block) const { return open_[block]; }

@@ -34,6 +34,15 @@ void append_text(Json& block, const char* key, const wire::WireNode& delta,
 
 }  // namespace
 
+bool MessageSoFar::add_text(std::size_t block, const char* key, std::string_view text) {
+    if (message_.is_null() || block >= open_.size() || !open_[block]) return false;
+    Json& field = message_["content"][block][key];
+    if (field.is_null()) field = "";
+    if (!field.is_string()) return false;
+    field.get_ref<std::string&>() += text;
+    return true;
+}
+
 BlockEvent MessageSoFar::add(const wire::WireNode& event) {
     const std::string& type = event.object().at("type").string();
     if (type == "error") return {EventKind::error};

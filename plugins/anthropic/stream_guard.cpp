@@ -23,8 +23,10 @@
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
+#include "cmfpipe/wire/held_events.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 #include "cmfpipe/wire/request_fields.hpp"
+#include "stream_guard_plain_delta.hpp"
 
 namespace cmfpipe::anthropic {
 namespace {
@@ -41,9 +43,16 @@ SseEvent named_event(const char* name, const Json& data) {
 struct BlockState {
     enum class Kind { text, thinking, tool_use, other } kind = Kind::other;
     std::optional<wire::HeldBackText> text;  // text and thinking blocks
-    Json delta_shape;                        // its last delta event: the shape of released text
-    Events held;                             // a tool_use block's events
-    bool complete = false;                   // a tool_use block's content_block_stop came
+    // The plain deltas whose text is all the block holds, to go out as they came (none when it
+    // holds text that came otherwise, or that a processor changed).
+    wire::HeldEvents events{};
+    // Its last delta event: the shape of released text (made from `delta_shape_data`, a plain
+    // delta's data not parsed as it passed, when that is newer).
+    mutable Json delta_shape;
+    mutable std::string delta_shape_data;
+    mutable bool delta_shape_stale = false;
+    Events held;            // a tool_use block's events
+    bool complete = false;  // a tool_use block's content_block_stop came
 
     const char* key() const { return kind == Kind::thinking ? "thinking" : "text"; }
     const char* delta_type() const {
@@ -85,12 +94,17 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
           guard_(std::move(guard)),
           holdback_(stream_options.holdback),
           final_length_(std::move(stream_options.final_length)),
+          processors_(stream_options.processors),
           options_(wire::with_shown_arguments(std::move(options))) {}
 
     Events push_event(const SseEvent& event) override {
         Events out;
         if (ended_) return out;
         line_ = event.line;
+        if (read_plain_text_delta(event.data, plain_) && plain_fits(plain_)) {
+            take_plain_delta(event, out);
+            return out;
+        }
         std::optional<Json> data = parse_object(event, out);
         if (!data) return out;
         BlockEvent added;
@@ -268,11 +282,13 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     void text_delta(const SseEvent& event, const Json& data, std::size_t index, Events& out) {
         BlockState& block = blocks_[index];
         block.delta_shape = data;
+        block.delta_shape_stale = false;
         const std::string& text = data["delta"][block.key()].get_ref<const std::string&>();
         if (text.empty()) {
             out.push_back(event);
             return;
         }
+        block.events.drop();  // what it holds goes out in events the guard makes
         block.text->add(text);
         if (!run_guard(Scope{.blocks = {index}}, out)) return;
         std::string now = block.text->release(false, final_length_);
@@ -294,9 +310,74 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         if (flush({index}, out)) out.push_back(event);
     }
 
+    // Whether a plain delta (stream_guard_plain_delta.hpp) is one the full path would take as
+    // text of an open text (or thinking) block, added up here.
+    bool plain_fits(const PlainTextDelta& plain) {
+        if (plain.index >= blocks_.size() || !blocks_[plain.index].text) return false;
+        const BlockState& block = blocks_[plain.index];
+        if (block.kind != (plain.thinking ? BlockState::Kind::thinking : BlockState::Kind::text))
+            return false;
+        return so_far_.add_text(plain.index, block.key(), plain.text);
+    }
+
+    // A plain delta, the common event: no Json tree is made of it. The processors see the
+    // block's window with its text; the event itself is held whole (wire::HeldEvents) and goes
+    // out as it came once all its text may go, unless a processor changed the text held: then the
+    // text goes out in events the guard makes.
+    void take_plain_delta(const SseEvent& event, Events& out) {
+        BlockState& block = blocks_[plain_.index];
+        wire::HeldBackText& text = *block.text;
+        // No processor: a final delta goes on at once when the block holds nothing.
+        if (!processors_ && block.events.empty() && text.held().empty() && final_length_ &&
+            final_length_(plain_.text).value_or(0) >= plain_.text.size()) {
+            out.push_back(event);
+            content_sent_ = true;
+            return;
+        }
+        block.delta_shape_data.assign(event.data);
+        block.delta_shape_stale = true;
+        const bool held_whole = block.events.can_hold(text);
+        if (held_whole) block.events.hold(event, plain_.text.size());
+        text.add(plain_.text);
+        const std::size_t index = plain_.index;
+        if (!run_guard(Scope{.blocks = {index}}, out)) return;
+        const std::size_t before = out.size();
+        if (held_whole && block.events.release_ready(text, false, final_length_, out)) {
+            if (out.size() > before) content_sent_ = true;
+        } else if (std::string now = text.release(false, final_length_); !now.empty()) {
+            out.push_back(released_event(index, std::move(now)));
+        }
+        narrow_window(index);
+    }
+
+    // No processor is configured, or none changed anything: what they made of the scope's text
+    // blocks is their raw text.
+    void pass_unprocessed(const Scope& scope) {
+        auto pass = [&](std::size_t i) {
+            BlockState& block = blocks_[i];
+            if (!block.text) return;
+            // Without processors the whole block is not the window's: what passed on at once
+            // never joined it.
+            if (!scope.whole || !processors_) {
+                block.text->update(block.text->window());
+                return;
+            }
+            block.text->update_whole(block_text(so_far_.message()["content"][i], block.key()));
+        };
+        if (!scope.whole) {
+            for (std::size_t i : scope.blocks) pass(i);
+        } else {
+            for (std::size_t i = 0; i < blocks_.size(); ++i) pass(i);
+        }
+    }
+
     // The text of `block` as the upstream's delta events carry it.
     SseEvent released_event(std::size_t index, std::string text) const {
         const BlockState& block = blocks_[index];
+        if (block.delta_shape_stale) {
+            block.delta_shape = parse_json(block.delta_shape_data, std::string(source));
+            block.delta_shape_stale = false;
+        }
         Json data = block.delta_shape;
         if (data.is_null()) {
             data = {{"type", "content_block_delta"},
@@ -327,6 +408,9 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
 
     void release_rest(std::size_t index, Events& out) {
         if (!blocks_[index].text) return;
+        const std::size_t before = out.size();
+        blocks_[index].events.release_ready(*blocks_[index].text, /*whole=*/true, {}, out);
+        if (out.size() > before) content_sent_ = true;
         std::string rest = blocks_[index].text->release(true);
         if (!rest.empty()) out.push_back(released_event(index, std::move(rest)));
     }
@@ -372,6 +456,10 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     // out), or its window. False when they stopped it or rewrote text already sent: the stream's
     // stop ending is out (stop()), the stream ended.
     bool run_guard(const Scope& scope, Events& out) {
+        if (!processors_) {
+            pass_unprocessed(scope);
+            return true;
+        }
         view_index_.assign(blocks_.size(), not_shown);
         Json content = Json::array();
         if (scope.whole) {
@@ -405,6 +493,13 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
             stop(out, verdict.reason);
             return false;
         }
+        if (!verdict.changed) {  // the processed text is the text they saw
+            for (std::size_t i : scope.blocks) {
+                if (blocks_[i].kind == BlockState::Kind::tool_use) processed_ = view_;
+            }
+            pass_unprocessed(scope);
+            return true;
+        }
         processed_ = with_body_response_messages(view_, verdict.messages, options_);
         const Json& blocks = processed_["content"];
         for (std::size_t i = 0; i < blocks_.size(); ++i) {
@@ -429,6 +524,10 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         BlockState& block = blocks_[index];
         const std::optional<std::size_t> cut = block.text->narrowing_cut();
         if (!cut) return;
+        if (!processors_) {
+            block.text->narrow(*cut, std::string_view(block.text->window()).substr(*cut));
+            return;
+        }
         Json view = message_head();
         view["content"] = Json::array({windowed_block(index, *cut)});
         std::vector<cmf::Message> turn;
@@ -439,6 +538,10 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         }
         GuardVerdict verdict = guard_(std::move(turn));
         if (verdict.stopped) return;
+        if (!verdict.changed) {
+            block.text->narrow(*cut, std::string_view(block.text->window()).substr(*cut));
+            return;
+        }
         const Json processed = with_body_response_messages(view, verdict.messages, options_);
         const Json& blocks = processed["content"];
         const bool same_kind = blocks.size() == 1 && kind_of(blocks[0]) == block.kind;
@@ -451,6 +554,11 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     void close_tool_use(std::size_t index, Events& out) {
         BlockState& block = blocks_[index];
         block.complete = true;
+        if (!processors_) {  // nothing can change it
+            for (SseEvent& e : block.held) out.push_back(std::move(e));
+            block.held.clear();
+            return;
+        }
         if (!run_guard(Scope{.blocks = {index}}, out)) return;
         const Json& before = view_["content"][view_index_[index]];
         const Json* after = nullptr;
@@ -503,6 +611,8 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     StreamGuard guard_;
     std::size_t holdback_;
     FinalLength final_length_;  // empty: the holdback alone decides what is held
+    bool processors_;           // false: none configured, no run can change anything
+    PlainTextDelta plain_;      // the plain delta in hand (its buffers reused)
     Json options_;
     MessageSoFar so_far_;
     std::vector<BlockState> blocks_;  // per content block, by index

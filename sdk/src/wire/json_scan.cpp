@@ -176,16 +176,34 @@ bool JsonScan::string_body(std::string* out) {
         at_ += 2;
         char plain = 0;
         switch (e) {
-            case '"': plain = '"'; break;
-            case '\\': plain = '\\'; break;
-            case '/': plain = '/'; break;
-            case 'b': plain = '\b'; break;
-            case 'f': plain = '\f'; break;
-            case 'n': plain = '\n'; break;
-            case 'r': plain = '\r'; break;
-            case 't': plain = '\t'; break;
-            case 'u': break;
-            default: return fail();
+            case '"':
+                plain = '"';
+                break;
+            case '\\':
+                plain = '\\';
+                break;
+            case '/':
+                plain = '/';
+                break;
+            case 'b':
+                plain = '\b';
+                break;
+            case 'f':
+                plain = '\f';
+                break;
+            case 'n':
+                plain = '\n';
+                break;
+            case 'r':
+                plain = '\r';
+                break;
+            case 't':
+                plain = '\t';
+                break;
+            case 'u':
+                break;
+            default:
+                return fail();
         }
         if (plain) {
             if (out) *out += plain;

@@ -23,7 +23,9 @@ namespace cmfpipe::wire {
 class HeldEvents {
   public:
     // Whether an event of the part can be held whole: the part holds no text but these events'.
-    bool can_hold(const HeldBackText& part) const { return !events_.empty() || part.held().empty(); }
+    bool can_hold(const HeldBackText& part) const {
+        return !events_.empty() || part.held().empty();
+    }
     // `event` carries the next `bytes` of the part's text (its text not added to the part yet).
     void hold(const SseEvent& event, std::size_t bytes) {
         events_.push_back({event, bytes});

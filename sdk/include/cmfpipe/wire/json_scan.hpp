@@ -61,8 +61,8 @@ class JsonScan {
     std::string_view text_;
     std::size_t at_ = 0;
     std::size_t max_depth_;
-    std::size_t depth_ = 0;        // containers entered and not left
-    bool first_member_ = false;    // the container just entered has no member read yet
+    std::size_t depth_ = 0;      // containers entered and not left
+    bool first_member_ = false;  // the container just entered has no member read yet
     bool ok_ = true;
 };
 
