@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "cmfpipe/cmf/extensions.hpp"
 #include "cmfpipe/errors.hpp"
 #include "openai_wire.hpp"
 
@@ -60,15 +61,21 @@ cmf::Message with_completion_info(cmf::Message message, const CompletionInfo& in
     completion->model = info.model;
     completion->raw_format = info.raw_format;
     if (info.created) completion->created_at = iso_timestamp(*info.created);
-    cmf::Message out = message.with_completion(std::move(completion));
+    // The slots set together: one new extensions record, one new message.
+    cmf::Extensions extensions = message.extensions();
+    extensions.completion = std::move(completion);
     if (info.id) {
         auto provenance = std::make_shared<cmf::ProvenanceExtension>();
         provenance->source = "openai";
         provenance->message_id = info.id;
-        out = out.with_provenance(std::move(provenance));
+        extensions.provenance = std::move(provenance);
     }
-    if (!custom.empty()) out = out.with_custom(std::make_shared<const Json>(std::move(custom)));
-    return out;
+    if (!custom.empty()) {
+        if (!custom.is_object())
+            throw ValueError("cmf::Message::with_custom: custom must be a JSON object");
+        extensions.custom = std::make_shared<const Json>(std::move(custom));
+    }
+    return message.with_extensions(std::make_shared<const cmf::Extensions>(std::move(extensions)));
 }
 
 cmf::TokenUsage read_token_usage(const wire::WireNode& usage, std::string_view input_key,
