@@ -105,10 +105,10 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
         }
         return;
     }
-    // The parts that become content blocks, picked first: a message of one text part (the common
-    // case) is a plain string (spec §7.1.1) and needs no block at all.
-    std::vector<std::size_t> block_parts;
-    Json tool_calls = Json::array();
+    // The parts that become content blocks are counted first: a message of one text part (the
+    // common case) is a plain string (spec §7.1.1) and needs no block at all.
+    std::size_t blocks = 0, last_block = 0;  // the parts that become content blocks
+    Json tool_calls;  // null (no allocation) until a call is added: push_back makes it an array
     std::string thinking;
     bool has_thinking = false;
     for (std::size_t i = 0; i < message.size(); ++i) {
@@ -137,7 +137,8 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
                 throw ValueError("openai: " + part_place(index, i, part) +
                                  ": tool results belong in a message with role tool");
             default:
-                block_parts.push_back(i);
+                ++blocks;
+                last_block = i;
         }
     }
     // Calls whose arguments were not an object go back with their raw text.
@@ -148,17 +149,18 @@ void append_wire_messages(Json& out, const cmf::Message& message, std::size_t in
     wire.get_ref<Json::object_t&>().reserve(wire_message_members);
     wire["role"] = std::string(cmf::to_string(message.role()));
     const cmf::Text* only_text =
-        block_parts.size() == 1 ? message.part(block_parts[0])->get_if<cmf::Text>() : nullptr;
+        blocks == 1 ? message.part(last_block)->get_if<cmf::Text>() : nullptr;
     if (only_text) {
         wire["content"] = only_text->text;  // spec §7.1.1: a single text part is a plain string
-    } else if (!block_parts.empty()) {
-        Json blocks = Json::array();
-        for (std::size_t i : block_parts) {
+    } else if (blocks > 0) {
+        Json& content = wire["content"] = Json::array();
+        for (std::size_t i = 0; i < message.size(); ++i) {
             const ContentPart& part = *message.part(i);
-            blocks.push_back(content_block(
+            const cmf::ContentType type = part.type();
+            if (type == cmf::ContentType::thinking || type == cmf::ContentType::tool_call) continue;
+            content.push_back(content_block(
                 part, part.get_if<cmf::Text>() ? std::string() : part_place(index, i, part)));
         }
-        wire["content"] = std::move(blocks);
     } else {
         wire["content"] = tool_calls.empty() ? Json("") : Json(nullptr);
     }
