@@ -25,6 +25,9 @@ const char* const scan_cases[] = {
     R"({"a":1})", R"( { "a" : [ 1 , 2.5 , -0 , 1e3 , 1E-2 , true , false , null ] } )",
     R"({"a":"\u00e9\ud83d\ude00\n\t\\\/\""})", R"([])", R"({})", R"("x")", "0", "-1.0e+5",
     "\"caf\xC3\xA9\"",
+    // Longer than a word of eight: the fast run meets a quote, an escape, a control byte, UTF-8.
+    "\"abcdefghijklmnop\\\"qrstuvwxyz\"", "\"abcdefgh\xC3\xA9ijklmnopqrstu\"",
+    "\"abcdefghijklmnop\x01qr\"", "\"abcdefghij\xFFklmnopqrst\"", "\"abcdefghijklmnopqrs",
     // Not JSON: each one is refused by both.
     R"({"a":01})", R"({"a":1.})", R"({"a":.5})", R"({"a":-})", R"({"a":1e})", R"({"a":+1})",
     R"({"a":"\x"})", R"({"a":"\u12"})", R"({"a":"\ud800"})", R"({"a":"\udc00"})",

@@ -1,6 +1,8 @@
 #include "cmfpipe/wire/json_scan.hpp"
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 
 #include "cmfpipe/utf8.hpp"
 
@@ -27,11 +29,25 @@ constexpr std::array<bool, 256> string_stops = [] {
 }();
 
 // From `at`, past the plain bytes of a string; `high` gathers their bits (0x80: not ASCII).
+// Eight bytes a step while none of them ends the run (the byte loop finds which one does).
 std::size_t plain_run(std::string_view text, std::size_t at, unsigned& high) {
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    auto any_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
+    const char* p = text.data();
     const std::size_t size = text.size();
-    unsigned bits = 0;
-    while (at < size && !string_stops[p[at]]) bits |= p[at++];
+    std::uint64_t words = 0;
+    while (at + 8 <= size) {
+        std::uint64_t w;
+        std::memcpy(&w, p + at, 8);
+        if (any_zero(w ^ (ones * '"')) | any_zero(w ^ (ones * '\\')) |
+            ((w - ones * 0x20) & ~w & highs))
+            break;
+        words |= w;
+        at += 8;
+    }
+    unsigned bits = (words & highs) ? 0x80 : 0;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(p);
+    while (at < size && !string_stops[bytes[at]]) bits |= bytes[at++];
     high |= bits;
     return at;
 }
