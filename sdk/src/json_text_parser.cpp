@@ -31,7 +31,7 @@
 namespace cmfpipe::json_text {
 namespace {
 
-constexpr bool is_digit(char c) {
+constexpr bool is_json_digit(char c) {
     return c >= '0' && c <= '9';
 }
 
@@ -54,7 +54,7 @@ inline std::uint64_t special_string_bytes(std::uint64_t v) {
 
 // A number's value as nlohmann gives it: the decimal integers that fit 64 bits exactly (>= 0
 // unsigned, < 0 signed), every other number the nearest double.
-struct Number {
+struct TextNumber {
     enum class Kind : std::uint8_t { unsigned_integer, integer, floating } kind;
     std::uint64_t magnitude = 0;
     double floating = 0;
@@ -82,10 +82,10 @@ struct OpenValues {
     std::vector<std::pair<std::string, Json>> members;  // of the open objects, in order
 };
 
-class Parser {
+class TextParser {
   public:
-    Parser(std::string_view text, std::size_t max_depth, Failure& failure, JsonKeyFacts* facts,
-           OpenValues& open_values)
+    TextParser(std::string_view text, std::size_t max_depth, Failure& failure, JsonKeyFacts* facts,
+               OpenValues& open_values)
         : begin_(text.data()),
           end_(text.data() + text.size()),
           max_depth_(max_depth),
@@ -110,7 +110,7 @@ class Parser {
     const char* scan_string(const char* p, std::string& out, bool& escaped);
     const char* scan_escape(const char* p, std::string& out);
     const char* scan_utf8(const char* p);
-    const char* scan_number(const char* p, Number* number);
+    const char* scan_number(const char* p, TextNumber* number);
     const char* scan_literal(const char* p, std::string_view literal);
 
     // A value read goes where the innermost open container takes it (or is the document).
@@ -163,7 +163,7 @@ class Parser {
 // From just past the opening quote: just past the closing one, or nullptr (token_error). The
 // characters go to `out` only once an escape is met (`escaped`); a string without one is the
 // text between the quotes.
-const char* Parser::scan_string(const char* p, std::string& out, bool& escaped) {
+const char* TextParser::scan_string(const char* p, std::string& out, bool& escaped) {
     const char* run = p;  // the characters not yet copied to `out` (once escaped)
     escaped = false;
     for (;;) {
@@ -218,7 +218,7 @@ const char* Parser::scan_string(const char* p, std::string& out, bool& escaped) 
 }
 
 // From just past a backslash: just past the escape (its character appended), or nullptr.
-const char* Parser::scan_escape(const char* p, std::string& out) {
+const char* TextParser::scan_escape(const char* p, std::string& out) {
     if (p == end_) return token_error(TokenError::after_backslash, end_);
     switch (*p) {
         case '"':
@@ -289,7 +289,7 @@ const char* Parser::scan_escape(const char* p, std::string& out) {
 
 // At a byte >= 0x80 in a string: just past its well-formed UTF-8 sequence, or nullptr (at the
 // first byte that does not belong).
-const char* Parser::scan_utf8(const char* p) {
+const char* TextParser::scan_utf8(const char* p) {
     const auto lead = static_cast<unsigned char>(*p);
     // The range of the first continuation byte; the others are 80..BF.
     unsigned char low = 0x80, high = 0xBF;
@@ -318,35 +318,36 @@ const char* Parser::scan_utf8(const char* p) {
 }
 
 // At '-' or a digit: just past the number (its value in `number` when given), or nullptr.
-const char* Parser::scan_number(const char* p, Number* number) {
+const char* TextParser::scan_number(const char* p, TextNumber* number) {
     const char* const first = p;
     const bool negative = *p == '-';
     if (negative) {
         ++p;
-        if (p == end_ || !is_digit(*p)) return token_error(TokenError::minus_digit, p);
+        if (p == end_ || !is_json_digit(*p)) return token_error(TokenError::minus_digit, p);
     }
     const char* const digits = p;
     if (*p == '0')
         ++p;
     else
-        while (p < end_ && is_digit(*p)) ++p;
+        while (p < end_ && is_json_digit(*p)) ++p;
     const char* const digits_end = p;
     bool integral = true;
     if (p < end_ && *p == '.') {
         ++p;
-        if (p == end_ || !is_digit(*p)) return token_error(TokenError::point_digit, p);
-        while (p < end_ && is_digit(*p)) ++p;
+        if (p == end_ || !is_json_digit(*p)) return token_error(TokenError::point_digit, p);
+        while (p < end_ && is_json_digit(*p)) ++p;
         integral = false;
     }
     if (p < end_ && (*p == 'e' || *p == 'E')) {
         ++p;
         if (p < end_ && (*p == '+' || *p == '-')) {
             ++p;
-            if (p == end_ || !is_digit(*p)) return token_error(TokenError::exponent_sign_digit, p);
-        } else if (p == end_ || !is_digit(*p)) {
+            if (p == end_ || !is_json_digit(*p))
+                return token_error(TokenError::exponent_sign_digit, p);
+        } else if (p == end_ || !is_json_digit(*p)) {
             return token_error(TokenError::exponent_digit, p);
         }
-        while (p < end_ && is_digit(*p)) ++p;
+        while (p < end_ && is_json_digit(*p)) ++p;
         integral = false;
     }
     if (number == nullptr) return p;
@@ -362,23 +363,23 @@ const char* Parser::scan_number(const char* p, Number* number) {
             magnitude = magnitude * 10 + digit;
         }
         if (fits && !negative) {
-            number->kind = Number::Kind::unsigned_integer;
+            number->kind = TextNumber::Kind::unsigned_integer;
             number->magnitude = magnitude;
             return p;
         }
         if (fits && magnitude <= std::uint64_t{1} << 63) {
-            number->kind = Number::Kind::integer;
+            number->kind = TextNumber::Kind::integer;
             number->magnitude = magnitude;
             return p;
         }
     }
-    number->kind = Number::Kind::floating;
+    number->kind = TextNumber::Kind::floating;
     number->floating = nearest_double(first, p);
     return p;
 }
 
 // At the literal's first letter: just past it, or nullptr at the first letter that differs.
-const char* Parser::scan_literal(const char* p, std::string_view literal) {
+const char* TextParser::scan_literal(const char* p, std::string_view literal) {
     for (std::size_t i = 1; i < literal.size(); ++i) {
         if (p + i == end_) return token_error(TokenError::literal, end_);
         if (p[i] != literal[i]) return token_error(TokenError::literal, p + i);
@@ -388,7 +389,7 @@ const char* Parser::scan_literal(const char* p, std::string_view literal) {
 
 // The member of `object` whose value is read next: a new one, or (a duplicate key) the first
 // one's, whose value the one read next replaces, as nlohmann's ordered_json does.
-void Parser::member_for_key(Open& object, const char* first, const char* last, bool escaped) {
+void TextParser::member_for_key(Open& object, const char* first, const char* last, bool escaped) {
     const std::string_view key = escaped ? std::string_view(key_) : std::string_view(first, last);
     for (std::size_t i = object.first; i < members_.size(); ++i) {
         if (members_[i].first.size() == key.size() && members_[i].first == key) {
@@ -403,7 +404,7 @@ void Parser::member_for_key(Open& object, const char* first, const char* last, b
     object.target = members_.size() - 1;
 }
 
-Json Parser::close_array(const Open& array) {
+Json TextParser::close_array(const Open& array) {
     Json value(Json::value_t::array);
     auto& elements = *value.get_ptr<Json::array_t*>();
     const auto first = elements_.begin() + static_cast<std::ptrdiff_t>(array.first);
@@ -413,7 +414,7 @@ Json Parser::close_array(const Open& array) {
     return value;
 }
 
-Json Parser::close_object(const Open& object) {
+Json TextParser::close_object(const Open& object) {
     Json value(Json::value_t::object);
     auto& members = static_cast<std::vector<std::pair<const std::string, Json>>&>(
         *value.get_ptr<Json::object_t*>());
@@ -427,7 +428,7 @@ Json Parser::close_object(const Open& object) {
     return value;
 }
 
-bool Parser::value_string() {
+bool TextParser::value_string() {
     const char* const first = p_ + 1;
     bool escaped = false;
     decoded_.clear();
@@ -439,18 +440,18 @@ bool Parser::value_string() {
     return true;
 }
 
-bool Parser::value_number() {
-    Number number{};
+bool TextParser::value_number() {
+    TextNumber number{};
     const char* after = scan_number(p_, &number);
     if (after == nullptr) return fail_in_token("value", {});
     switch (number.kind) {
-        case Number::Kind::unsigned_integer:
+        case TextNumber::Kind::unsigned_integer:
             place(static_cast<Json::number_unsigned_t>(number.magnitude));
             break;
-        case Number::Kind::integer:
+        case TextNumber::Kind::integer:
             place(static_cast<Json::number_integer_t>(0 - number.magnitude));
             break;
-        case Number::Kind::floating:
+        case TextNumber::Kind::floating:
             if (!std::isfinite(number.floating))
                 return fail_at(after - 1, "syntax error while parsing value - number overflow");
             place(number.floating);
@@ -460,7 +461,7 @@ bool Parser::value_number() {
     return true;
 }
 
-bool Parser::value_literal() {
+bool TextParser::value_literal() {
     const char c = *p_;
     const std::string_view literal = c == 't' ? "true" : c == 'f' ? "false" : "null";
     const char* after = scan_literal(p_, literal);
@@ -473,7 +474,7 @@ bool Parser::value_literal() {
     return true;
 }
 
-bool Parser::run(Json& root) {
+bool TextParser::run(Json& root) {
     p_ = begin_;
     if (p_ < end_ && static_cast<unsigned char>(*p_) == 0xEF) {
         for (int i = 1; i < 3; ++i) {
@@ -620,13 +621,13 @@ after_value:
     return fail_unexpected("object", "'}'");
 }
 
-bool Parser::fail_at(const char* at, std::string message) {
+bool TextParser::fail_at(const char* at, std::string message) {
     failure_.offset = static_cast<std::size_t>(at - begin_);
     failure_.message = std::move(message);
     return false;
 }
 
-bool Parser::fail_in_token(std::string_view context, std::string_view expected) {
+bool TextParser::fail_in_token(std::string_view context, std::string_view expected) {
     std::string message = "syntax error while parsing " + std::string(context) + " - " +
                           token_error_words(token_error_, control_);
     if (!expected.empty()) message += "; expected " + std::string(expected);
@@ -635,8 +636,8 @@ bool Parser::fail_in_token(std::string_view context, std::string_view expected) 
 
 // The token at p_ may not stand there: read it to its end (nlohmann reports its last character)
 // unless it is itself unreadable, and name it.
-bool Parser::fail_unexpected(std::string_view context, std::string_view expected,
-                             bool expected_after_token_error) {
+bool TextParser::fail_unexpected(std::string_view context, std::string_view expected,
+                                 bool expected_after_token_error) {
     const char* last = p_;
     std::string_view name;
     std::string scratch;
@@ -686,7 +687,7 @@ bool Parser::fail_unexpected(std::string_view context, std::string_view expected
                 scanned = true;
                 break;
             default:
-                if (*p_ == '-' || is_digit(*p_)) {
+                if (*p_ == '-' || is_json_digit(*p_)) {
                     name = "number literal";
                     after = scan_number(p_, nullptr);
                     scanned = true;
@@ -703,7 +704,7 @@ bool Parser::fail_unexpected(std::string_view context, std::string_view expected
                              std::string(name) + "; expected " + std::string(expected));
 }
 
-bool Parser::fail_too_deep(const char* bracket) {
+bool TextParser::fail_too_deep(const char* bracket) {
     failure_.too_deep = true;
     failure_.offset = static_cast<std::size_t>(bracket - begin_);
     return false;
@@ -714,7 +715,7 @@ bool Parser::fail_too_deep(const char* bracket) {
 bool parse(std::string_view text, std::size_t max_depth, Json& out, Failure& failure,
            JsonKeyFacts* facts) {
     thread_local OpenValues open_values;
-    Parser parser(text, max_depth, failure, facts, open_values);
+    TextParser parser(text, max_depth, failure, facts, open_values);
     const bool parsed = parser.run(out);
     // What a failed parse left open goes (its values are trees: nlohmann's destructor is
     // iterative); what one large document grew is not kept for the next.
