@@ -16,10 +16,9 @@ std::string created_at_of(std::int64_t created) {
         {"object", "chat.completion"},
         {"created", created},
         {"model", "m"},
-        {"choices",
-         Json::array({{{"index", 0},
-                       {"message", {{"role", "assistant"}, {"content", "hi"}}},
-                       {"finish_reason", "stop"}}})}};
+        {"choices", Json::array({{{"index", 0},
+                                  {"message", {{"role", "assistant"}, {"content", "hi"}}},
+                                  {"finish_reason", "stop"}}})}};
     auto adapter = cmfpipe::testing::bundled_plugins().make_adapter("openai");
     auto messages = adapter->from_wire(answer.dump(), Json::object());
     REQUIRE(messages.size() == 1);

@@ -10,7 +10,8 @@ using cmfpipe::Json;
 std::string answer_with_role(const Json& role) {
     Json message = {{"content", "hi"}};
     if (!role.is_null()) message["role"] = role;
-    return Json{{"choices", Json::array({{{"message", message}, {"finish_reason", "stop"}}})}}.dump();
+    return Json{{"choices", Json::array({{{"message", message}, {"finish_reason", "stop"}}})}}
+        .dump();
 }
 
 }  // namespace
