@@ -242,14 +242,15 @@ std::vector<cmf::Message> read_chat_completion(const WireNode& body, const Json&
             role.fail("a completion's message must have role assistant, got '" + role.string() +
                       "'");
         }
-        Json custom = Json::object();
+        Json custom;  // null (no allocation) until a member is set: operator[] makes it an object
         MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
         cmf::Content parts =
             read_assistant_parts(message, custom, message_slots, answer_policy(options));
         // An answer with calls has no structured output (arguments shown as text are no answer
         // text; add_structured_output sees the others).
-        auto calls = message.find("tool_calls");
-        if (!calls || calls->json().empty()) wire::add_structured_output(custom, parts, options);
+        const auto calls = message.json().find("tool_calls");  // null, absent or [] alike
+        if (calls == message.json().end() || calls->empty())
+            wire::add_structured_output(custom, parts, options);
         CompletionInfo choice_info = info;
         choice_info.finish_reason = choice.optional_string("finish_reason");
         out.push_back(with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)),
@@ -268,7 +269,7 @@ std::vector<cmf::Message> read_chat_conversation(const WireNode& messages,
         message.object();
         MessageSlots* message_slots = slots ? &slots->emplace_back() : nullptr;
         cmf::Role role = known_role(message);
-        Json custom = Json::object();
+        Json custom;  // null (no allocation) until a member is set: operator[] makes it an object
         if (policy == TextPolicy::show_or_refuse) {
             read_name(message, custom);
             check_message_members(message, role);
