@@ -23,6 +23,7 @@
 
 #include "chat_logprobs.hpp"
 #include "chat_plain_delta.hpp"
+#include "chat_stream_guard_state.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
@@ -34,135 +35,7 @@
 namespace cmfpipe::openai {
 namespace {
 
-using wire::SseEvent;
-using Events = std::vector<SseEvent>;
-
-constexpr std::string_view source = "openai stream";
-
-std::string_view trim(std::string_view s) {
-    auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
-SseEvent data_event(const Json& data) {
-    return {"", data.dump(-1, ' ', false, Json::error_handler_t::replace)};
-}
-
-bool null_or_absent(const Json& object, const char* key) {
-    auto it = object.find(key);
-    return it == object.end() || it->is_null();
-}
-
-// The shape of events the guard makes for one choice: the upstream's chunk (its choices emptied,
-// a non-null usage nulled: usage goes out once, where it came) and that choice (no delta, no
-// finish_reason, no logprobs: they go with the text of their tokens, chat_logprobs.hpp).
-struct ChunkShape {
-    Json chunk, choice;
-
-    ChunkShape() = default;
-    ChunkShape(const Json& upstream_chunk, const Json& upstream_choice)
-        : chunk(upstream_chunk), choice(upstream_choice) {
-        chunk["choices"] = Json::array();
-        if (!null_or_absent(chunk, "usage")) chunk["usage"] = nullptr;
-        choice["delta"] = Json::object();
-        if (choice.contains("finish_reason")) choice["finish_reason"] = nullptr;
-        if (choice.contains("logprobs")) choice["logprobs"] = nullptr;
-    }
-    SseEvent with(Json delta, Json logprobs = nullptr) const {
-        Json out = chunk;
-        Json one = choice;
-        one["delta"] = std::move(delta);
-        if (!logprobs.is_null()) one["logprobs"] = std::move(logprobs);
-        out["choices"].push_back(std::move(one));
-        return data_event(out);
-    }
-};
-
-struct TextPart {
-    ChatText field;
-    std::string key;  // the member the upstream sends it in
-    wire::HeldBackText text;
-    HeldLogprobs logprobs{};  // content and refusal: the entries of the tokens held
-    // The plain text deltas whose text is all the part holds, to go out as they came (none when
-    // it holds text that came otherwise, or that a processor changed).
-    wire::HeldEvents events{};
-};
-
-// The logprobs member of a choice's delta that lists the entries of `field`'s tokens.
-const char* logprobs_key(ChatText field) {
-    return field == ChatText::refusal ? "refusal" : "content";
-}
-
-struct HeldCall {
-    Events events;     // as they go out when the processors pass the call unchanged
-    ChunkShape shape;  // of its first fragment: the one event of a call a processor changed
-    bool complete = false;
-};
-
-struct ChoiceState {
-    std::vector<TextPart> texts;  // in the order they started, the order held text goes out in
-
-    TextPart* text(ChatText field) {
-        for (TextPart& part : texts) {
-            if (part.field == field) return &part;
-        }
-        return nullptr;
-    }
-    // Of the last chunk that carried text for it: made from `text_shape_data` (the data of a
-    // plain delta, which is not parsed as it passes) when that is newer.
-    mutable ChunkShape text_shape;
-    mutable std::string text_shape_data;
-    mutable bool text_shape_stale = false;
-    Json logprobs_shape;  // the last logprobs object the upstream sent for it (null: none)
-    Json loose =
-        Json::object();  // entries of a chunk whose member carried no text: they go with it
-    std::map<std::int64_t, HeldCall> calls;
-    std::optional<std::int64_t> open_call;  // the call whose fragments come now
-};
-
-const char* body_key(ChatText field) {
-    switch (field) {
-        case ChatText::content:
-            return "content";
-        case ChatText::reasoning:
-            return "reasoning_content";  // as ChatCompletionSoFar::body writes it
-        case ChatText::refusal:
-            return "refusal";
-    }
-    return "content";
-}
-
-// The text of one field of a (processed) body message: a content array's text blocks joined.
-std::string message_text(const Json& message, ChatText field) {
-    auto it = message.find(body_key(field));
-    if (it == message.end()) return {};
-    if (it->is_string()) return it->get<std::string>();
-    std::string joined;
-    if (it->is_array()) {
-        for (const Json& block : *it) {
-            if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
-                block["text"].is_string())
-                joined += block["text"].get<std::string>();
-        }
-    }
-    return joined;
-}
-
-// What the processors see on a step: the whole turn (complete calls only), or a window of it.
-struct Scope {
-    bool whole = false;
-    // A window: these choices' text, and this (choice, call).
-    std::set<std::int64_t> choices{};
-    std::optional<std::pair<std::int64_t, std::int64_t>> call{};
-};
-
-// A choice that carries nothing once the guard took out what it holds.
-bool empty_choice(const Json& choice) {
-    auto delta = choice.find("delta");
-    return (delta == choice.end() || delta->empty()) && null_or_absent(choice, "finish_reason") &&
-           null_or_absent(choice, "logprobs");
-}
+using namespace chat_guard;
 
 class ChatStreamGuard final : public wire::GuardedStreamBase {
   public:
@@ -188,6 +61,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             ended_ = true;
             return out;
         }
+        view_key_.reset();  // the head, or the choice's shape, may change: the view is made anew
         std::optional<Json> chunk = parse_object(event, out);
         if (!chunk) return out;
         if (!null_or_absent(*chunk, "error")) {  // the provider's own error: it ends the stream
@@ -633,6 +507,38 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return body;
     }
 
+    // view_ = view_of(scope). A window of one choice's text, as on every text delta, is kept
+    // between steps and only its texts are set again (the head and the choice's shape are the
+    // same until an event that is no plain delta comes, or the scope changes).
+    void refresh_view(const Scope& scope) {
+        const bool one_text = !scope.whole && !scope.call && scope.choices.size() == 1;
+        if (one_text) {
+            const std::int64_t index = *scope.choices.begin();
+            const ChoiceSoFar& so_far = so_far_.choices().at(index);
+            const ViewKey key{index, so_far.has_content, so_far.has_reasoning, so_far.has_refusal};
+            if (view_key_ == key && so_far.finish_reason.is_null()) {
+                Json& message = view_["choices"][0]["message"];
+                const ChoiceState& state = choices_.at(index);
+                auto set = [&](const char* member, ChatText field) {
+                    std::string& text = message[member].get_ref<std::string&>();
+                    text.clear();
+                    for (const TextPart& part : state.texts) {
+                        if (part.field == field) text.assign(part.text.window());
+                    }
+                };
+                if (key.content) set("content", ChatText::content);
+                if (key.reasoning) set("reasoning_content", ChatText::reasoning);
+                if (key.refusal) set("refusal", ChatText::refusal);
+                return;
+            }
+            view_ = view_of(scope);
+            view_key_ = so_far.finish_reason.is_null() ? std::optional<ViewKey>(key) : std::nullopt;
+            return;
+        }
+        view_ = view_of(scope);
+        view_key_.reset();
+    }
+
     // Runs the processors over `scope`. False when they stopped it or rewrote text already sent:
     // the stream's stop ending is out (stop()) and the stream ended.
     bool run_guard(const Scope& scope, Events& out) {
@@ -640,7 +546,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             pass_unprocessed(scope);
             return true;
         }
-        view_ = view_of(scope);
+        refresh_view(scope);
         if (view_["choices"].empty()) return true;
         std::vector<cmf::Message> turn;
         try {  // built from upstream data only: what does not read is the upstream's
@@ -788,7 +694,14 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     std::map<std::int64_t, ChoiceState> choices_;
     std::set<std::int64_t> finished_out_;  // the choices whose finish_reason went out
     Json view_, processed_;  // the turn the processors last saw, and what they made of it
-    PlainTextDelta plain_;   // the plain delta in hand (its text's buffer reused)
+    // What view_ is a window of, when it is one choice's text that refresh_view may set again.
+    struct ViewKey {
+        std::int64_t index;
+        bool content, reasoning, refusal;
+        bool operator==(const ViewKey&) const = default;
+    };
+    std::optional<ViewKey> view_key_;
+    PlainTextDelta plain_;  // the plain delta in hand (its text's buffer reused)
 };
 
 }  // namespace
