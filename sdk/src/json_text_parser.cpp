@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <unordered_map>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -97,11 +98,17 @@ class TextParser {
     bool run(Json& root);
 
   private:
+    static constexpr std::size_t no_index = static_cast<std::size_t>(-1);
     struct Open {
         bool array;
         std::size_t first;   // its first value in elements_ or members_
         std::size_t target;  // an object's: the member of members_ whose value is read next
+        std::size_t index = no_index;  // an object's key index in indexes_, once it has one
     };
+    // An object's keys by their hash (to members_ positions), from linear_keys keys on: the
+    // duplicate check of a wide object stays linear in its size.
+    using KeyIndex = std::unordered_multimap<std::size_t, std::size_t>;
+    static constexpr std::size_t linear_keys = 32;
 
     void skip_space() {
         while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -151,6 +158,7 @@ class TextParser {
     JsonKeyFacts* const facts_;
     std::vector<Json>& elements_;
     std::vector<std::pair<std::string, Json>>& members_;
+    std::vector<KeyIndex> indexes_;  // of the open wide objects, innermost last
     Json* root_ = nullptr;
     Open* open_ = nullptr;  // the innermost open container, or none
     TokenError token_error_ = TokenError::literal;
@@ -391,17 +399,31 @@ const char* TextParser::scan_literal(const char* p, std::string_view literal) {
 // one's, whose value the one read next replaces, as nlohmann's ordered_json does.
 void TextParser::member_for_key(Open& object, const char* first, const char* last, bool escaped) {
     const std::string_view key = escaped ? std::string_view(key_) : std::string_view(first, last);
-    for (std::size_t i = object.first; i < members_.size(); ++i) {
-        if (members_[i].first.size() == key.size() && members_[i].first == key) {
-            if (facts_ != nullptr) facts_->duplicate_key = true;
-            object.target = i;
-            return;
-        }
+    const auto duplicate = [&](std::size_t i) {
+        if (facts_ != nullptr) facts_->duplicate_key = true;
+        object.target = i;
+    };
+    std::size_t hash = 0;
+    if (object.index == no_index && members_.size() - object.first >= linear_keys) {
+        object.index = indexes_.size();
+        KeyIndex& index = indexes_.emplace_back();
+        for (std::size_t i = object.first; i < members_.size(); ++i)
+            index.emplace(std::hash<std::string_view>{}(members_[i].first), i);
+    }
+    if (object.index == no_index) {
+        for (std::size_t i = object.first; i < members_.size(); ++i)
+            if (members_[i].first.size() == key.size() && members_[i].first == key)
+                return duplicate(i);
+    } else {
+        hash = std::hash<std::string_view>{}(key);
+        for (auto [at, end] = indexes_[object.index].equal_range(hash); at != end; ++at)
+            if (members_[at->second].first == key) return duplicate(at->second);
     }
     if (facts_ != nullptr && escaped) facts_->escaped_key = true;
     members_.emplace_back(std::piecewise_construct, std::forward_as_tuple(key.data(), key.size()),
                           std::forward_as_tuple());
     object.target = members_.size() - 1;
+    if (object.index != no_index) indexes_[object.index].emplace(hash, object.target);
 }
 
 Json TextParser::close_array(const Open& array) {
@@ -425,6 +447,7 @@ Json TextParser::close_object(const Open& object) {
     for (auto member = first; member != members_.end(); ++member)
         members.emplace_back(std::move(member->first), std::move(member->second));
     members_.erase(first, members_.end());
+    if (object.index != no_index) indexes_.pop_back();  // the innermost wide object's
     return value;
 }
 

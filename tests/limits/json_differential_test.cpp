@@ -441,3 +441,47 @@ TEST_CASE("json differential: every JSON file of the corpus (../shared) and of t
     CHECK(files >= 100);
     json_diff_require_none(run);
 }
+
+TEST_CASE("json differential: wide objects, a duplicate key at every place, nested wide objects") {
+    JsonDiffRun run({512, 2});
+    // {"k0":0,...,"k<n-1>":n-1} with `repeated` (a key of it, or a new one) added after member
+    // `at`, its value an object.
+    const auto wide = [](int n, int at, const std::string& repeated, const std::string& inner) {
+        std::string text = "{";
+        for (int i = 0; i < n; ++i) {
+            if (i > 0) text += ",";
+            text += "\"k" + std::to_string(i) + "\":" + std::to_string(i);
+            if (i == at) text += ",\"" + repeated + "\":" + inner;
+        }
+        return text + "}";
+    };
+    for (int n : {31, 32, 33, 34, 64, 65, 100}) {
+        for (int at : {0, 1, 30, 31, 32, 33, n - 1}) {
+            if (at >= n) continue;
+            const std::vector<std::string> repeats = {
+                "k0", "k31", "k32", "k33", "k" + std::to_string(n - 1), "new", "k\\u0030", ""};
+            for (const std::string& repeated : repeats) {
+                run.check(wide(n, at, repeated, "{\"x\":[1,2]}"));
+                run.check(wide(n, at, repeated, wide(40, 35, "k2", "null")));
+            }
+        }
+    }
+    json_diff_require_none(run);
+    CHECK(run.inputs == 2 * (7 * 7 - 6) * 8 * 2);  // `at` >= n: 3, 2 and 1 places for 31..33
+}
+
+TEST_CASE("json parse: an object of 100000 keys is read in one pass, its duplicates found") {
+    std::string text = "{";
+    for (int i = 0; i < 100000; ++i)
+        text += (i > 0 ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+    text += ",\"k99999\":\"last\",\"k0\":\"first\"}";
+    cmfpipe::JsonKeyFacts facts;
+    const cmfpipe::Json object = cmfpipe::parse_json_noting_keys(text, "wide.json", facts);
+    CHECK(object.size() == 100000);
+    CHECK(object.begin().key() == "k0");
+    CHECK(object["k0"] == "first");
+    CHECK(object["k99999"] == "last");
+    CHECK(object["k50000"] == 50000);
+    CHECK(facts.duplicate_key);
+    CHECK(facts.most_keys == 100000);
+}
