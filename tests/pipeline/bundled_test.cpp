@@ -64,6 +64,23 @@ TEST_CASE("pii_redactor: e-mail addresses and what is not one") {
     CHECK(redacted("@ex.com") == "@ex.com");
 }
 
+TEST_CASE("pii_redactor: a number is found wherever it stands in prose") {
+    // Text without a digit skips the phone and card scanners (tested eight bytes at a time):
+    // a number at any offset, beside bytes of every kind, is still found.
+    for (const std::string& before :
+         {std::string("plain prose "), std::string("\xc3\xa9t\xc3\xa9 "),
+          std::string("x/:;~\x7f ")}) {
+        for (std::size_t pad = 0; pad <= 9; ++pad) {
+            const std::string lead = before + std::string(pad, 'a') + " ";
+            INFO(lead);
+            CHECK(redacted(lead + "555-123-4567 end") == lead + "[REDACTED:PHONE] end");
+            CHECK(redacted(lead + "4111 1111 1111 1111") == lead + "[REDACTED:CARD]");
+        }
+    }
+    CHECK(redacted("no digits here at all, only words / and : signs") ==
+          "no digits here at all, only words / and : signs");
+}
+
 TEST_CASE("pii_redactor: phone numbers and look-alikes") {
     CHECK(redacted("call 555-123-4567 now") == "call [REDACTED:PHONE] now");
     CHECK(redacted("(555) 123-4567") == "[REDACTED:PHONE]");
