@@ -44,6 +44,14 @@ PromptCatalog::PromptCatalog(std::filesystem::path directory,
 
 std::shared_ptr<const Prompt> PromptCatalog::get(std::string_view name) const {
     if (!plain_name(name)) throw NotFound("no prompt named '" + std::string(name) + "'");
+    {
+        // The common case, a prompt loaded before whose file is unchanged: its path is kept, so
+        // the one stat() is all this costs.
+        std::shared_lock lock(mutex_);
+        if (auto found = entries_.find(name); found != entries_.end()) {
+            if (stamp_of(found->second.file) == found->second.stamp) return found->second.prompt;
+        }
+    }
     const std::string key(name);
     const std::filesystem::path file = directory_ / (key + std::string(extension));
     const std::optional<FileStamp> stamp = stamp_of(file);
@@ -61,7 +69,7 @@ std::shared_ptr<const Prompt> PromptCatalog::get(std::string_view name) const {
     // saw the change both load it; the last one stored wins, and both answers are the new file.
     std::shared_ptr<const Prompt> prompt = load(key, file);
     std::unique_lock lock(mutex_);
-    entries_[key] = Entry{*stamp, prompt};
+    entries_[key] = Entry{*stamp, file, prompt};
     return prompt;
 }
 

@@ -45,6 +45,7 @@ class PromptCatalog {
   private:
     struct Entry {
         FileStamp stamp;
+        std::filesystem::path file;
         std::shared_ptr<const Prompt> prompt;
     };
     std::shared_ptr<const Prompt> load(const std::string& name,
