@@ -5,7 +5,10 @@
 //   - text (and reasoning) deltas go out as they arrive, once the llm_output processors have seen
 //     the turn so far; the last `holdback` characters of each are held back until more text comes
 //     or the part ends, so that a processor that rewrites a span (pii_redactor) sees it whole
-//     before any of it is sent;
+//     before any of it is sent. A plain text delta the processors leave as it is goes out as the
+//     upstream's own event, held whole until the text after it reaches the holdback (or is final,
+//     or the part ends: wire/held_events.hpp); text they changed goes out in events the adapter
+//     shapes like the upstream's;
 //   - a tool call's deltas are held until the call is complete and the processors have passed it;
 //   - a processor's stop, or a rewrite of text already sent, ends the stream with the provider's
 //     error event: nothing after it goes out.
