@@ -9,7 +9,10 @@ namespace cmfpipe::openai {
 namespace {
 
 // The choice: {"index": n, "delta": {<one text member>}, "finish_reason": null, "logprobs": null}
-// (finish_reason and logprobs may be absent). Any other member is no plain delta.
+// (finish_reason and logprobs may be absent). Other members of the choice (Azure's
+// content_filter_results, vLLM's stop_reason) are inert to the guard and pass as they came. In the
+// delta, a null member is no member (as ChatCompletionSoFar reads it) and "role" carries no text;
+// any other member (refusal, tool_calls, audio...) is no plain delta.
 bool read_choice(wire::JsonScan& scan, PlainTextDelta& out) {
     if (!scan.enter_object()) return false;
     bool index = false, delta = false, finish = false, logprobs = false;
@@ -19,28 +22,40 @@ bool read_choice(wire::JsonScan& scan, PlainTextDelta& out) {
         } else if (*key == "delta" && !delta) {
             delta = true;
             if (!scan.enter_object()) return false;
-            std::optional<std::string_view> member = scan.next_key();
-            if (!member) return false;
-            if (*member == "content") {
-                out.field = ChatText::content;
-                out.key = "content";
-            } else if (*member == "reasoning_content") {
-                out.field = ChatText::reasoning;
-                out.key = "reasoning_content";
-            } else if (*member == "reasoning") {
-                out.field = ChatText::reasoning;
-                out.key = "reasoning";
-            } else {
-                return false;
+            bool text = false;
+            while (auto member = scan.next_key()) {
+                if (scan.null()) continue;
+                if (*member == "role") {
+                    if (!scan.skip()) return false;
+                    continue;
+                }
+                if (text) return false;  // two text members: the full path
+                if (*member == "content") {
+                    out.field = ChatText::content;
+                    out.key = "content";
+                } else if (*member == "reasoning_content") {
+                    out.field = ChatText::reasoning;
+                    out.key = "reasoning_content";
+                } else if (*member == "reasoning") {
+                    out.field = ChatText::reasoning;
+                    out.key = "reasoning";
+                } else {
+                    return false;
+                }
+                if (!scan.string(out.text) || out.text.empty()) return false;
+                text = true;
             }
-            if (!scan.string(out.text) || out.text.empty() || scan.next_key()) return false;
+            if (!scan.ok() || !text) return false;
         } else if (*key == "finish_reason" && !finish) {
             finish = true;
             if (!scan.null()) return false;
         } else if (*key == "logprobs" && !logprobs) {
             logprobs = true;
             if (!scan.null()) return false;
-        } else {
+        } else if (*key == "index" || *key == "delta" || *key == "finish_reason" ||
+                   *key == "logprobs") {
+            return false;  // twice
+        } else if (!scan.skip()) {
             return false;
         }
         if (!scan.ok()) return false;

@@ -1,9 +1,9 @@
 #pragma once
 // The common event of a streamed Chat Completion, recognised without a Json tree: a chunk with one
-// choice whose delta carries only text (content, reasoning_content or reasoning), no
-// finish_reason, no logprobs, no usage, no error. The guarded stream (chat_stream_guard.cpp)
-// passes such an event on as the upstream's bytes when the processors leave its text as it is;
-// any other event (or one this reader is not sure of) takes its full path.
+// choice whose delta carries only text (one of content, reasoning_content or reasoning; null
+// members and "role" aside), no finish_reason, no logprobs, no usage, no error. The guarded stream
+// (chat_stream_guard.cpp) passes such an event on as the upstream's bytes when the processors leave
+// its text as it is; any other event (or one this reader is not sure of) takes its full path.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -55,18 +55,18 @@ TEST_CASE("openai pass-through: the client gets the upstream's events, released 
                                          {16}, Json::object());
     const GuardedRun run = run_guarded(*stream, bytes, true);
     // Holdback 16: an event goes once the text after it is 16 characters or more.
-    CHECK(run.pushed == std::vector<std::string>{
-                            pass_role,
-                            "",                  // nothing after it
-                            "",                  // 11 after "The quick brown fox "
-                            upstream[1],         // 25 after it; 14 after "jumps over "
-                            upstream[2],         // 25 after it; 11 after "the lazy dog. "
-                            upstream[3] + upstream[4],  // 26 and 16 after them
-                            upstream[5] + pass_stop,    // the part ends
-                            pass_usage, done});
+    CHECK(run.pushed ==
+          std::vector<std::string>{pass_role,
+                                   "",           // nothing after it
+                                   "",           // 11 after "The quick brown fox "
+                                   upstream[1],  // 25 after it; 14 after "jumps over "
+                                   upstream[2],  // 25 after it; 11 after "the lazy dog. "
+                                   upstream[3] + upstream[4],  // 26 and 16 after them
+                                   upstream[5] + pass_stop,    // the part ends
+                                   pass_usage, done});
     CHECK(run.finished == "");
     CHECK(run.all() == bytes);  // byte for byte, the odd spelling included
-    CHECK(*calls == 7);  // each text delta, the finish that releases what is held, [DONE]
+    CHECK(*calls == 7);         // each text delta, the finish that releases what is held, [DONE]
 }
 
 TEST_CASE("openai pass-through: text the processors say is final goes as it came, at once") {
@@ -74,36 +74,52 @@ TEST_CASE("openai pass-through: text the processors say is final goes as it came
                                                pass_text("how are you? "), pass_stop, done};
     std::string bytes;
     for (const std::string& e : upstream) bytes += e;
-    const GuardedRun run =
-        run_guarded(adapter(), request, redact_and_guard_tools,
-                    serve_options(redact_and_guard_tools, 64), bytes);
+    const GuardedRun run = run_guarded(adapter(), request, redact_and_guard_tools,
+                                       serve_options(redact_and_guard_tools, 64), bytes);
     CHECK(run.pushed == upstream);
     CHECK(run.all() == bytes);
+}
+
+TEST_CASE("openai pass-through: null members, a role and a provider's own members pass too") {
+    // A role and null members in the delta (DeepSeek's reasoning_content: null), a member of its
+    // own in the choice (Azure's content_filter_results) and in the chunk (obfuscation).
+    const std::string with_extras =
+        "data: " + head +
+        R"("choices":[{"index":0,"delta":{"role":"assistant","content":"Hello there, ",)"
+        R"("reasoning_content":null,"refusal":null},"content_filter_results":{"hate":)"
+        R"({"filtered":false}},"logprobs":null,"finish_reason":null}],"obfuscation":"x1"})"
+        "\n\n";
+    const std::vector<std::string> upstream = {pass_role, with_extras, pass_text("how are you? "),
+                                               pass_stop, done};
+    std::string bytes;
+    for (const std::string& e : upstream) bytes += e;
+    const GuardedRun run = run_guarded(adapter(), request, redact_and_guard_tools,
+                                       serve_options(redact_and_guard_tools, 64), bytes);
+    CHECK(run.pushed == upstream);
 }
 
 TEST_CASE("openai pass-through: a redaction takes the rewrite path, then pass-through resumes") {
     const std::string second = pass_text("e@example.com ");
     const std::string after = pass_text("or call. ");
-    const GuardedRun run =
-        run_guarded(adapter(), request, redact_and_guard_tools,
-                    serve_options(redact_and_guard_tools, 64),
-                    pass_role + pass_text("Mail me at jo") + second + after + pass_stop + done);
-    CHECK(run.pushed == std::vector<std::string>{
-                            pass_role,
-                            "",  // "jo" may begin an address: the event is held whole
-                            // Redacted: the text held goes out in an event the guard makes
-                            // (shaped as the upstream's), the address never sent.
-                            pass_text("Mail me at [REDACTED:EMAIL] "),
-                            after,  // nothing held any more: the upstream's event again
-                            pass_stop, done});
+    const GuardedRun run = run_guarded(
+        adapter(), request, redact_and_guard_tools, serve_options(redact_and_guard_tools, 64),
+        pass_role + pass_text("Mail me at jo") + second + after + pass_stop + done);
+    CHECK(run.pushed ==
+          std::vector<std::string>{pass_role,
+                                   "",  // "jo" may begin an address: the event is held whole
+                                   // Redacted: the text held goes out in an event the guard makes
+                                   // (shaped as the upstream's), the address never sent.
+                                   pass_text("Mail me at [REDACTED:EMAIL] "),
+                                   after,  // nothing held any more: the upstream's event again
+                                   pass_stop, done});
     CHECK(run.all().find("jo") == std::string::npos);
     CHECK(run.all().find("example") == std::string::npos);
 }
 
 TEST_CASE("openai pass-through: without processors no run happens and every event passes") {
-    const std::vector<std::string> upstream = {pass_role, pass_text("Mail me at jo"),
-                                               pass_text("e@example.com "), pass_stop, pass_usage,
-                                               done};
+    const std::vector<std::string> upstream = {
+        pass_role, pass_text("Mail me at jo"), pass_text("e@example.com "), pass_stop, pass_usage,
+        done};
     std::string bytes;
     for (const std::string& e : upstream) bytes += e;
     auto calls = std::make_shared<std::size_t>(0);
