@@ -100,7 +100,7 @@ Value raise_exception_fn(Evaluator&, Args& a) {
 Value strftime_now_fn(Evaluator& ev, Args& a) {
     if (a.positional.empty() || !a.positional[0].is_string())
         throw Failure("TypeError", "strftime_now() argument must be str");
-    std::tm t = ev.settings().now;
+    std::tm t = ev.now();
     const std::string& fmt = a.positional[0].str();
     // strftime gives 0 both for an empty result and for one that does not fit. A format of many
     // long fields (%A%A%A...) is tried again with room for the longest field (%c, a zone name)

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,10 @@ using TemplateLoader = std::function<std::shared_ptr<const Template>(const std::
 
 struct RenderSettings {
     Limits limits;
-    std::tm now{};          // what strftime_now sees
+    std::tm now{};  // what strftime_now sees (unless now_from_clock)
+    // strftime_now sees the local time of its first call in the render instead: a render that
+    // never asks for the time does not read the clock and the time zone.
+    bool now_from_clock = false;
     TemplateLoader loader;  // include/import/extends; null = no other templates
     // The chat-template profile's lists and dicts accept append, update and the other mutators
     // (llama.cpp's engine allows them; transformers' ImmutableSandboxedEnvironment does not).
@@ -79,6 +83,17 @@ class Evaluator {
         return profile_ == Profile::ChatTemplate && !settings_.mutable_containers;
     }
     const RenderSettings& settings() const { return settings_; }
+    // What strftime_now formats: settings().now, or the clock's local time, read once a render.
+    const std::tm& now() {
+        if (!settings_.now_from_clock) return settings_.now;
+        if (!clock_now_) {
+            const std::time_t at = std::time(nullptr);
+            std::tm local{};
+            localtime_r(&at, &local);
+            clock_now_ = local;
+        }
+        return *clock_now_;
+    }
     // Jinja's environment.getattr: attribute (method) first, then item.
     Value getattr(const Value& obj, std::string_view name, const Node* site = nullptr);
     // Jinja's environment.getitem: item first, then attribute.
@@ -270,6 +285,7 @@ class Evaluator {
     std::unique_ptr<Module> make_module(std::shared_ptr<const Template> tpl, bool with_context);
 
     const RenderSettings& settings_;
+    std::optional<std::tm> clock_now_;
     Profile profile_ = Profile::Prompty;
     std::string* out_ = nullptr;
     Frame* frame_ = nullptr;  // null: top level of module_

@@ -53,11 +53,6 @@ bool plain_iso_datetime(std::string_view s, int& Y, int& M, int& D, int& h, int&
 
 std::tm parse_now(const Json& v) {
     std::tm t{};
-    if (v.is_null()) {
-        std::time_t now = std::time(nullptr);
-        localtime_r(&now, &t);
-        return t;
-    }
     if (!v.is_string()) throw ValueError("jinja2 option 'now' must be an ISO datetime string");
     const auto& s = v.get_ref<const std::string&>();
     int Y = 0, M = 0, D = 0, h = 0, m = 0, sec = 0, n = 0;
@@ -115,7 +110,11 @@ class JinjaRenderer final : public Renderer {
                 merged[k == "max_loop_iterations" ? "max_iterations" : k] = v;
             settings.limits = Limits::from_json(merged);
         }
-        settings.now = parse_now(opts.contains("now") ? opts["now"] : Json());
+        if (auto it = opts.find("now"); it != opts.end() && !it->is_null()) {
+            settings.now = parse_now(*it);
+        } else {
+            settings.now_from_clock = true;  // read by the first strftime_now, if any
+        }
         settings.mutable_containers = default_mutable_containers_;
         if (auto it = opts.find("mutable_containers"); it != opts.end())
             settings.mutable_containers = parse_mutable_containers(*it);

@@ -2,6 +2,7 @@
 // spellings read digit by digit and in those left to sscanf, and the compiled-template cache
 // staying right while a small capacity evicts.
 #include <catch2/catch.hpp>
+#include <ctime>
 
 #include "jinja2_support.hpp"
 
@@ -27,6 +28,34 @@ TEST_CASE("jinja2 option now: dates and datetimes, read digit by digit or by ssc
     CHECK(render_now("2024-07-26T09:05").text == "2024-07-26 09:05:00 Fri 208");
     CHECK(render_now("2024-07-26T09:05:07.250Z").text == "2024-07-26 09:05:07 Fri 208");
     CHECK(render_now("2024-7-6").text == "2024-07-06 00:00:00 Sat 188");
+}
+
+TEST_CASE("jinja2 without a now option: strftime_now reads the local clock, once a render") {
+    // The clock is read at the first strftime_now (a render without one never reads it): two
+    // calls in one render give the same second.
+    Json without_now = chat_options();
+    without_now.erase("now");
+    const std::time_t before = std::time(nullptr);
+    Outcome o = render_outcome(*jinja2_renderer(),
+                               "{{ strftime_now('%Y-%m-%d %H:%M:%S') }}|"
+                               "{{ strftime_now('%Y-%m-%d %H:%M:%S') }}",
+                               Json::object(), without_now);
+    const std::time_t after = std::time(nullptr);
+    REQUIRE(o.text.size() == 39);
+    CHECK(o.text.substr(0, 19) == o.text.substr(20));
+    auto local = [](std::time_t at) {
+        std::tm t{};
+        localtime_r(&at, &t);
+        char text[32];
+        std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &t);
+        return std::string(text);
+    };
+    const std::string shown = o.text.substr(0, 19);
+    CHECK((shown >= local(before) && shown <= local(after)));
+    Json options = chat_options();
+    options["now"] = nullptr;  // null is no option: the clock too
+    CHECK(render_outcome(*jinja2_renderer(), "{{ strftime_now('%Y') }}", Json::object(), options)
+              .text == local(std::time(nullptr)).substr(0, 4));
 }
 
 TEST_CASE("jinja2 option now: a format longer than four bytes a byte is not cut to nothing") {
