@@ -50,7 +50,7 @@ TEST_CASE("anthropic pass-through: the client gets the upstream's events, releas
                                                  "",           // 11 after it
                                                  upstream[2],  // 25 after it; 14 after the next
                                                  upstream[3],  // 24 after it; 10 after the next
-                                                 upstream[4] + upstream[5],  // 26 and 16 after
+                                                 upstream[4] + upstream[5],    // 26 and 16 after
                                                  upstream[6] + block_stop(0),  // the block ends
                                                  message_delta, message_stop});
     CHECK(run.all() == bytes);  // byte for byte, the odd spelling included
@@ -62,19 +62,23 @@ TEST_CASE("anthropic pass-through: a redaction takes the rewrite path, then pass
         adapter(), request, redact_and_guard_tools, serve_options(redact_and_guard_tools, 64),
         message_start + text_block + text(0, "Mail me at jo") + text(0, "e@example.com ") + after +
             block_stop(0) + message_delta + message_stop);
-    CHECK(run.pushed == std::vector<std::string>{
-                            message_start, text_block,
-                            "",  // "jo" may begin an address: the event is held whole
-                            text(0, "Mail me at [REDACTED:EMAIL] "),  // made by the guard
-                            after,  // nothing held any more: the upstream's event again
-                            block_stop(0), message_delta, message_stop});
+    CHECK(run.pushed ==
+          std::vector<std::string>{message_start, text_block,
+                                   "",  // "jo" may begin an address: the event is held whole
+                                   text(0, "Mail me at [REDACTED:EMAIL] "),  // made by the guard
+                                   after,  // nothing held any more: the upstream's event again
+                                   block_stop(0), message_delta, message_stop});
     CHECK(run.all().find("jo") == std::string::npos);
 }
 
 TEST_CASE("anthropic pass-through: without processors no run happens and every event passes") {
-    const std::vector<std::string> upstream = {
-        message_start,     text_block,    text(0, "Mail me at jo"), text(0, "e@example.com "),
-        block_stop(0),     message_delta, message_stop};
+    const std::vector<std::string> upstream = {message_start,
+                                               text_block,
+                                               text(0, "Mail me at jo"),
+                                               text(0, "e@example.com "),
+                                               block_stop(0),
+                                               message_delta,
+                                               message_stop};
     std::string bytes;
     for (const std::string& e : upstream) bytes += e;
     auto calls = std::make_shared<std::size_t>(0);
