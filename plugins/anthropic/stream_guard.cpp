@@ -327,9 +327,9 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     void take_plain_delta(const SseEvent& event, Events& out) {
         BlockState& block = blocks_[plain_.index];
         wire::HeldBackText& text = *block.text;
-        // No processor: a final delta goes on at once when the block holds nothing.
-        if (!processors_ && block.events.empty() && text.held().empty() && final_length_ &&
-            final_length_(plain_.text).value_or(0) >= plain_.text.size()) {
+        // No processor: nothing is held for them; a delta goes on at once when the block holds
+        // nothing.
+        if (!processors_ && block.events.empty() && text.held().empty()) {
             out.push_back(event);
             content_sent_ = true;
             return;

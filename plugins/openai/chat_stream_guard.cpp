@@ -304,17 +304,16 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     // the processors say it is final, or the part ends). When a processor changed the text held,
     // or the part holds text that came otherwise, the text goes out as the full path sends it.
     void take_plain_delta(const SseEvent& event, const PlainTextDelta& plain, Events& out) {
-        so_far_.add_text(plain.index, plain.field, plain.text);
         ChoiceState& state = choices_[plain.index];
         TextPart* part = state.text(plain.field);
-        // No processor: nothing is held for them. The delta goes on at once, as it came, when
-        // the part holds nothing and its text is final (serve's final_length: all of it).
-        if (!processors_ && (!part || (part->events.empty() && part->text.held().empty())) &&
-            final_length_ && final_length_(plain.text).value_or(0) >= plain.text.size()) {
+        // No processor: nothing is held for them (nor added up: nothing reads the turn). The
+        // delta goes on at once, as it came, when the part holds nothing.
+        if (!processors_ && (!part || (part->events.empty() && part->text.held().empty()))) {
             out.push_back(event);
             content_sent_ = true;
             return;
         }
+        so_far_.add_text(plain.index, plain.field, plain.text);
         state.text_shape_data.assign(event.data);
         state.text_shape_stale = true;
         if (part) {
@@ -350,14 +349,14 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     void pass_unprocessed(const Scope& scope) {
         for (auto& [index, state] : choices_) {
             if (!scope.whole && scope.choices.count(index) == 0) continue;
-            const ChoiceSoFar& so_far = so_far_.choices().at(index);
             for (TextPart& part : state.texts) {
                 // Without processors the whole part is not the window's: what passed on at once
-                // never joined it.
+                // never joined it (nor the turn added up).
                 if (!scope.whole || !processors_) {
                     part.text.update(part.text.window());
                     continue;
                 }
+                const ChoiceSoFar& so_far = so_far_.choices().at(index);
                 const std::string& whole = part.field == ChatText::content     ? so_far.content
                                            : part.field == ChatText::reasoning ? so_far.reasoning
                                                                                : so_far.refusal;

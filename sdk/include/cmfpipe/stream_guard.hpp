@@ -71,7 +71,8 @@ struct StreamGuardOptions {
     // final, the holdback staying the upper bound of what is held. Empty: the holdback alone.
     FinalLength final_length;
     // False when no llm_output processor is configured (the host has no pipeline): nothing can
-    // stop or change the turn, so the guard skips the runs (and the CMF they read) altogether.
+    // stop or change the turn, so the guard skips the runs (and the CMF they read) altogether,
+    // and holds no text back for them (a tool call is still held until it is complete).
     bool processors = true;
 };
 
