@@ -5,9 +5,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <cstring>
 #include <vector>
@@ -116,10 +116,62 @@ void Session::read_request() {
     configure_request_parser(*parser_, state_.options);
     idle_ = true;
     deadline_.expires_after(state_.options.client_timeout);
-    http::async_read_header(socket_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code error, std::size_t) {
-                                self->on_header(error);
-                            });
+    // Bytes of a pipelined request are parsed from a posted handler: a run of them from one
+    // client, each answered at once, would otherwise nest a call per request on this stack.
+    if (buffer_.size() > 0) {
+        return net::post(socket_.get_executor(),
+                         [self = shared_from_this()] { self->go_on_reading(true); });
+    }
+    receive(true);
+}
+
+bool Session::parse_buffered(bool header_only, beast::error_code& error) {
+    while (!(header_only ? parser_->is_header_done() : parser_->is_done())) {
+        if (buffer_.size() == 0) return false;
+        const std::size_t used = parser_->put(buffer_.data(), error);
+        buffer_.consume(used);
+        if (error == http::error::need_more) {
+            error = {};
+            return false;
+        }
+        if (error) return true;
+        if (used == 0) return false;
+    }
+    return true;
+}
+
+void Session::go_on_reading(bool header_only) {
+    beast::error_code error;
+    if (!parse_buffered(header_only, error)) return receive(header_only);
+    if (header_only) return on_header(error);
+    on_body(error);
+}
+
+void Session::receive(bool header_only) {
+    // As Beast's read does: up to 64 KiB at a time into the connection's buffer. One receive
+    // operation, whose completion parses here; Asio skips its first attempt when the last read
+    // emptied the socket (no recvmsg that would find nothing).
+    const std::size_t size = beast::read_size(buffer_, 65536);
+    if (size == 0) {
+        const beast::error_code overflow = http::error::buffer_overflow;
+        return header_only ? on_header(overflow) : on_body(overflow);
+    }
+    socket_.async_read_some(buffer_.prepare(size), [self = shared_from_this(), header_only](
+                                                       beast::error_code error, std::size_t got) {
+        self->buffer_.commit(got);
+        if (error == net::error::eof) {
+            // The client closed: a message that ends there ends (or breaks off) here, as in
+            // Beast's read; none begun is the end of the connection.
+            if (self->parser_->got_some()) {
+                error = {};
+                self->parser_->put_eof(error);
+            } else {
+                error = http::error::end_of_stream;
+            }
+        }
+        if (error) return header_only ? self->on_header(error) : self->on_body(error);
+        self->go_on_reading(header_only);
+    });
 }
 
 void Session::on_header(beast::error_code error) {
@@ -193,20 +245,10 @@ bool Session::admit_body() {
 }
 
 void Session::read_body() {
-    // An async_read of bytes already here would complete at once, but through a posted handler
-    // (a pass through the scheduler): they are parsed here, as async_read does.
-    beast::error_code error;
-    while (!parser_->is_done() && buffer_.size() > 0) {
-        const std::size_t used = parser_->put(buffer_.data(), error);
-        buffer_.consume(used);
-        if (error == http::error::need_more) error = {};
-        if (error || used == 0) break;
-    }
-    if (error || parser_->is_done()) return on_body(error);
-    http::async_read(socket_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code error, std::size_t) {
-                         self->on_body(error);
-                     });
+    // The body's bytes that came with the header are parsed at once (no operation whose
+    // completion would be posted); whatever is missing is received.
+    parser_->eager(true);
+    go_on_reading(false);
 }
 
 void Session::on_body(beast::error_code error) {

@@ -51,7 +51,15 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     boost::asio::awaitable<void> end() override;
 
   private:
+    // Reads a request straight into buffer_ (no composed read operations): what it holds is
+    // parsed at once, and a receive waits only for what has not come.
     void read_request();
+    // Parses buffer_ until the header (header_only) or the whole request is read: true when it
+    // is, or when the request is malformed (error); false when more bytes are needed.
+    bool parse_buffered(bool header_only, boost::beast::error_code& error);
+    // Parses, then on_header / on_body, or receives more first.
+    void go_on_reading(bool header_only);
+    void receive(bool header_only);
     void on_header(boost::beast::error_code error);
     // The header is read: the request's id, its route, its start (for the metrics).
     void begin_request();

@@ -14,6 +14,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -53,6 +54,50 @@ inline UpstreamFailure protocol_failure(const std::string& upstream, const std::
                            "upstream '" + upstream + "' broke HTTP/1.1 framing: " + what);
 }
 
+// Receives what the upstream has sent into `buffer` (up to 64 KiB, as Beast's read): one receive
+// operation, not Beast's composed read operations around it. At the upstream's close a message
+// that ends there ends (or breaks off: partial_message); none begun is end_of_stream.
+template <class Stream, class Parser>
+boost::asio::awaitable<void> receive_answer_bytes(Stream& stream, boost::beast::flat_buffer& buffer,
+                                                  Parser& parser,
+                                                  boost::system::error_code& error) {
+    namespace net = boost::asio;
+    const std::size_t size = boost::beast::read_size(buffer, 65536);
+    if (size == 0) {
+        error = http::error::buffer_overflow;
+        co_return;
+    }
+    const std::size_t got = co_await stream.async_read_some(
+        buffer.prepare(size), net::redirect_error(net::use_awaitable, error));
+    buffer.commit(got);
+    if (error != net::error::eof) co_return;
+    if (parser.got_some()) {
+        error = {};
+        parser.put_eof(error);
+    } else {
+        error = http::error::end_of_stream;
+    }
+}
+
+// http::async_read_header's loop: what `buffer` holds is parsed at once, more is received only
+// while the parser needs it. system_error as the read's error.
+template <class Stream, class Parser>
+boost::asio::awaitable<void> read_answer_header(Stream& stream, boost::beast::flat_buffer& buffer,
+                                                Parser& parser) {
+    for (;;) {
+        boost::system::error_code error;
+        if (buffer.size() > 0) {
+            buffer.consume(parser.put(buffer.data(), error));
+            if (error == http::error::need_more) error = {};
+            if (error) throw boost::system::system_error(error);
+        }
+        if (parser.is_header_done()) co_return;
+        co_await receive_answer_bytes(stream, buffer, parser, error);
+        if (error) throw boost::system::system_error(error);
+        if (parser.is_header_done()) co_return;  // ended by the close: put_eof said so
+    }
+}
+
 // Writes the request and reads the answer: interim answers dropped, a 101 refused. The body of a
 // streamed answer (the sink wants it) is handed over as it comes, the silence deadline restarted
 // by each whole event; any other body is read whole under the deadline set before the call.
@@ -83,7 +128,7 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
         parser.emplace();
         parser->header_limit(max_answer_header);
         parser->body_limit(max_answer);
-        co_await http::async_read_header(stream, buffer, *parser, net::use_awaitable);
+        co_await read_answer_header(stream, buffer, *parser);
         exchanged.answer_begun = true;
         const unsigned status = parser->get().result_int();
         if (status >= 200) break;
@@ -125,18 +170,17 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
         boost::system::error_code error;
         // Bytes read already (with the header, or past a full piece) are parsed here: a read
         // operation would complete at once, but through a posted handler.
-        bool parsed = false;
-        if (buffer.size() > 0) {
-            const std::size_t used = parser->put(buffer.data(), error);
-            buffer.consume(used);
-            if (error == http::error::need_more) error = {};
-            parsed = used > 0 || error;
-        }
-        // read_some: back with what has come, not once the piece is full (a stream's events are
-        // small and slow).
-        if (!parsed) {
-            co_await http::async_read_some(stream, buffer, *parser,
-                                           net::redirect_error(net::use_awaitable, error));
+        // Then, as Beast's read_some: back with what has come, not once the piece is full (a
+        // stream's events are small and slow).
+        for (;;) {
+            if (buffer.size() > 0) {
+                const std::size_t used = parser->put(buffer.data(), error);
+                buffer.consume(used);
+                if (error == http::error::need_more) error = {};
+                if (used > 0 || error || parser->is_done()) break;
+            }
+            co_await receive_answer_bytes(stream, buffer, *parser, error);
+            if (error || parser->is_done()) break;
         }
         const std::size_t size = room - parser->get().body().size;
         if (!streamed) body.resize(had + size);

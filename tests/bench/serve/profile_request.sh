@@ -125,7 +125,23 @@ stage() {
     $2 ~ /^\(/ && $0 ~ re { gsub(",", "", $1); if ($1 + 0 > best) best = $1 + 0 }
     END { printf "| %s | %d | %.1f%% |\n", label, best / n, best * 100 / total }' <<<"$inclusive"
 }
-stage "router: route, request id, answer (Router::handle; the prompt route's run included)" 'serve::Router::handle\('
+# The proxy's coroutine starts inside Router::handle (and runs there up to its first wait:
+# Proxy::prepare, the upstream write): the router's own cost is Router::handle less the coroutine
+# it runs (the callees awaitable_thread / Proxy::answer of its lines in the calling tree).
+calling="$(callgrind_annotate --auto=no --tree=calling --inclusive=yes --threshold=100 "$profile" 2>/dev/null)"
+router_coroutine="$(awk '
+  /^ *[0-9,]+ .*\*  / { inside = ($0 ~ /serve::Router::handle\(/) ; next }
+  inside && /^ *[0-9,]+ .*>   / && /(awaitable_thread<|serve::Proxy::answer\()/ { gsub(",", "", $1); sum += $1 }
+  END { print sum + 0 }' <<<"$calling")"
+router=$(($(best 'serve::Router::handle\(') - router_coroutine))
+prepare="$(best 'serve::Proxy::prepare\(')"
+finish="$(best 'serve::Proxy::finish\(')"
+service="$(best 'host::Service::run(_within)?\(')"
+row() {  # row LABEL COUNT
+  awk -v label="$1" -v c="$2" -v total="$total" -v n="$requests" 'BEGIN {
+    printf "| %s | %d | %.1f%% |\n", label, c / n, c * 100 / total }'
+}
+row "router's own work: route, request id, answer's hand-back (Router::handle less the coroutine it starts)" "$router"
 stage "client body -> upstream body (Proxy::prepare)" 'serve::Proxy::prepare\('
 stage "  JSON parse, all (json_text::parse: the body; from_wire's parse of the answer)" 'cmfpipe::json_text::parse\('
 stage "  JSON to CMF (adapter request_messages)" 'GuardedAdapter::request_messages\('
@@ -137,10 +153,11 @@ stage "upstream answer -> client answer (Proxy::finish)" 'serve::Proxy::finish\(
 stage "  answer parse (try_parse_json)" 'cmfpipe::try_parse_json\('
 stage "  adapter from_wire (its parse included)" 'GuardedAdapter::from_wire\('
 stage "  answer CMF back (with_response_messages)" 'GuardedAdapter::with_response_messages\('
-stage "  prompt route: render, processors, adapter (Service::run)" 'host::Service::run(_within)?\('
-stage "epoll (socket readiness)" 'epoll_reactor::run\('
-stage "malloc (all callers)" 'malloc\.c:malloc '
-stage "free (all callers)" 'malloc\.c:free '
-rest=$((total - $(best 'serve::Router::handle\(') - $(best 'serve::Proxy::prepare\(') - $(best 'serve::Proxy::finish\(')))
-awk -v rest="$rest" -v total="$total" -v n="$requests" 'BEGIN {
-  printf "| the rest: HTTP read and write (Beast), the upstream client, pool hops, coroutines | %d | %.1f%% |\n", rest / n, rest * 100 / total }'
+row "prompt route: render, processors, adapter (Service::run)" "$service"
+rest=$((total - router - prepare - finish - service))
+row "the rest: HTTP read and write (Beast), the upstream client, pool hops, coroutines" "$rest"
+row "(the four rows above add up to the total)" "$((router + prepare + finish + service + rest))"
+row "plumbing: total - Proxy::prepare - Proxy::finish - Service::run" "$((total - prepare - finish - service))"
+stage "  of all: epoll (socket readiness)" 'epoll_reactor::run\('
+stage "  of all: malloc (all callers)" 'malloc\.c:malloc '
+stage "  of all: free (all callers)" 'malloc\.c:free '
