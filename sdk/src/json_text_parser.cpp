@@ -10,6 +10,7 @@
 
 #include "json_text_errors.hpp"
 
+#include "cmfpipe/json_string_bytes.hpp"
 #include "cmfpipe/utf8.hpp"
 
 #include <algorithm>
@@ -25,32 +26,11 @@
 #include <unordered_map>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace cmfpipe::json_text {
 namespace {
 
 constexpr bool is_json_digit(char c) {
     return c >= '0' && c <= '9';
-}
-
-// The bytes a string holds as they are: not '"', '\\', a control character or a non-ASCII byte.
-constexpr std::array<bool, 256> plain_string_bytes = [] {
-    std::array<bool, 256> plain{};
-    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
-    return plain;
-}();
-
-// A mask with the high bit of each of the 8 bytes of `v` that is '"', '\\', < 0x20 or >= 0x80;
-// the lowest such bit is exact (a false one only ever follows a true one).
-inline std::uint64_t special_string_bytes(std::uint64_t v) {
-    constexpr std::uint64_t ones = 0x0101010101010101ULL;
-    constexpr std::uint64_t highs = 0x8080808080808080ULL;
-    const auto zero_bytes = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
-    return zero_bytes(v ^ (ones * '"')) | zero_bytes(v ^ (ones * '\\')) |
-           ((v - ones * 0x20) & ~v & highs) | (v & highs);
 }
 
 // A number's value as nlohmann gives it: the decimal integers that fit 64 bits exactly (>= 0
@@ -175,36 +155,8 @@ const char* TextParser::scan_string(const char* p, std::string& out, bool& escap
     const char* run = p;  // the characters not yet copied to `out` (once escaped)
     escaped = false;
     for (;;) {
-#if defined(__SSE2__)
-        // 16 bytes at a time: as signed bytes, the control characters and the bytes >= 0x80
-        // are exactly those below 0x20.
-        while (end_ - p >= 16) {
-            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-            const __m128i special =
-                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
-                                          _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'))),
-                             _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)));
-            const int mask = _mm_movemask_epi8(special);
-            if (mask != 0) {
-                p += __builtin_ctz(static_cast<unsigned>(mask));
-                goto special_byte;
-            }
-            p += 16;
-        }
-#endif
-        while (end_ - p >= 8) {
-            std::uint64_t bytes;
-            std::memcpy(&bytes, p, 8);
-            const std::uint64_t special = special_string_bytes(bytes);
-            if (special != 0) {
-                p += __builtin_ctzll(special) >> 3;
-                goto special_byte;
-            }
-            p += 8;
-        }
-        while (p < end_ && plain_string_bytes[static_cast<unsigned char>(*p)]) ++p;
+        p = json_string_plain_end(p, end_);
         if (p == end_) return token_error(TokenError::missing_quote, end_);
-    special_byte:
         const auto c = static_cast<unsigned char>(*p);
         if (c == '"') {
             if (escaped) out.append(run, p);

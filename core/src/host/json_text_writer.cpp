@@ -8,6 +8,7 @@
 #include <nlohmann/detail/output/output_adapters.hpp>
 #include <nlohmann/detail/output/serializer.hpp>
 
+#include "cmfpipe/json_string_bytes.hpp"
 #include "cmfpipe/utf8.hpp"
 
 namespace cmfpipe::host {
@@ -47,38 +48,12 @@ void JsonTextWriter::delegate(const Json& value, unsigned indent) {
     check();
 }
 
-namespace {
-
-// A byte a JSON string cannot hold as it is: a control character, '"', '\\', or (to be checked
-// as UTF-8) any byte of a multi-byte sequence.
-bool needs_a_look(unsigned char c) {
-    return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
-}
-
-// Eight bytes at a time while none needs a look (SWAR: a byte's top bit set by each test).
-const char* skip_plain(const char* p, const char* end) {
-    constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
-    for (; end - p >= 8; p += 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, sizeof w);
-        const std::uint64_t flagged = (w & highs) |                       // >= 0x80
-                                      ((w - ones * 0x20) & ~w & highs) |  // < 0x20
-                                      has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'));
-        if (flagged) break;
-    }
-    while (p != end && !needs_a_look(static_cast<unsigned char>(*p))) ++p;
-    return p;
-}
-
-}  // namespace
-
 void JsonTextWriter::string(const std::string& text) {
     // The escaped text is at least as long as the text: over the bound before it is written.
     bound_.check(text_.size() + text.size() + 2, "as it was written");
     const char* const end = text.data() + text.size();
     const char* first = text.data();
-    first = skip_plain(first, end);
+    first = json_string_plain_end(first, end);
     if (first == end) {  // plain text (the common case): copied whole
         text_.push_back('"');
         text_.append(text);

@@ -4,12 +4,9 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "cmfpipe/json_string_bytes.hpp"
 
 namespace cmfpipe::serve {
 namespace {
@@ -27,48 +24,21 @@ constexpr std::array<std::uint8_t, 256> json_keys_bytes = [] {
 }();
 
 // The offset of the quote that closes the string whose text starts at `begin` (or npos), and
-// whether the string holds a backslash: 16 (SSE2) or 8 bytes at a time up to a quote or a
-// backslash.
+// whether the string holds a backslash.
 std::size_t json_keys_closing_quote(std::string_view json, std::size_t begin, bool& escaped) {
-    constexpr std::uint64_t ones = 0x0101010101010101ULL;
-    constexpr std::uint64_t highs = 0x8080808080808080ULL;
-    const auto zero_bytes = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
     const char* const start = json.data();
-    const char* p = start + begin;
     const char* const end = start + json.size();
+    const char* p = start + begin;
     for (;;) {
-#if defined(__SSE2__)
-        while (end - p >= 16) {
-            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-            const int mask =
-                _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
-                                               _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'))));
-            if (mask != 0) {
-                p += __builtin_ctz(static_cast<unsigned>(mask));
-                goto found;
-            }
-            p += 16;
-        }
-#endif
-        while (end - p >= 8) {
-            std::uint64_t bytes;
-            std::memcpy(&bytes, p, 8);
-            const std::uint64_t special =
-                zero_bytes(bytes ^ (ones * '"')) | zero_bytes(bytes ^ (ones * '\\'));
-            if (special != 0) {
-                p += __builtin_ctzll(special) >> 3;  // the lowest one is exact
-                break;
-            }
-            p += 8;
-        }
-        while (p < end && *p != '"' && *p != '\\') ++p;
-#if defined(__SSE2__)
-    found:
-#endif
+        p = json_string_plain_end<false>(p, end);
         if (p >= end) return std::string_view::npos;
         if (*p == '"') return static_cast<std::size_t>(p - start);
-        escaped = true;
-        p += 2;  // the backslash and the character it escapes
+        if (*p == '\\') {
+            escaped = true;
+            p += 2;  // the backslash and the character it escapes
+        } else {
+            ++p;  // a control character: not the check's business (the parse refuses it)
+        }
     }
 }
 

@@ -1,9 +1,8 @@
 #include "cmfpipe/wire/json_scan.hpp"
 
-#include <array>
 #include <cstdint>
-#include <cstring>
 
+#include "cmfpipe/json_string_bytes.hpp"
 #include "cmfpipe/utf8.hpp"
 
 namespace cmfpipe::wire {
@@ -20,36 +19,18 @@ bool digit(char c) {
     return c >= '0' && c <= '9';
 }
 
-// The bytes that end a run of a string's plain bytes: its quote, an escape, a control byte.
-constexpr std::array<bool, 256> string_stops = [] {
-    std::array<bool, 256> stops{};
-    for (int c = 0; c < 0x20; ++c) stops[c] = true;
-    stops['"'] = stops['\\'] = true;
-    return stops;
-}();
-
-// From `at`, past the plain bytes of a string; `high` gathers their bits (0x80: not ASCII).
-// Eight bytes a step while none of them ends the run (the byte loop finds which one does).
+// From `at`, past the plain bytes of a string (up to its quote, an escape or a control byte);
+// `high` gets 0x80 when some of them are not ASCII (their UTF-8 is checked then).
 std::size_t plain_run(std::string_view text, std::size_t at, unsigned& high) {
-    constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    auto any_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
-    const char* p = text.data();
-    const std::size_t size = text.size();
-    std::uint64_t words = 0;
-    while (at + 8 <= size) {
-        std::uint64_t w;
-        std::memcpy(&w, p + at, 8);
-        if (any_zero(w ^ (ones * '"')) | any_zero(w ^ (ones * '\\')) |
-            ((w - ones * 0x20) & ~w & highs))
-            break;
-        words |= w;
-        at += 8;
+    const char* p = text.data() + at;
+    const char* const end = text.data() + text.size();
+    for (;;) {
+        p = json_string_plain_end(p, end);
+        if (p == end || static_cast<unsigned char>(*p) < 0x80) break;
+        high = 0x80;
+        while (p != end && static_cast<unsigned char>(*p) >= 0x80) ++p;
     }
-    unsigned bits = (words & highs) ? 0x80 : 0;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(p);
-    while (at < size && !string_stops[bytes[at]]) bits |= bytes[at++];
-    high |= bits;
-    return at;
+    return static_cast<std::size_t>(p - text.data());
 }
 
 }  // namespace
