@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "forwarded_headers.hpp"
+#include "message_head.hpp"
 #include "request_framing.hpp"
 #include "server_state.hpp"
 
@@ -416,14 +417,29 @@ void Session::answer(Response response) {
     // Written now as far as the socket takes it (it is non-blocking: would_block, never a wait):
     // most answers fit whole, with no I/O operation whose completion would be posted. The rest
     // is written as the client reads.
-    serializer_.emplace(response_);
+    auto written = [self = shared_from_this()](beast::error_code error, std::size_t) {
+        self->on_written(error, self->response_.keep_alive());
+    };
     beast::error_code error;
-    http::write(socket_, *serializer_, error);
-    if (error != net::error::would_block) return on_written(error, response_.keep_alive());
-    http::async_write(socket_, *serializer_,
-                      [self = shared_from_this()](beast::error_code error, std::size_t) {
-                          self->on_written(error, self->response_.keep_alive());
-                      });
+    if (response_.chunked()) {  // never made here (prepare_payload): Beast's serializer would
+        serializer_.emplace(response_);
+        http::write(socket_, *serializer_, error);
+        if (error != net::error::would_block) return on_written(error, response_.keep_alive());
+        return http::async_write(socket_, *serializer_, std::move(written));
+    }
+    // The head made into a reused string and sent with the body in one sendmsg.
+    head_.clear();
+    append_message_head(head_, response_.base());
+    const std::array<net::const_buffer, 2> pieces{net::buffer(head_),
+                                                  net::buffer(response_.body())};
+    std::size_t sent = socket_.send(pieces, 0, error);
+    if (error == net::error::would_block) {
+        error = {};
+        sent = 0;
+    }
+    if (error || sent == head_.size() + response_.body().size())
+        return on_written(error, response_.keep_alive());
+    net::async_write(socket_, unsent_pieces(pieces, sent), std::move(written));
 }
 
 void Session::on_written(beast::error_code error, bool keep_alive) {

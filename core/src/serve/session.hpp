@@ -112,6 +112,7 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     MemoryBudget::Share held_;
     std::optional<std::chrono::steady_clock::time_point> answer_since_;  // its write began
     Response response_;  // alive while it is written
+    std::string head_;   // response_'s head, as sent (its capacity kept for the next answer)
     ServerState& state_;
     bool loopback_peer_ = false;  // the client is on this machine
     std::string request_id_;

@@ -13,6 +13,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/buffer_body.hpp>
@@ -25,6 +26,7 @@
 #include <string>
 #include <type_traits>
 
+#include "message_head.hpp"
 #include "upstream.hpp"
 
 namespace cmfpipe::serve {
@@ -54,47 +56,25 @@ inline UpstreamFailure protocol_failure(const std::string& upstream, const std::
                            "upstream '" + upstream + "' broke HTTP/1.1 framing: " + what);
 }
 
-// Receives what the upstream has sent into `buffer` (up to 64 KiB, as Beast's read): one receive
-// operation, not Beast's composed read operations around it. At the upstream's close a message
-// that ends there ends (or breaks off: partial_message); none begun is end_of_stream.
-template <class Stream, class Parser>
-boost::asio::awaitable<void> receive_answer_bytes(Stream& stream, boost::beast::flat_buffer& buffer,
-                                                  Parser& parser,
-                                                  boost::system::error_code& error) {
-    namespace net = boost::asio;
+// How much one receive asks for, as Beast's read: up to 64 KiB into `buffer`.
+inline boost::asio::mutable_buffer answer_space(boost::beast::flat_buffer& buffer) {
     const std::size_t size = boost::beast::read_size(buffer, 65536);
-    if (size == 0) {
-        error = http::error::buffer_overflow;
-        co_return;
-    }
-    const std::size_t got = co_await stream.async_read_some(
-        buffer.prepare(size), net::redirect_error(net::use_awaitable, error));
+    if (size == 0) throw boost::system::system_error(http::error::buffer_overflow);
+    return buffer.prepare(size);
+}
+
+// After a receive of `got` bytes: at the upstream's close a message that ends there ends (or
+// breaks off: partial_message), as in Beast's read; none begun is end_of_stream.
+template <class Parser>
+void answer_received(boost::beast::flat_buffer& buffer, std::size_t got, Parser& parser,
+                     boost::system::error_code& error) {
     buffer.commit(got);
-    if (error != net::error::eof) co_return;
+    if (error != boost::asio::error::eof) return;
     if (parser.got_some()) {
         error = {};
         parser.put_eof(error);
     } else {
         error = http::error::end_of_stream;
-    }
-}
-
-// http::async_read_header's loop: what `buffer` holds is parsed at once, more is received only
-// while the parser needs it. system_error as the read's error.
-template <class Stream, class Parser>
-boost::asio::awaitable<void> read_answer_header(Stream& stream, boost::beast::flat_buffer& buffer,
-                                                Parser& parser) {
-    for (;;) {
-        boost::system::error_code error;
-        if (buffer.size() > 0) {
-            buffer.consume(parser.put(buffer.data(), error));
-            if (error == http::error::need_more) error = {};
-            if (error) throw boost::system::system_error(error);
-        }
-        if (parser.is_header_done()) co_return;
-        co_await receive_answer_bytes(stream, buffer, parser, error);
-        if (error) throw boost::system::system_error(error);
-        if (parser.is_header_done()) co_return;  // ended by the close: put_eof said so
     }
 }
 
@@ -112,13 +92,25 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
         // A non-blocking socket (Upstream::connect): header and body go in one send now, and only
         // what the socket cannot take waits for an I/O operation (whose completion would be
         // posted, a pass through the scheduler).
-        http::request_serializer<http::string_body> serializer{request};
+        // The head made by hand (message_head.hpp), not by Beast's serializer: its layers of
+        // buffer views cost more than the rest of the write.
         boost::system::error_code error;
-        http::write(stream, serializer, error);
-        if (error == net::error::would_block) {
-            co_await http::async_write(stream, serializer, net::use_awaitable);
-        } else if (error) {
-            throw boost::system::system_error(error);
+        if (request.chunked()) {  // never made here (prepare_payload): Beast's serializer would
+            co_await http::async_write(stream, request, net::use_awaitable);
+        } else {
+            std::string head;
+            head.reserve(512);
+            append_message_head(head, request.base());
+            const std::array<net::const_buffer, 2> pieces{net::buffer(head),
+                                                          net::buffer(request.body())};
+            std::size_t sent = stream.send(pieces, 0, error);
+            if (error == net::error::would_block) {
+                error = {};
+                sent = 0;
+            }
+            if (error) throw boost::system::system_error(error);
+            if (sent < head.size() + request.body().size())
+                co_await net::async_write(stream, unsent_pieces(pieces, sent), net::use_awaitable);
         }
     } else {
         co_await http::async_write(stream, request, net::use_awaitable);
@@ -128,7 +120,22 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
         parser.emplace();
         parser->header_limit(max_answer_header);
         parser->body_limit(max_answer);
-        co_await read_answer_header(stream, buffer, *parser);
+        // http::async_read_header's loop, with one receive operation (no composed operations
+        // around it): what `buffer` holds is parsed at once, more received only while needed.
+        for (;;) {
+            boost::system::error_code error;
+            if (buffer.size() > 0) {
+                buffer.consume(parser->put(buffer.data(), error));
+                if (error == http::error::need_more) error = {};
+                if (error) throw boost::system::system_error(error);
+            }
+            if (parser->is_header_done()) break;
+            const std::size_t got = co_await stream.async_read_some(
+                answer_space(buffer), net::redirect_error(net::use_awaitable, error));
+            answer_received(buffer, got, *parser, error);
+            if (error) throw boost::system::system_error(error);
+            if (parser->is_header_done()) break;  // ended by the close (put_eof)
+        }
         exchanged.answer_begun = true;
         const unsigned status = parser->get().result_int();
         if (status >= 200) break;
@@ -179,7 +186,9 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
                 if (error == http::error::need_more) error = {};
                 if (used > 0 || error || parser->is_done()) break;
             }
-            co_await receive_answer_bytes(stream, buffer, *parser, error);
+            const std::size_t got = co_await stream.async_read_some(
+                answer_space(buffer), net::redirect_error(net::use_awaitable, error));
+            answer_received(buffer, got, *parser, error);
             if (error || parser->is_done()) break;
         }
         const std::size_t size = room - parser->get().body().size;
