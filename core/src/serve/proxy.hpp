@@ -24,6 +24,7 @@
 #include "cmfpipe/core/host/async.hpp"
 #include "cmfpipe/stream_guard.hpp"
 #include "http_answer.hpp"
+#include "local_work.hpp"
 #include "metrics.hpp"
 #include "upstream.hpp"
 
@@ -111,14 +112,6 @@ class Proxy {
                                                   std::shared_ptr<const host::Service> service,
                                                   Upstream& upstream, Response upstream_answer,
                                                   std::string request_id);
-
-    // A body this small is read, checked and passed on on the I/O thread (and a streamed batch of
-    // events this small guarded there): the work costs less than the hop to the pool and back (a
-    // post, a pool thread woken, a post back, the I/O thread woken: ~13k instructions and two
-    // context switches). A larger one goes to the pool, so that it never holds up the other
-    // connections of this I/O thread: at ~200 instructions a byte a 2 KiB body is ~0.4M
-    // instructions, ~0.1 ms (docs/serve.md, "Where a proxied request's CPU goes").
-    static constexpr std::size_t inline_work_bytes = 2048;
 
     std::shared_ptr<host::Host> host_;
     std::map<std::string, std::unique_ptr<Upstream>> upstreams_;

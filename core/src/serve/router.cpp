@@ -55,6 +55,18 @@ bool is_method(const Request& request, http::verb verb) {
     return request.method() == verb;
 }
 
+// Routes whose work cmfpipe runs itself (not a proxy's): their place in Router::local_costs_.
+std::size_t local_route_index(Metrics::Route route) {
+    switch (route) {
+        case Metrics::Route::prompts:
+            return 0;
+        case Metrics::Route::process:
+            return 1;
+        default:
+            return 2;  // parse_output
+    }
+}
+
 Response method_not_allowed(std::string_view allowed) {
     Response answer =
         error_answer(http::status::method_not_allowed, "UsageError", "method_not_allowed",
@@ -300,24 +312,38 @@ void Router::handle(Request request, const std::string& request_id, bool unready
             break;
     }
     if (!is_method(request, http::verb::post)) return done(method_not_allowed("POST"));
-    // The rest runs on the pool. The request and the target move there with the work.
+    const std::size_t request_body_bytes = request.body().size();
+    // The rest is run here: on the I/O thread when the body is small and the route's runs have
+    // been cheap (the pool's hop would cost as much as the run), on the pool otherwise. The
+    // request and the target move there with the work.
+    MeasuredCost& cost = local_costs_[local_route_index(route)];
+    auto work = [this, route, loaded = std::move(loaded), request = std::move(request),
+                 target = std::move(target), request_id, answer_bound, cost = &cost] {
+        const MeasuredCost::Timer timer(*cost);
+        switch (route) {
+            case Route::prompts:
+                return run_prompt(*loaded, request, target, request_id, answer_bound);
+            case Route::process:
+                return process(*loaded->served.service, request, target, request_id);
+            default:
+                return parse_output(*loaded->served.service, request, target);
+        }
+    };
+    if (request_body_bytes <= inline_work_bytes && cost.cheap()) {
+        Response answer;
+        try {
+            answer = work();
+        } catch (...) {
+            answer = error_answer(std::current_exception());
+        }
+        return done(std::move(answer));
+    }
     work_started();
-    host_->async_call(
-        [this, route, loaded = std::move(loaded), request = std::move(request),
-         target = std::move(target), request_id, answer_bound] {
-            switch (route) {
-                case Route::prompts:
-                    return run_prompt(*loaded, request, target, request_id, answer_bound);
-                case Route::process:
-                    return process(*loaded->served.service, request, target, request_id);
-                default:
-                    return parse_output(*loaded->served.service, request, target);
-            }
-        },
-        [this, done = std::move(done)](std::exception_ptr error, Response answer) {
-            done(error ? error_answer(error) : std::move(answer));
-            work_finished();
-        });
+    host_->async_call(std::move(work),
+                      [this, done = std::move(done)](std::exception_ptr error, Response answer) {
+                          done(error ? error_answer(error) : std::move(answer));
+                          work_finished();
+                      });
 }
 
 bool Router::idle() const {

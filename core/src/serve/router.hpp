@@ -2,6 +2,7 @@
 // What each route of `cmfpipe serve` answers (docs/serve.md). The CPU-bound part of a request (the
 // body's JSON, render, parse, processors, adapters) runs on the Host's pool; `done` gets the
 // answer there, exactly once: nothing when the answer was streamed to the client already.
+#include <array>
 #include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "cmfpipe/core/serve/server.hpp"
 #include "cmfpipe/core/tracing.hpp"
 #include "http_answer.hpp"
+#include "local_work.hpp"
 #include "metrics.hpp"
 #include "proxy.hpp"
 
@@ -123,6 +125,9 @@ class Router {
     mutable std::mutex idle_mutex_;
     mutable std::condition_variable idle_;
     std::atomic<std::size_t> on_pool_{0};  // requests whose work is on the pool or a coroutine
+    // What the runs of the routes served here (prompts, process, parse-output) have cost: a
+    // small body of a route whose runs are cheap runs on the I/O thread, without the pool's hop.
+    std::array<MeasuredCost, 3> local_costs_;
 };
 
 }  // namespace cmfpipe::serve

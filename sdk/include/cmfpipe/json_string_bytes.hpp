@@ -49,9 +49,8 @@ inline const char* json_string_plain_end(const char* p, const char* end) noexcep
         // As signed bytes, the control characters and the bytes >= 0x80 are those below 0x20;
         // as unsigned, the control characters are those that min(byte, 0x1f) leaves as they are.
         const __m128i control =
-            stop_at_non_ascii
-                ? _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20))
-                : _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+            stop_at_non_ascii ? _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20))
+                              : _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
         const __m128i enders =
             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
                                       _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'))),
