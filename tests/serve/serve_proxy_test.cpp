@@ -300,3 +300,22 @@ TEST_CASE("proxy: every recorded chat completion of the Prompty process vectors 
     }
     CHECK(passed == 8);
 }
+
+TEST_CASE("proxy: a 6 MB request and its 6 MB answer go whole both ways - each sent in pieces") {
+    // Over what a loopback socket takes at once: the upstream request's and the client answer's
+    // one send is partial, the rest written as the peer reads.
+    Upstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
+    REQUIRE(server.running());
+    std::string text(6 << 20, 'a');
+    for (std::size_t i = 0; i < text.size(); i += 4099) text[i] = static_cast<char>('b' + i % 23);
+    const Json request = {{"model", "gpt-test"},
+                          {"messages", {{{"role", "user"}, {"content", text}}}}};
+    HttpConnection client(server.port());
+    auto answer = client.request("POST", "/v1/chat/completions", request.dump());
+    REQUIRE(answer.status == 200);
+    CHECK(json_of(answer)["choices"][0]["message"]["content"] == "echo: " + text);
+    const auto received = upstream.received();
+    REQUIRE(received.size() == 1);
+    CHECK(received[0]["body"].get<std::string>() == request.dump());
+}
