@@ -328,7 +328,7 @@ printf '(c) resident memory after %s requests %s kB, after %s requests %s kB: gr
 # --- summary --------------------------------------------------------------------------------------
 ms() { awk -v v="$1" 'BEGIN {printf "%.2f", v}'; }
 echo
-echo "summary: serve_bench.sh ${peer:+--peer $peer }$seconds, $(date -u +%Y-%m-%d), $(nproc) cores shared by wrk and the servers, $(wrk --version 2>&1 | head -1 | awk '{print "wrk", $2}')${peer:+, node $(node --version)}"
+echo "summary: serve_bench.sh ${peer:+--peer $peer }${nginx_peer:+--peer nginx }$seconds, $(date -u +%Y-%m-%d), $(nproc) cores shared by wrk and the servers, $(wrk --version 2>&1 | head -1 | awk '{print "wrk", $2}')${peer:+, node $(node --version)}"
 echo
 echo "| serve_bench | figure |"
 echo "|---|---|"
