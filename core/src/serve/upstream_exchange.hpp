@@ -56,9 +56,15 @@ inline UpstreamFailure protocol_failure(const std::string& upstream, const std::
                            "upstream '" + upstream + "' broke HTTP/1.1 framing: " + what);
 }
 
-// How much one receive asks for, as Beast's read: up to 64 KiB into `buffer`.
-inline boost::asio::mutable_buffer answer_space(boost::beast::flat_buffer& buffer) {
-    const std::size_t size = boost::beast::read_size(buffer, 65536);
+// How much one receive asks for: as Beast's read (what the buffer has room for, at least 512
+// bytes, up to 64 KiB), or `at_least` when more is known to come. Beast's natural size stays near
+// the buffer's first capacity, so a body read by it takes a receive (and a streamed one a write to
+// the client) every few hundred bytes.
+inline boost::asio::mutable_buffer answer_space(boost::beast::flat_buffer& buffer,
+                                                std::size_t at_least = 0) {
+    const std::size_t room = buffer.max_size() - buffer.size();
+    const std::size_t size =
+        std::min(std::max(boost::beast::read_size(buffer, 65536), at_least), room);
     if (size == 0) throw boost::system::system_error(http::error::buffer_overflow);
     return buffer.prepare(size);
 }
@@ -160,6 +166,10 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
     } else if (const auto length = parser->content_length(); length && *length <= max_answer) {
         body.reserve(static_cast<std::size_t>(*length));
     }
+    // A streamed body's receives take what a piece holds; another's what is left of its length.
+    std::size_t body_read_size = streamed ? piece_size : 0;
+    if (const auto left = parser->content_length_remaining(); !streamed && left)
+        body_read_size = static_cast<std::size_t>(std::min<std::uint64_t>(*left, 65536));
     Clock::time_point last_event = Clock::now();
     while (!parser->is_done()) {
         std::size_t room = piece_size;
@@ -186,8 +196,9 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
                 if (error == http::error::need_more) error = {};
                 if (used > 0 || error || parser->is_done()) break;
             }
-            const std::size_t got = co_await stream.async_read_some(
-                answer_space(buffer), net::redirect_error(net::use_awaitable, error));
+            const std::size_t got =
+                co_await stream.async_read_some(answer_space(buffer, body_read_size),
+                                                net::redirect_error(net::use_awaitable, error));
             answer_received(buffer, got, *parser, error);
             if (error || parser->is_done()) break;
         }
@@ -205,6 +216,8 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
     }
     // The parser's keep_alive: false for a body that ended with the connection, too.
     exchanged.reusable = parser->keep_alive();
+    // A pooled connection does not keep a stream's receive space while it waits.
+    if (streamed && buffer.size() == 0) buffer.shrink_to_fit();
     co_return answer;
 }
 

@@ -6,7 +6,7 @@
 # do not depend on the machine's load, unlike times.
 # usage: tests/bench/serve/profile_request.sh [--route chat|prompt|stream | --peer nginx] [REQUESTS] [-- SERVE-OPTIONS...]
 #   REQUESTS measured (default 2000, after 200 warm-up; stream: a streamed answer of 100 deltas
-#   each); SERVE-OPTIONS go to `cmfpipe serve`
+#   each, DELTAS=N for another length); SERVE-OPTIONS go to `cmfpipe serve`
 #   (e.g. --no-pipeline). env: CMFPIPE_BUILD_DIR (default build/); KEEP=DIR keeps the profile
 #   there (callgrind_annotate --inclusive=yes DIR/cg.out); ANNOTATE=DIR/cg.out REQUESTS prints the
 #   tables of a kept profile again without running anything. --peer nginx profiles nginx instead
@@ -59,11 +59,11 @@ else
       path=/v1/chat/completions
       body='{"model": "bench", "messages": [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "What is the capital of France? Answer in one word please."}]}'
       ;;
-    stream)  # a streamed answer of 100 deltas of 200 characters a request
+    stream)  # a streamed answer of DELTAS (100) deltas of 200 characters a request
       start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
       serve+=(--upstream "openai=http://127.0.0.1:$(port_of upstream)/v1")
       path=/v1/chat/completions
-      body='{"model": "deltas-100", "stream": true, "messages": [{"role": "user", "content": "go"}]}'
+      body='{"model": "deltas-'"${DELTAS:-100}"'", "stream": true, "messages": [{"role": "user", "content": "go"}]}'
       ;;
     nginx)
       start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
