@@ -1,6 +1,9 @@
 #include "cmfpipe/wire/sse.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/limits.hpp"
@@ -31,60 +34,103 @@ bool looks_like_sse(std::string_view text) {
            head.starts_with(":");
 }
 
+namespace {
+
+// The bytes append_text writes for one "data:" line and its "\n", and for the "event:" line.
+constexpr std::size_t data_line_frame = 7;   // "data: " "\n"
+constexpr std::size_t event_line_frame = 8;  // "event: " "\n"
+
+// Whether `text` starts with `field` and its colon (`field` written with the colon).
+template <std::size_t N>
+bool starts_with_field(std::string_view text, const char (&field)[N]) {
+    return text.size() >= N - 1 && std::memcmp(text.data(), field, N - 1) == 0;
+}
+
+const char* find_newline(const char* at, const char* end) {
+    return at == end ? nullptr
+                     : static_cast<const char*>(
+                           std::memchr(at, '\n', static_cast<std::size_t>(end - at)));
+}
+
+}  // namespace
+
 std::string SseEvent::text() const {
     std::string out;
-    out.reserve(event.size() + data.size() + 16);
     append_text(out);
     return out;
 }
 
 void SseEvent::append_text(std::string& out) const {
-    if (!event.empty()) out.append("event: ").append(event).append("\n");
-    std::size_t pos = 0;
+    // One growth for the whole event (a data line of its own for each "\n" of the data may
+    // need one more), doubling as it goes: a batch of events appended one by one grows `out`
+    // a few times, not once an event.
+    const std::size_t size =
+        (event.empty() ? 0 : event.size() + event_line_frame) + data.size() + data_line_frame + 1;
+    if (out.capacity() - out.size() < size)
+        out.reserve(std::max(out.size() + size, 2 * out.capacity()));
+    if (!event.empty()) out.append("event: ", 7).append(event).push_back('\n');
+    const char* at = data.data();
+    const char* const end = at + data.size();
     for (;;) {  // a "\n" inside the data starts another data line
-        const std::size_t end = data.find('\n', pos);
-        out.append("data: ").append(data, pos, end - pos).append("\n");
-        if (end == std::string::npos) break;
-        pos = end + 1;
+        const char* newline = find_newline(at, end);
+        const char* line_end = newline ? newline : end;
+        out.append("data: ", 6).append(at, static_cast<std::size_t>(line_end - at));
+        if (!newline) break;
+        out.push_back('\n');
+        at = newline + 1;
     }
-    out.append("\n");
+    out.append("\n\n", 2);
 }
 
 SseReader::SseReader(std::string source, std::size_t max_event_bytes)
     : source_(std::move(source)), max_event_bytes_(max_event_bytes) {}
 
-void SseReader::feed(std::string_view bytes, std::vector<SseEvent>& out) {
-    while (!bytes.empty()) {
-        const std::size_t end = bytes.find('\n');
-        if (end == std::string_view::npos) {
-            partial_line_.append(bytes);
-            break;
-        }
-        if (partial_line_.empty()) {
-            line(bytes.substr(0, end), out);
-        } else {
-            partial_line_.append(bytes.substr(0, end));
-            line(partial_line_, out);
-            partial_line_.clear();
-        }
-        bytes.remove_prefix(end + 1);
-    }
-    if (partial_line_.size() + current_.data.size() > max_event_bytes_) {
-        throw LimitExceeded(source_ + ": an event larger than " + std::to_string(max_event_bytes_) +
-                            " bytes");
-    }
+void SseReader::too_large() const {
+    throw LimitExceeded(source_ + ": an event larger than " + std::to_string(max_event_bytes_) +
+                        " bytes");
 }
 
-void SseReader::line(std::string_view text, std::vector<SseEvent>& out) {
+template <class Emit>
+void SseReader::scan(std::string_view bytes, Emit& emit) {
+    const char* at = bytes.data();
+    const char* const end = at + bytes.size();
+    if (!partial_line_.empty()) {  // the line the last piece ended inside of
+        const char* newline = find_newline(at, end);
+        if (newline) {
+            partial_line_.append(at, static_cast<std::size_t>(newline - at));
+            line(partial_line_, emit);
+            partial_line_.clear();
+            at = newline + 1;
+        } else {
+            partial_line_.append(at, static_cast<std::size_t>(end - at));
+            at = end;
+        }
+    }
+    while (at != end) {
+        const char* newline = find_newline(at, end);
+        if (!newline) {
+            partial_line_.assign(at, static_cast<std::size_t>(end - at));
+            break;
+        }
+        line(std::string_view(at, static_cast<std::size_t>(newline - at)), emit);
+        at = newline + 1;
+    }
+    if (partial_line_.size() + current_.data.size() > max_event_bytes_) too_large();
+}
+
+template <class Emit>
+void SseReader::line(std::string_view text, Emit& emit) {
     ++line_no_;
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if (text.empty()) {  // the blank line that ends an event
-        if (has_data_) out.push_back(std::move(current_));
-        current_ = SseEvent();
+        if (has_data_) emit();
+        current_.event.clear();  // (cleared, not replaced: the strings keep their capacity)
+        current_.data.clear();
+        current_.line = 0;
         has_data_ = false;
         return;
     }
-    if (text.starts_with("data:")) {
+    if (starts_with_field(text, "data:")) {
         if (has_data_) {
             current_.data += '\n';
         } else {
@@ -92,21 +138,38 @@ void SseReader::line(std::string_view text, std::vector<SseEvent>& out) {
         }
         current_.data.append(field_value(text, 4));
         has_data_ = true;
-    } else if (text.starts_with("event:")) {
-        current_.event = std::string(field_value(text, 5));
+    } else if (starts_with_field(text, "event:")) {
+        current_.event.assign(field_value(text, 5));
     }
-    if (current_.data.size() > max_event_bytes_) {
-        throw LimitExceeded(source_ + ": an event larger than " + std::to_string(max_event_bytes_) +
-                            " bytes");
-    }
+    if (current_.data.size() > max_event_bytes_) too_large();
+}
+
+void SseReader::feed(std::string_view bytes, std::vector<SseEvent>& out) {
+    auto emit = [&] { out.push_back(std::move(current_)); };
+    scan(bytes, emit);
+}
+
+std::span<SseEvent> SseReader::read(std::string_view bytes) {
+    batch_size_ = 0;
+    // The finished event trades its strings with the batch's slot: the slot's old ones, their
+    // capacity kept, become the next event's.
+    auto emit = [&] {
+        if (batch_size_ == batch_.size()) batch_.emplace_back();
+        SseEvent& slot = batch_[batch_size_++];
+        slot.event.swap(current_.event);
+        slot.data.swap(current_.data);
+        slot.line = current_.line;
+    };
+    scan(bytes, emit);
+    return {batch_.data(), batch_size_};
 }
 
 std::optional<SseEvent> SseReader::finish() {
     if (!partial_line_.empty()) {
-        std::vector<SseEvent> ignored;  // a last line without "\n" still counts
+        auto ignore = [] {};  // a last line without "\n" still counts
         std::string last = std::move(partial_line_);
         partial_line_.clear();
-        line(last, ignored);
+        line(last, ignore);
     }
     if (!has_data_) return std::nullopt;
     has_data_ = false;

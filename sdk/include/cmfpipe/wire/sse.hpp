@@ -2,6 +2,7 @@
 // Server-Sent Events framing, as provider streams use it (OpenAI, Anthropic).
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +29,9 @@ struct SseEvent {
 
 // Reads events as the bytes of a stream arrive, in pieces cut anywhere (a proxy reading its
 // upstream). "id:", "retry:" and ":" comments carry nothing a proxy passes on and are dropped;
-// an event with no "data:" line is no event.
+// an event with no "data:" line is no event. A line ends with "\n" ("\r\n": the "\r" is taken
+// off; a lone "\r" ends no line); a field is a line that starts with "data:" or "event:", one
+// space after the colon dropped (an "event:" line names the event, the last one wins).
 class SseReader {
   public:
     // LimitExceeded "<source>: an event larger than N bytes" when one event grows past the
@@ -36,11 +39,19 @@ class SseReader {
     SseReader(std::string source, std::size_t max_event_bytes);
     // Appends `bytes`; each event they complete is appended to `out`, in order.
     void feed(std::string_view bytes, std::vector<SseEvent>& out);
+    // As feed(), into the reader's own batch: the events `bytes` complete, in order, valid until
+    // the next read(), feed() or finish(). The batch's strings keep their capacity from one read
+    // to the next, so a steady stream allocates nothing here (a proxy reading 16 KiB at a time).
+    std::span<SseEvent> read(std::string_view bytes);
     // The stream ended: the event it ended inside of (data lines, no blank line yet), if any.
     std::optional<SseEvent> finish();
 
   private:
-    void line(std::string_view text, std::vector<SseEvent>& out);
+    template <class Emit>
+    void scan(std::string_view bytes, Emit& emit);
+    template <class Emit>
+    void line(std::string_view text, Emit& emit);
+    [[noreturn]] void too_large() const;
 
     std::string source_;
     std::size_t max_event_bytes_;
@@ -48,6 +59,8 @@ class SseReader {
     SseEvent current_;
     bool has_data_ = false;
     std::size_t line_no_ = 0;
+    std::vector<SseEvent> batch_;  // read()'s events: [0, batch_size_) the last read's
+    std::size_t batch_size_ = 0;
 };
 
 // What a stream carried, as far as it goes.
