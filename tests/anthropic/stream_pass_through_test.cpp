@@ -38,12 +38,7 @@ TEST_CASE("anthropic pass-through: the client gets the upstream's events, releas
                                                block_stop(0),
                                                message_delta,
                                                message_stop};
-    std::string bytes;
-    for (const std::string& e : upstream) bytes += e;
-    auto calls = std::make_shared<std::size_t>(0);
-    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
-                                         {16}, Json::object());
-    const GuardedRun run = run_guarded(*stream, bytes, true);
+    const CountedRun run = run_counting_calls(adapter(), request, upstream, {16});
     // Holdback 16: an event goes once the text after it is 16 characters or more.
     CHECK(run.pushed == std::vector<std::string>{message_start, text_block,
                                                  "",           // nothing after it
@@ -53,7 +48,7 @@ TEST_CASE("anthropic pass-through: the client gets the upstream's events, releas
                                                  upstream[4] + upstream[5],    // 26 and 16 after
                                                  upstream[6] + block_stop(0),  // the block ends
                                                  message_delta, message_stop});
-    CHECK(run.all() == bytes);  // byte for byte, the odd spelling included
+    CHECK(run.all() == joined_events(upstream));  // byte for byte, the odd spelling included
 }
 
 TEST_CASE("anthropic pass-through: a redaction takes the rewrite path, then pass-through resumes") {
@@ -79,15 +74,7 @@ TEST_CASE("anthropic pass-through: without processors no run happens and every e
                                                block_stop(0),
                                                message_delta,
                                                message_stop};
-    std::string bytes;
-    for (const std::string& e : upstream) bytes += e;
-    auto calls = std::make_shared<std::size_t>(0);
-    cmfpipe::StreamGuardOptions options{64};
-    options.processors = false;
-    options.final_length = [](std::string_view text) { return text.size(); };  // as serve's
-    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
-                                         options, Json::object());
-    const GuardedRun run = run_guarded(*stream, bytes, true);
+    const CountedRun run = run_without_processors(adapter(), request, upstream);
     CHECK(run.pushed == upstream);
-    CHECK(*calls == 0);
+    CHECK(run.calls == 0);
 }

@@ -48,12 +48,7 @@ TEST_CASE("openai pass-through: the client gets the upstream's events, released 
                                                pass_stop,
                                                pass_usage,
                                                done};
-    std::string bytes;
-    for (const std::string& e : upstream) bytes += e;
-    auto calls = std::make_shared<std::size_t>(0);
-    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
-                                         {16}, Json::object());
-    const GuardedRun run = run_guarded(*stream, bytes, true);
+    const CountedRun run = run_counting_calls(adapter(), request, upstream, {16});
     // Holdback 16: an event goes once the text after it is 16 characters or more.
     CHECK(run.pushed ==
           std::vector<std::string>{pass_role,
@@ -65,15 +60,14 @@ TEST_CASE("openai pass-through: the client gets the upstream's events, released 
                                    upstream[5] + pass_stop,    // the part ends
                                    pass_usage, done});
     CHECK(run.finished == "");
-    CHECK(run.all() == bytes);  // byte for byte, the odd spelling included
-    CHECK(*calls == 7);         // each text delta, the finish that releases what is held, [DONE]
+    CHECK(run.all() == joined_events(upstream));  // byte for byte, the odd spelling included
+    CHECK(run.calls == 7);  // each text delta, the finish that releases what is held, [DONE]
 }
 
 TEST_CASE("openai pass-through: text the processors say is final goes as it came, at once") {
     const std::vector<std::string> upstream = {pass_role, pass_text("Hello there, "),
                                                pass_text("how are you? "), pass_stop, done};
-    std::string bytes;
-    for (const std::string& e : upstream) bytes += e;
+    const std::string bytes = joined_events(upstream);
     const GuardedRun run = run_guarded(adapter(), request, redact_and_guard_tools,
                                        serve_options(redact_and_guard_tools, 64), bytes);
     CHECK(run.pushed == upstream);
@@ -91,10 +85,9 @@ TEST_CASE("openai pass-through: null members, a role and a provider's own member
         "\n\n";
     const std::vector<std::string> upstream = {pass_role, with_extras, pass_text("how are you? "),
                                                pass_stop, done};
-    std::string bytes;
-    for (const std::string& e : upstream) bytes += e;
-    const GuardedRun run = run_guarded(adapter(), request, redact_and_guard_tools,
-                                       serve_options(redact_and_guard_tools, 64), bytes);
+    const GuardedRun run =
+        run_guarded(adapter(), request, redact_and_guard_tools,
+                    serve_options(redact_and_guard_tools, 64), joined_events(upstream));
     CHECK(run.pushed == upstream);
 }
 
@@ -120,15 +113,7 @@ TEST_CASE("openai pass-through: without processors no run happens and every even
     const std::vector<std::string> upstream = {
         pass_role, pass_text("Mail me at jo"), pass_text("e@example.com "), pass_stop, pass_usage,
         done};
-    std::string bytes;
-    for (const std::string& e : upstream) bytes += e;
-    auto calls = std::make_shared<std::size_t>(0);
-    cmfpipe::StreamGuardOptions options{64};
-    options.processors = false;
-    options.final_length = [](std::string_view text) { return text.size(); };  // as serve's
-    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
-                                         options, Json::object());
-    const GuardedRun run = run_guarded(*stream, bytes, true);
+    const CountedRun run = run_without_processors(adapter(), request, upstream);
     CHECK(run.pushed == upstream);
-    CHECK(*calls == 0);
+    CHECK(run.calls == 0);
 }

@@ -155,6 +155,41 @@ inline GuardedRun run_guarded(const Adapter& adapter, const Json& request, const
     return run_guarded(*stream, upstream, complete);
 }
 
+// Whole SSE events, one after the other: the upstream's body.
+inline std::string joined_events(const std::vector<std::string>& events) {
+    std::string bytes;
+    for (const std::string& e : events) bytes += e;
+    return bytes;
+}
+
+// What the client got, and how many times the processors ran.
+struct CountedRun : GuardedRun {
+    std::size_t calls = 0;
+};
+
+// The upstream `events` (whole SSE events) through `adapter`'s guarded stream of `request`, the
+// guard a pipeline of redact_and_guard_tools, with `options`; finish(true).
+inline CountedRun run_counting_calls(const Adapter& adapter, const Json& request,
+                                     const std::vector<std::string>& events,
+                                     const StreamGuardOptions& options) {
+    auto calls = std::make_shared<std::size_t>(0);
+    auto stream = adapter.guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
+                                       options, Json::object());
+    CountedRun run{run_guarded(*stream, joined_events(events), true)};
+    run.calls = *calls;
+    return run;
+}
+
+// As run_counting_calls, with the options cmfpipe serve gives a guard without processors
+// (--no-pipeline): no runs, every text final.
+inline CountedRun run_without_processors(const Adapter& adapter, const Json& request,
+                                         const std::vector<std::string>& events) {
+    StreamGuardOptions options{64};
+    options.processors = false;
+    options.final_length = [](std::string_view text) { return text.size(); };  // as serve's
+    return run_counting_calls(adapter, request, events, options);
+}
+
 // `count` deltas of prose, 100 characters each; every 250th one ends inside an e-mail address
 // that the next one completes. What the client should get: the same text with each address
 // redacted (the linear-cost tests of the guards).
