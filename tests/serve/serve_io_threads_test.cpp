@@ -4,13 +4,13 @@
 // drain still hold on every loop, and the process exits 0.
 #include <signal.h>
 
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
 #include <vector>
 
 #include "cmfpipe/json_parse.hpp"
+#include "support/concurrent_clients.hpp"
 #include "support/http_client.hpp"
 #include "support/mock_upstream.hpp"
 #include "support/serve_process.hpp"
@@ -32,28 +32,19 @@ TEST_CASE("io threads: 16 clients over 4 I/O loops - 800 proxied requests - each
     ServeProcess server(
         {"--upstream", "openai=" + upstream.url(), "--no-pipeline", "--io-threads", "4"});
     constexpr int connections = 16, total = 800;
-    std::atomic<int> next{0}, right{0}, wrong{0};
-    std::vector<std::thread> threads;
-    for (int c = 0; c < connections; ++c) {
-        threads.emplace_back([&] {
-            HttpConnection client(server.port());
-            for (int n; (n = next++) < total;) {
-                const std::string text = "question " + std::to_string(n);
-                const auto answer =
-                    client.request("POST", "/v1/chat/completions", io_threads_chat(text),
-                                   {{"x-cmfpipe-request-id", "r" + std::to_string(n)}});
-                const bool own =
-                    answer.status == 200 &&
-                    answer.header("x-cmfpipe-request-id") == "r" + std::to_string(n) &&
-                    parse_json(answer.body, "answer")["choices"][0]["message"]["content"] ==
-                        "echo: " + text;
-                (own ? right : wrong)++;
-            }
+    const OwnAnswers answers =
+        ask_concurrently(server.port(), connections, total, [](HttpConnection& client, int n) {
+            const std::string text = "question " + std::to_string(n);
+            const auto answer =
+                client.request("POST", "/v1/chat/completions", io_threads_chat(text),
+                               {{"x-cmfpipe-request-id", "r" + std::to_string(n)}});
+            return answer.status == 200 &&
+                   answer.header("x-cmfpipe-request-id") == "r" + std::to_string(n) &&
+                   parse_json(answer.body, "answer")["choices"][0]["message"]["content"] ==
+                       "echo: " + text;
         });
-    }
-    for (auto& t : threads) t.join();
-    CHECK(right == total);
-    CHECK(wrong == 0);
+    CHECK(answers.right == total);
+    CHECK(answers.wrong == 0);
     CHECK(upstream.received().size() == static_cast<std::size_t>(total));
 
     // Every loop's idle clients close when the drain begins, and the process exits 0 at once.

@@ -1,7 +1,6 @@
 // `cmfpipe serve` as the OpenAI/Anthropic-compatible endpoint, in front of a local upstream that
 // the test starts (tests/serve/mock_upstream.py, over real sockets, with TLS made by the test):
 // guardrails on the way in and out, the upstream's failures, and certificate verification.
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "cmfpipe/json_parse.hpp"
+#include "support/concurrent_clients.hpp"
 #include "support/corpus.hpp"
 #include "support/http_client.hpp"
 #include "support/mock_upstream.hpp"
@@ -211,26 +211,17 @@ TEST_CASE("proxy: 1000 chat completions over 64 connections - each answer its ow
     Upstream upstream;
     ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline"});
     constexpr int connections = 64, total = 1000;
-    std::atomic<int> next{0}, right{0}, wrong{0};
-    std::vector<std::thread> threads;
-    for (int c = 0; c < connections; ++c) {
-        threads.emplace_back([&] {
-            HttpConnection client(server.port());
-            for (int n; (n = next++) < total;) {
-                Json request = chat_request;
-                request["messages"][1]["content"] = "number " + std::to_string(n);
-                const auto answer = client.request("POST", "/v1/chat/completions", request.dump());
-                const bool own =
-                    answer.status == 200 &&
-                    parse_json(answer.body, "answer")["choices"][0]["message"]["content"] ==
-                        "echo: number " + std::to_string(n);
-                (own ? right : wrong)++;
-            }
+    const OwnAnswers answers =
+        ask_concurrently(server.port(), connections, total, [](HttpConnection& client, int n) {
+            Json request = chat_request;
+            request["messages"][1]["content"] = "number " + std::to_string(n);
+            const auto answer = client.request("POST", "/v1/chat/completions", request.dump());
+            return answer.status == 200 &&
+                   parse_json(answer.body, "answer")["choices"][0]["message"]["content"] ==
+                       "echo: number " + std::to_string(n);
         });
-    }
-    for (auto& t : threads) t.join();
-    CHECK(right == total);
-    CHECK(wrong == 0);
+    CHECK(answers.right == total);
+    CHECK(answers.wrong == 0);
     CHECK(upstream.received().size() == total);
 }
 
