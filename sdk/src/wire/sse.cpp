@@ -83,11 +83,20 @@ void SseEvent::append_text(std::string& out) const {
 }
 
 SseReader::SseReader(std::string source, std::size_t max_event_bytes)
-    : source_(std::move(source)), max_event_bytes_(max_event_bytes) {}
+    : source_(std::move(source)), max_event_bytes_(max_event_bytes), batch_(1) {}
 
 void SseReader::too_large() const {
     throw LimitExceeded(source_ + ": an event larger than " + std::to_string(max_event_bytes_) +
                         " bytes");
+}
+
+void SseReader::start_batch() {
+    if (batch_size_ == 0) return;
+    SseEvent& first = batch_.front();
+    first.event.swap(open().event);
+    first.data.swap(open().data);
+    first.line = open().line;
+    batch_size_ = 0;
 }
 
 template <class Emit>
@@ -107,15 +116,39 @@ void SseReader::scan(std::string_view bytes, Emit& emit) {
         }
     }
     while (at != end) {
-        const char* newline = find_newline(at, end);
+        // (the blank line after an event's last line is met without a search)
+        const char* newline = *at == '\n' ? at : find_newline(at, end);
         if (!newline) {
             partial_line_.assign(at, static_cast<std::size_t>(end - at));
             break;
         }
-        line(std::string_view(at, static_cast<std::size_t>(newline - at)), emit);
+        const std::string_view text(at, static_cast<std::size_t>(newline - at));
+        if (!has_data_ && end - newline > 1 && newline[1] == '\n' &&
+            starts_with_field(text, "data:")) {
+            one_data_line_event(text, emit);  // the common shape, at once
+            at = newline + 2;
+            continue;
+        }
+        line(text, emit);
         at = newline + 1;
     }
-    if (partial_line_.size() + current_.data.size() > max_event_bytes_) too_large();
+    if (partial_line_.size() + open().data.size() > max_event_bytes_) too_large();
+}
+
+// As line() on a "data:" line that starts an event and on the blank line right after it.
+template <class Emit>
+void SseReader::one_data_line_event(std::string_view text, Emit& emit) {
+    if (text.back() == '\r') text.remove_suffix(1);
+    SseEvent& event = open();
+    event.line = ++line_no_;
+    event.data.append(field_value(text, 4));  // (empty: no data line yet)
+    if (event.data.size() > max_event_bytes_) too_large();
+    ++line_no_;
+    emit();
+    SseEvent& next = open();
+    next.event.clear();
+    next.data.clear();
+    next.line = 0;
 }
 
 template <class Emit>
@@ -124,47 +157,46 @@ void SseReader::line(std::string_view text, Emit& emit) {
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if (text.empty()) {  // the blank line that ends an event
         if (has_data_) emit();
-        current_.event.clear();  // (cleared, not replaced: the strings keep their capacity)
-        current_.data.clear();
-        current_.line = 0;
+        SseEvent& next = open();  // (cleared, not replaced: its strings keep their capacity)
+        next.event.clear();
+        next.data.clear();
+        next.line = 0;
         has_data_ = false;
         return;
     }
+    SseEvent& event = open();
     if (starts_with_field(text, "data:")) {
         if (has_data_) {
-            current_.data += '\n';
+            event.data += '\n';
         } else {
-            current_.line = line_no_;
+            event.line = line_no_;
         }
-        current_.data.append(field_value(text, 4));
+        event.data.append(field_value(text, 4));
         has_data_ = true;
     } else if (starts_with_field(text, "event:")) {
-        current_.event.assign(field_value(text, 5));
+        event.event.clear();  // (then append: cheaper than assign, which allows for aliasing)
+        event.event.append(field_value(text, 5));
     }
-    if (current_.data.size() > max_event_bytes_) too_large();
+    if (event.data.size() > max_event_bytes_) too_large();
 }
 
 void SseReader::feed(std::string_view bytes, std::vector<SseEvent>& out) {
-    auto emit = [&] { out.push_back(std::move(current_)); };
+    start_batch();
+    auto emit = [&] { out.push_back(std::move(open())); };
     scan(bytes, emit);
 }
 
 std::span<SseEvent> SseReader::read(std::string_view bytes) {
-    batch_size_ = 0;
-    // The finished event trades its strings with the batch's slot: the slot's old ones, their
-    // capacity kept, become the next event's.
+    start_batch();
     auto emit = [&] {
-        if (batch_size_ == batch_.size()) batch_.emplace_back();
-        SseEvent& slot = batch_[batch_size_++];
-        slot.event.swap(current_.event);
-        slot.data.swap(current_.data);
-        slot.line = current_.line;
+        if (++batch_size_ == batch_.size()) batch_.emplace_back();
     };
     scan(bytes, emit);
     return {batch_.data(), batch_size_};
 }
 
 std::optional<SseEvent> SseReader::finish() {
+    start_batch();
     if (!partial_line_.empty()) {
         auto ignore = [] {};  // a last line without "\n" still counts
         std::string last = std::move(partial_line_);
@@ -173,7 +205,7 @@ std::optional<SseEvent> SseReader::finish() {
     }
     if (!has_data_) return std::nullopt;
     has_data_ = false;
-    return std::exchange(current_, SseEvent());
+    return std::exchange(open(), SseEvent());
 }
 
 SseStream sse_events(std::string_view text, std::string_view source) {

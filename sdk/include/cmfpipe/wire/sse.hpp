@@ -51,15 +51,22 @@ class SseReader {
     void scan(std::string_view bytes, Emit& emit);
     template <class Emit>
     void line(std::string_view text, Emit& emit);
+    template <class Emit>
+    void one_data_line_event(std::string_view text, Emit& emit);
+    // The event being read: the batch's slot past its last event.
+    SseEvent& open() { return batch_[batch_size_]; }
+    // A new batch: the event being read moves to its first slot.
+    void start_batch();
     [[noreturn]] void too_large() const;
 
     std::string source_;
     std::size_t max_event_bytes_;
     std::string partial_line_;
-    SseEvent current_;
     bool has_data_ = false;
     std::size_t line_no_ = 0;
-    std::vector<SseEvent> batch_;  // read()'s events: [0, batch_size_) the last read's
+    // read()'s events, [0, batch_size_), then the event being read. The slots past it keep the
+    // strings of earlier batches, their capacity for the events to come.
+    std::vector<SseEvent> batch_;
     std::size_t batch_size_ = 0;
 };
 
