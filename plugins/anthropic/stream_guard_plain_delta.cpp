@@ -16,19 +16,21 @@ bool read_delta(wire::JsonScan& scan, PlainTextDelta& out) {
     type.clear();
     bool has_type = false, has_text = false, has_thinking = false;
     while (auto key = scan.next_key()) {
-        if (*key == "type" && !has_type) {
+        if (wire::key_is(*key, "type") && !has_type) {
             if (!scan.string(type)) return false;
             has_type = true;
-        } else if ((*key == "text" || *key == "thinking") && !has_text && !has_thinking) {
+        } else if ((wire::key_is(*key, "text") || wire::key_is(*key, "thinking")) && !has_text &&
+                   !has_thinking) {
             if (!scan.string(out.text)) return false;
-            (*key == "text" ? has_text : has_thinking) = true;
+            (wire::key_is(*key, "text") ? has_text : has_thinking) = true;
         } else {
             return false;
         }
     }
     out.thinking = has_thinking;
     return scan.ok() && !out.text.empty() &&
-           ((has_text && type == "text_delta") || (has_thinking && type == "thinking_delta"));
+           ((has_text && type == std::string_view("text_delta")) ||
+            (has_thinking && type == std::string_view("thinking_delta")));
 }
 
 }  // namespace
@@ -42,16 +44,16 @@ bool read_plain_text_delta(std::string_view data, PlainTextDelta& out) {
     type.clear();
     bool has_type = false, has_index = false, has_delta = false;
     while (auto key = scan.next_key()) {
-        if (*key == "type" && !has_type) {
+        if (wire::key_is(*key, "type") && !has_type) {
             type.clear();  // (the delta's type may have been read into it)
-            if (!scan.string(type) || type != "content_block_delta") return false;
+            if (!scan.string(type) || type != std::string_view("content_block_delta")) return false;
             has_type = true;
-        } else if (*key == "index" && !has_index) {
+        } else if (wire::key_is(*key, "index") && !has_index) {
             std::int64_t index = 0;
             if (!scan.integer(index) || index < 0) return false;
             out.index = static_cast<std::size_t>(index);
             has_index = true;
-        } else if (*key == "delta" && !has_delta) {
+        } else if (wire::key_is(*key, "delta") && !has_delta) {
             if (!read_delta(scan, out)) return false;
             has_delta = true;
         } else {

@@ -17,26 +17,26 @@ bool read_choice(wire::JsonScan& scan, PlainTextDelta& out) {
     if (!scan.enter_object()) return false;
     bool index = false, delta = false, finish = false, logprobs = false;
     while (auto key = scan.next_key()) {
-        if (*key == "index" && !index) {
+        if (wire::key_is(*key, "index") && !index) {
             index = scan.integer(out.index);
-        } else if (*key == "delta" && !delta) {
+        } else if (wire::key_is(*key, "delta") && !delta) {
             delta = true;
             if (!scan.enter_object()) return false;
             bool text = false;
             while (auto member = scan.next_key()) {
                 if (scan.null()) continue;
-                if (*member == "role") {
+                if (wire::key_is(*member, "role")) {
                     if (!scan.skip()) return false;
                     continue;
                 }
                 if (text) return false;  // two text members: the full path
-                if (*member == "content") {
+                if (wire::key_is(*member, "content")) {
                     out.field = ChatText::content;
                     out.key = "content";
-                } else if (*member == "reasoning_content") {
+                } else if (wire::key_is(*member, "reasoning_content")) {
                     out.field = ChatText::reasoning;
                     out.key = "reasoning_content";
-                } else if (*member == "reasoning") {
+                } else if (wire::key_is(*member, "reasoning")) {
                     out.field = ChatText::reasoning;
                     out.key = "reasoning";
                 } else {
@@ -46,14 +46,14 @@ bool read_choice(wire::JsonScan& scan, PlainTextDelta& out) {
                 text = true;
             }
             if (!scan.ok() || !text) return false;
-        } else if (*key == "finish_reason" && !finish) {
+        } else if (wire::key_is(*key, "finish_reason") && !finish) {
             finish = true;
             if (!scan.null()) return false;
-        } else if (*key == "logprobs" && !logprobs) {
+        } else if (wire::key_is(*key, "logprobs") && !logprobs) {
             logprobs = true;
             if (!scan.null()) return false;
-        } else if (*key == "index" || *key == "delta" || *key == "finish_reason" ||
-                   *key == "logprobs") {
+        } else if (wire::key_is(*key, "index") || wire::key_is(*key, "delta") ||
+                   wire::key_is(*key, "finish_reason") || wire::key_is(*key, "logprobs")) {
             return false;  // twice
         } else if (!scan.skip()) {
             return false;
@@ -74,20 +74,34 @@ bool read_plain_text_delta(std::string_view data, PlainTextDelta& out) {
     if (!scan.enter_object()) return false;
     bool choices = false, error = false, usage = false;
     while (auto key = scan.next_key()) {
-        if (*key == "choices") {
+        if (wire::key_is(*key, "choices")) {
             if (choices || !scan.enter_array() || !scan.next_element() || !read_choice(scan, out) ||
                 scan.next_element())
                 return false;
             choices = true;
-        } else if (*key == "error" || *key == "usage") {
-            bool& seen = *key == "error" ? error : usage;
+        } else if (wire::key_is(*key, "error") || wire::key_is(*key, "usage")) {
+            bool& seen = wire::key_is(*key, "error") ? error : usage;
             if (seen || !scan.null()) return false;  // an error, or usage: the full path
             seen = true;
         } else {
-            out.has_id = out.has_id || *key == "id";
-            out.has_model = out.has_model || *key == "model";
-            out.has_created = out.has_created || *key == "created";
-            out.has_fingerprint = out.has_fingerprint || *key == "system_fingerprint";
+            // One compare of the length picks the one head member the key may be.
+            switch (key->size()) {
+                case 2:
+                    out.has_id = out.has_id || wire::key_is(*key, "id");
+                    break;
+                case 5:
+                    out.has_model = out.has_model || wire::key_is(*key, "model");
+                    break;
+                case 7:
+                    out.has_created = out.has_created || wire::key_is(*key, "created");
+                    break;
+                case 18:
+                    out.has_fingerprint =
+                        out.has_fingerprint || wire::key_is(*key, "system_fingerprint");
+                    break;
+                default:
+                    break;
+            }
             if (!scan.skip()) return false;
         }
         if (!scan.ok()) return false;

@@ -1,6 +1,7 @@
 // The JSON text parser behind parse_json: one pass, no recursion (an explicit stack of the open
 // containers, bounded by max_depth before a level is entered), values built in place in the
-// Json tree, strings scanned eight bytes at a time and copied in runs.
+// Json tree, strings scanned 16 bytes at a time and copied in runs. What a token is (a string's
+// escapes and UTF-8, a number, a literal) is json_token_scan.hpp's, shared with wire::JsonScan.
 //
 // Where it stops and what it says follow nlohmann's parser (the one parse_json used before), so
 // that a caller sees the same line:col and words: a bad character inside a token is reported
@@ -9,9 +10,7 @@
 #include "json_text_parser.hpp"
 
 #include "json_text_errors.hpp"
-
-#include "cmfpipe/json_string_bytes.hpp"
-#include "cmfpipe/utf8.hpp"
+#include "json_token_scan.hpp"
 
 #include <algorithm>
 #include <array>
@@ -28,10 +27,6 @@
 
 namespace cmfpipe::json_text {
 namespace {
-
-constexpr bool is_json_digit(char c) {
-    return c >= '0' && c <= '9';
-}
 
 // A number's value as nlohmann gives it: the decimal integers that fit 64 bits exactly (>= 0
 // unsigned, < 0 signed), every other number the nearest double.
@@ -72,6 +67,7 @@ class TextParser {
           max_depth_(max_depth),
           failure_(failure),
           facts_(facts),
+          tokens_(end_),
           elements_(open_values.elements),
           members_(open_values.members) {}
 
@@ -94,11 +90,7 @@ class TextParser {
         while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
     }
 
-    const char* scan_string(const char* p, std::string& out, bool& escaped);
-    const char* scan_escape(const char* p, std::string& out);
-    const char* scan_utf8(const char* p);
-    const char* scan_number(const char* p, TextNumber* number);
-    const char* scan_literal(const char* p, std::string_view literal);
+    const char* scan_number(const char* p, TextNumber& number);
 
     // A value read goes where the innermost open container takes it (or is the document).
     template <class Value>
@@ -117,13 +109,7 @@ class TextParser {
     bool value_number();
     bool value_literal();
 
-    // Token errors record where and why; the caller then says in what context.
-    const char* token_error(TokenError error, const char* at, unsigned char control = 0) {
-        token_error_ = error;
-        token_error_at_ = at;
-        control_ = control;
-        return nullptr;
-    }
+    // Token errors record where and why (in tokens_); the caller then says in what context.
     [[gnu::cold]] bool fail_in_token(std::string_view context, std::string_view expected);
     [[gnu::cold]] bool fail_unexpected(std::string_view context, std::string_view expected,
                                        bool expected_after_token_error = true);
@@ -136,185 +122,26 @@ class TextParser {
     const std::size_t max_depth_;
     Failure& failure_;
     JsonKeyFacts* const facts_;
+    TokenScanner tokens_;  // the tokens' scans (json_token_scan.hpp), and why one failed
     std::vector<Json>& elements_;
     std::vector<std::pair<std::string, Json>>& members_;
     std::vector<KeyIndex> indexes_;  // of the open wide objects, innermost last
     Json* root_ = nullptr;
     Open* open_ = nullptr;  // the innermost open container, or none
-    TokenError token_error_ = TokenError::literal;
-    const char* token_error_at_ = nullptr;
-    unsigned char control_ = 0;
-    std::string key_;      // a key spelled with escapes, decoded
-    std::string decoded_;  // a string value spelled with escapes, decoded
+    std::string key_;       // a key spelled with escapes, decoded
+    std::string decoded_;   // a string value spelled with escapes, decoded
 };
 
-// From just past the opening quote: just past the closing one, or nullptr (token_error). The
-// characters go to `out` only once an escape is met (`escaped`); a string without one is the
-// text between the quotes.
-const char* TextParser::scan_string(const char* p, std::string& out, bool& escaped) {
-    const char* run = p;  // the characters not yet copied to `out` (once escaped)
-    escaped = false;
-    for (;;) {
-        p = json_string_plain_end(p, end_);
-        if (p == end_) return token_error(TokenError::missing_quote, end_);
-        const auto c = static_cast<unsigned char>(*p);
-        if (c == '"') {
-            if (escaped) out.append(run, p);
-            return p + 1;
-        }
-        if (c == '\\') {
-            out.append(run, p);
-            escaped = true;
-            p = scan_escape(p + 1, out);
-            if (p == nullptr) return nullptr;
-            run = p;
-        } else if (c < 0x20) {
-            return token_error(TokenError::control_character, p, c);
-        } else {
-            p = scan_utf8(p);  // >= 0x80
-            if (p == nullptr) return nullptr;
-        }
-    }
-}
-
-// From just past a backslash: just past the escape (its character appended), or nullptr.
-const char* TextParser::scan_escape(const char* p, std::string& out) {
-    if (p == end_) return token_error(TokenError::after_backslash, end_);
-    switch (*p) {
-        case '"':
-        case '\\':
-        case '/':
-            out += *p;
-            return p + 1;
-        case 'b':
-            out += '\b';
-            return p + 1;
-        case 'f':
-            out += '\f';
-            return p + 1;
-        case 'n':
-            out += '\n';
-            return p + 1;
-        case 'r':
-            out += '\r';
-            return p + 1;
-        case 't':
-            out += '\t';
-            return p + 1;
-        case 'u':
-            break;
-        default:
-            return token_error(TokenError::after_backslash, p);
-    }
-    // Four hex digits after `u` at `at`: the code unit, or -1 with `at` at the bad character.
-    const auto code_unit = [this](const char*& at) -> int {
-        int unit = 0;
-        for (int i = 0; i < 4; ++i) {
-            ++at;
-            if (at == end_) return -1;
-            const char c = *at;
-            int digit;
-            if (c >= '0' && c <= '9')
-                digit = c - '0';
-            else if (c >= 'A' && c <= 'F')
-                digit = c - 'A' + 10;
-            else if (c >= 'a' && c <= 'f')
-                digit = c - 'a' + 10;
-            else
-                return -1;
-            unit = unit * 16 + digit;
-        }
-        return unit;
-    };
-    const char* at = p;
-    const int first = code_unit(at);
-    if (first < 0) return token_error(TokenError::hex_digits, at);
-    unsigned codepoint = static_cast<unsigned>(first);
-    if (first >= 0xD800 && first <= 0xDBFF) {
-        ++at;
-        if (at == end_ || *at != '\\') return token_error(TokenError::high_surrogate, at);
-        ++at;
-        if (at == end_ || *at != 'u') return token_error(TokenError::high_surrogate, at);
-        const int second = code_unit(at);
-        if (second < 0) return token_error(TokenError::hex_digits, at);
-        if (second < 0xDC00 || second > 0xDFFF) return token_error(TokenError::high_surrogate, at);
-        codepoint =
-            0x10000 + ((codepoint - 0xD800) << 10) + (static_cast<unsigned>(second) - 0xDC00);
-    } else if (first >= 0xDC00 && first <= 0xDFFF) {
-        return token_error(TokenError::low_surrogate, at);
-    }
-    append_utf8(out, static_cast<char32_t>(codepoint));
-    return at + 1;
-}
-
-// At a byte >= 0x80 in a string: just past its well-formed UTF-8 sequence, or nullptr (at the
-// first byte that does not belong).
-const char* TextParser::scan_utf8(const char* p) {
-    const auto lead = static_cast<unsigned char>(*p);
-    // The range of the first continuation byte; the others are 80..BF.
-    unsigned char low = 0x80, high = 0xBF;
-    int continuations;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        continuations = 1;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        continuations = 2;
-        if (lead == 0xE0) low = 0xA0;
-        if (lead == 0xED) high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        continuations = 3;
-        if (lead == 0xF0) low = 0x90;
-        if (lead == 0xF4) high = 0x8F;
-    } else {
-        return token_error(TokenError::utf8, p);
-    }
-    for (int i = 1; i <= continuations; ++i) {
-        if (p + i == end_) return token_error(TokenError::utf8, end_);
-        const auto byte = static_cast<unsigned char>(p[i]);
-        if (byte < low || byte > high) return token_error(TokenError::utf8, p + i);
-        low = 0x80;
-        high = 0xBF;
-    }
-    return p + 1 + continuations;
-}
-
-// At '-' or a digit: just past the number (its value in `number` when given), or nullptr.
-const char* TextParser::scan_number(const char* p, TextNumber* number) {
+// At '-' or a digit: just past the number, its value in `number`, or nullptr.
+const char* TextParser::scan_number(const char* p, TextNumber& number) {
+    NumberParts parts;
     const char* const first = p;
-    const bool negative = *p == '-';
-    if (negative) {
-        ++p;
-        if (p == end_ || !is_json_digit(*p)) return token_error(TokenError::minus_digit, p);
-    }
-    const char* const digits = p;
-    if (*p == '0')
-        ++p;
-    else
-        while (p < end_ && is_json_digit(*p)) ++p;
-    const char* const digits_end = p;
-    bool integral = true;
-    if (p < end_ && *p == '.') {
-        ++p;
-        if (p == end_ || !is_json_digit(*p)) return token_error(TokenError::point_digit, p);
-        while (p < end_ && is_json_digit(*p)) ++p;
-        integral = false;
-    }
-    if (p < end_ && (*p == 'e' || *p == 'E')) {
-        ++p;
-        if (p < end_ && (*p == '+' || *p == '-')) {
-            ++p;
-            if (p == end_ || !is_json_digit(*p))
-                return token_error(TokenError::exponent_sign_digit, p);
-        } else if (p == end_ || !is_json_digit(*p)) {
-            return token_error(TokenError::exponent_digit, p);
-        }
-        while (p < end_ && is_json_digit(*p)) ++p;
-        integral = false;
-    }
-    if (number == nullptr) return p;
-    if (integral && digits_end - digits <= 20) {
+    p = tokens_.number(p, parts);
+    if (p == nullptr) return nullptr;
+    if (parts.integral() && parts.digits_end - parts.digits <= 20) {
         std::uint64_t magnitude = 0;
         bool fits = true;
-        for (const char* d = digits; d < digits_end; ++d) {
+        for (const char* d = parts.digits; d < parts.digits_end; ++d) {
             const auto digit = static_cast<std::uint64_t>(*d - '0');
             if (magnitude > (UINT64_MAX - digit) / 10) {
                 fits = false;
@@ -322,29 +149,20 @@ const char* TextParser::scan_number(const char* p, TextNumber* number) {
             }
             magnitude = magnitude * 10 + digit;
         }
-        if (fits && !negative) {
-            number->kind = TextNumber::Kind::unsigned_integer;
-            number->magnitude = magnitude;
+        if (fits && !parts.negative) {
+            number.kind = TextNumber::Kind::unsigned_integer;
+            number.magnitude = magnitude;
             return p;
         }
         if (fits && magnitude <= std::uint64_t{1} << 63) {
-            number->kind = TextNumber::Kind::integer;
-            number->magnitude = magnitude;
+            number.kind = TextNumber::Kind::integer;
+            number.magnitude = magnitude;
             return p;
         }
     }
-    number->kind = TextNumber::Kind::floating;
-    number->floating = nearest_double(first, p);
+    number.kind = TextNumber::Kind::floating;
+    number.floating = nearest_double(first, p);
     return p;
-}
-
-// At the literal's first letter: just past it, or nullptr at the first letter that differs.
-const char* TextParser::scan_literal(const char* p, std::string_view literal) {
-    for (std::size_t i = 1; i < literal.size(); ++i) {
-        if (p + i == end_) return token_error(TokenError::literal, end_);
-        if (p[i] != literal[i]) return token_error(TokenError::literal, p + i);
-    }
-    return p + literal.size();
 }
 
 // The member of `object` whose value is read next: a new one, or (a duplicate key) the first
@@ -407,7 +225,7 @@ bool TextParser::value_string() {
     const char* const first = p_ + 1;
     bool escaped = false;
     decoded_.clear();
-    const char* after = scan_string(first, decoded_, escaped);
+    const char* after = tokens_.string(first, &decoded_, escaped);
     if (after == nullptr) return fail_in_token("value", {});
     // Built whole, then moved into the value: one allocation for its characters.
     place(escaped ? Json::string_t(decoded_) : Json::string_t(first, after - 1));
@@ -417,7 +235,7 @@ bool TextParser::value_string() {
 
 bool TextParser::value_number() {
     TextNumber number{};
-    const char* after = scan_number(p_, &number);
+    const char* after = scan_number(p_, number);
     if (after == nullptr) return fail_in_token("value", {});
     switch (number.kind) {
         case TextNumber::Kind::unsigned_integer:
@@ -439,7 +257,7 @@ bool TextParser::value_number() {
 bool TextParser::value_literal() {
     const char c = *p_;
     const std::string_view literal = c == 't' ? "true" : c == 'f' ? "false" : "null";
-    const char* after = scan_literal(p_, literal);
+    const char* after = tokens_.literal(p_, literal);
     if (after == nullptr) return fail_in_token("value", {});
     if (c == 'n')
         place(nullptr);
@@ -455,7 +273,7 @@ bool TextParser::run(Json& root) {
         for (int i = 1; i < 3; ++i) {
             const unsigned char expected = i == 1 ? 0xBB : 0xBF;
             if (p_ + i == end_ || static_cast<unsigned char>(p_[i]) != expected) {
-                token_error(TokenError::bom, p_ + i == end_ ? end_ : p_ + i);
+                tokens_.fail(TokenError::bom, p_ + i == end_ ? end_ : p_ + i);
                 return fail_in_token("value", {});
             }
         }
@@ -546,7 +364,7 @@ key:
         const char* const first = p_ + 1;
         bool escaped = false;
         key_.clear();
-        const char* after = scan_string(first, key_, escaped);
+        const char* after = tokens_.string(first, &key_, escaped);
         if (after == nullptr) return fail_in_token("object key", "string literal");
         p_ = after;
         skip_space();
@@ -604,9 +422,9 @@ bool TextParser::fail_at(const char* at, std::string message) {
 
 bool TextParser::fail_in_token(std::string_view context, std::string_view expected) {
     std::string message = "syntax error while parsing " + std::string(context) + " - " +
-                          token_error_words(token_error_, control_);
+                          token_error_words(tokens_.error, tokens_.control);
     if (!expected.empty()) message += "; expected " + std::string(expected);
-    return fail_at(token_error_at_, std::move(message));
+    return fail_at(tokens_.error_at, std::move(message));
 }
 
 // The token at p_ may not stand there: read it to its end (nlohmann reports its last character)
@@ -643,31 +461,32 @@ bool TextParser::fail_unexpected(std::string_view context, std::string_view expe
                 break;
             case '"':
                 name = "string literal";
-                after = scan_string(p_ + 1, scratch, escaped);
+                after = tokens_.string(p_ + 1, &scratch, escaped);
                 scanned = true;
                 break;
             case 't':
                 name = "true literal";
-                after = scan_literal(p_, "true");
+                after = tokens_.literal(p_, "true");
                 scanned = true;
                 break;
             case 'f':
                 name = "false literal";
-                after = scan_literal(p_, "false");
+                after = tokens_.literal(p_, "false");
                 scanned = true;
                 break;
             case 'n':
                 name = "null literal";
-                after = scan_literal(p_, "null");
+                after = tokens_.literal(p_, "null");
                 scanned = true;
                 break;
             default:
-                if (*p_ == '-' || is_json_digit(*p_)) {
+                if (*p_ == '-' || TokenScanner::digit(*p_)) {
                     name = "number literal";
-                    after = scan_number(p_, nullptr);
+                    NumberParts parts;
+                    after = tokens_.number(p_, parts);
                     scanned = true;
                 } else {
-                    token_error(TokenError::literal, p_);
+                    tokens_.fail(TokenError::literal, p_);
                 }
         }
         if (name.empty() || (scanned && after == nullptr)) {

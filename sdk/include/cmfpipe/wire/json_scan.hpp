@@ -8,26 +8,41 @@
 //
 //   JsonScan scan(event.data);
 //   if (!scan.enter_object()) -> full path
-//   while (auto key = scan.next_key()) { if (*key == "delta") ... else scan.skip(); }
+//   while (auto key = scan.next_key()) { if (key_is(*key, "delta")) ... else scan.skip(); }
 //   if (!scan.at_end()) -> full path   (every failure also shows as !scan.ok())
+//
+// It runs once an event on a stream's hot path, so the common steps (white space, a key, a string
+// of plain ASCII, null) are inline here and take the 16-byte run scan of json_string_bytes.hpp;
+// whatever else a token holds (an escape, UTF-8, a number, a nested value) goes out of line to
+// the scans parse_json's parser uses itself (sdk/src/json_token_scan.hpp), so that what this
+// reader takes the parser takes.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "cmfpipe/json_string_bytes.hpp"
+
 namespace cmfpipe::wire {
+
+// `key` spelled exactly as `word` (a literal): its length first, then its bytes in one compare.
+template <std::size_t N>
+inline bool key_is(std::string_view key, const char (&word)[N]) {
+    return key.size() == N - 1 && std::memcmp(key.data(), word, N - 1) == 0;
+}
 
 class JsonScan {
   public:
     explicit JsonScan(std::string_view text, std::size_t max_depth = 64)
-        : text_(text), max_depth_(max_depth) {}
+        : p_(text.data()), end_(text.data() + text.size()), max_depth_(max_depth) {}
 
     bool ok() const { return ok_; }
     // '{' next (after white space): read it. False (and failed) otherwise.
-    bool enter_object();
+    bool enter_object() { return enter('{'); }
     // '[' next: read it.
-    bool enter_array();
+    bool enter_array() { return enter('['); }
     // In an object entered: the next member's key, its ':' read (the value comes next); nullopt
     // at the object's '}' (read) or on a failure (then !ok()). A key with an escape fails.
     std::optional<std::string_view> next_key();
@@ -39,31 +54,179 @@ class JsonScan {
     // The value next, when it is null: read (true). Otherwise nothing is read (false; not a
     // failure).
     bool null();
-    // The value next as a string, decoded (escapes, UTF-8 checked) into `out`. False (failed)
-    // when it is not a string.
+    // The value next as a string, decoded (escapes, UTF-8 checked) and appended to `out`. False
+    // (failed) when it is not a string; `out` may then hold part of it.
     bool string(std::string& out);
     // The value next as an integer of at most 18 digits, no fraction or exponent. False (failed)
     // otherwise.
     bool integer(std::int64_t& out);
     // Only white space is left (and nothing failed).
-    bool at_end();
+    bool at_end() {
+        space();
+        return ok_ && depth_ == 0 && p_ == end_;
+    }
 
   private:
     bool fail() { return ok_ = false; }
-    void space();
-    bool literal(std::string_view word);
-    bool number();
-    // A string's body after its '"', up to and past the closing '"'; decoded into `out` when
-    // given, else only checked.
-    bool string_body(std::string* out);
+    std::optional<std::string_view> key_failed() {
+        ok_ = false;
+        return std::nullopt;
+    }
+    // Past white space from `p`.
+    static const char* after_space(const char* p, const char* end) {
+        while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+        return p;
+    }
+    // `p`, past white space, is at `c`. Compact JSON has none: its byte is checked first, once.
+    static bool at(const char*& p, const char* end, char c) {
+        if (p != end && *p == c) return true;
+        p = after_space(p, end);
+        return p != end && *p == c;
+    }
+    void space() { p_ = after_space(p_, end_); }
+    bool enter(char bracket) {
+        const char* p = p_;
+        if (!ok_ || !at(p, end_, bracket) || depth_ >= max_depth_) return fail();
+        p_ = p + 1;
+        ++depth_;
+        first_member_ = true;
+        return true;
+    }
+    // The container entered ends at `p` (its '}' or ']'): read it.
+    void leave(const char* p) {
+        p_ = p + 1;
+        --depth_;
+        first_member_ = false;
+    }
+    // Out of line, the rare cases. A key from `begin` whose run stopped short of its quote (at
+    // UTF-8, an escape, a control byte or the end): its closing quote when it is well-formed and
+    // has no escape, else nullptr.
+    const char* key_rest(const char* begin) const;
+    // A string from `begin` (just past its quote), decoded onto `out` when given, else checked.
+    bool string_rest(const char* begin, std::string* out);
+    bool integer_rest(std::int64_t& out);
     bool value(std::size_t depth);
 
-    std::string_view text_;
-    std::size_t at_ = 0;
+    const char* p_;
+    const char* end_;
     std::size_t max_depth_;
     std::size_t depth_ = 0;      // containers entered and not left
     bool first_member_ = false;  // the container just entered has no member read yet
     bool ok_ = true;
 };
+
+// Inline in the reader's loop (and kept so: the call's own cost was as much as its work); the
+// position stays in a register until the key is read.
+[[gnu::always_inline]] inline std::optional<std::string_view> JsonScan::next_key() {
+    const char* p = p_;
+    const char* const end = end_;
+    if (!ok_) return key_failed();
+    if (first_member_) {
+        first_member_ = false;
+        if (!at(p, end, '"')) {
+            if (p == end || *p != '}') return key_failed();
+            leave(p);
+            return std::nullopt;
+        }
+    } else {
+        if (!at(p, end, ',')) {
+            if (p == end || *p != '}') return key_failed();
+            leave(p);
+            return std::nullopt;
+        }
+        ++p;
+        if (!at(p, end, '"')) return key_failed();
+    }
+    const char* const begin = ++p;
+    p = json_string_plain_end(p, end);
+    if ((p == end || *p != '"') && (p = key_rest(begin)) == nullptr) return key_failed();
+    const std::string_view key(begin, static_cast<std::size_t>(p - begin));
+    ++p;
+    if (!at(p, end, ':')) return key_failed();
+    p_ = p + 1;
+    return key;
+}
+
+inline bool JsonScan::next_element() {
+    const char* p = p_;
+    const char* const end = end_;
+    if (!ok_) return fail();
+    if (first_member_) {
+        first_member_ = false;
+        p = after_space(p, end);
+        if (p == end) return fail();
+        if (*p == ']') {
+            leave(p);
+            return false;
+        }
+        p_ = p;
+        return true;
+    }
+    if (at(p, end, ',')) {
+        p_ = p + 1;
+        return true;
+    }
+    if (p == end || *p != ']') return fail();
+    leave(p);
+    return false;
+}
+
+inline bool JsonScan::skip() {
+    const char* p = p_;
+    const char* const end = end_;
+    if (ok_ && at(p, end, '"')) {  // a string of plain ASCII
+        p = json_string_plain_end(p + 1, end);
+        if (p != end && *p == '"') {
+            p_ = p + 1;
+            return true;
+        }
+    } else if (ok_ && p != end && *p >= '1' && *p <= '9') {  // a whole number (a time, a count)
+        const char* const first = p;
+        while (++p != end && *p >= '0' && *p <= '9') {
+        }
+        if (p - first <= 18 && (p == end || (*p != '.' && *p != 'e' && *p != 'E'))) {
+            p_ = p;
+            return true;
+        }
+    }
+    return value(depth_);  // anything else
+}
+
+inline bool JsonScan::integer(std::int64_t& out) {
+    const char* const p = p_;
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    // One digit, as a choice's or a content block's index mostly is.
+    if (ok_ && end_ - p >= 2 && digit(p[0]) && !digit(p[1]) && p[1] != '.' && p[1] != 'e' &&
+        p[1] != 'E') {
+        out = p[0] - '0';
+        p_ = p + 1;
+        return true;
+    }
+    return integer_rest(out);
+}
+
+inline bool JsonScan::null() {
+    const char* p = p_;
+    if (!ok_ || !at(p, end_, 'n')) return false;
+    p_ = p;
+    if (end_ - p < 4 || std::memcmp(p, "null", 4) != 0) return false;
+    p_ = p + 4;
+    return true;
+}
+
+inline bool JsonScan::string(std::string& out) {
+    const char* p = p_;
+    const bool quote = ok_ && at(p, end_, '"');
+    p_ = p;
+    if (!quote) return fail();
+    const char* const begin = p + 1;
+    const char* const run_end = json_string_plain_end(begin, end_);
+    if (run_end != end_ && *run_end == '"') {  // plain ASCII: one append
+        out.append(begin, run_end);
+        p_ = run_end + 1;
+        return true;
+    }
+    return string_rest(begin, &out);
+}
 
 }  // namespace cmfpipe::wire
