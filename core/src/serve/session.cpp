@@ -14,6 +14,7 @@
 
 #include "forwarded_headers.hpp"
 #include "message_head.hpp"
+#include "parser_receive.hpp"
 #include "request_framing.hpp"
 #include "server_state.hpp"
 
@@ -159,17 +160,8 @@ void Session::receive(bool header_only) {
     }
     socket_.async_read_some(buffer_.prepare(size), [self = shared_from_this(), header_only](
                                                        beast::error_code error, std::size_t got) {
-        self->buffer_.commit(got);
-        if (error == net::error::eof) {
-            // The client closed: a message that ends there ends (or breaks off) here, as in
-            // Beast's read; none begun is the end of the connection.
-            if (self->parser_->got_some()) {
-                error = {};
-                self->parser_->put_eof(error);
-            } else {
-                error = http::error::end_of_stream;
-            }
-        }
+        // The client's close ends a request begun (or breaks it off); none begun, the connection.
+        commit_received(self->buffer_, got, *self->parser_, error);
         if (error) return header_only ? self->on_header(error) : self->on_body(error);
         self->go_on_reading(header_only);
     });

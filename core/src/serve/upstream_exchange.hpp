@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "message_head.hpp"
+#include "parser_receive.hpp"
 #include "upstream.hpp"
 
 namespace cmfpipe::serve {
@@ -67,21 +68,6 @@ inline boost::asio::mutable_buffer answer_space(boost::beast::flat_buffer& buffe
         std::min(std::max(boost::beast::read_size(buffer, 65536), at_least), room);
     if (size == 0) throw boost::system::system_error(http::error::buffer_overflow);
     return buffer.prepare(size);
-}
-
-// After a receive of `got` bytes: at the upstream's close a message that ends there ends (or
-// breaks off: partial_message), as in Beast's read; none begun is end_of_stream.
-template <class Parser>
-void answer_received(boost::beast::flat_buffer& buffer, std::size_t got, Parser& parser,
-                     boost::system::error_code& error) {
-    buffer.commit(got);
-    if (error != boost::asio::error::eof) return;
-    if (parser.got_some()) {
-        error = {};
-        parser.put_eof(error);
-    } else {
-        error = http::error::end_of_stream;
-    }
 }
 
 // Writes the request and reads the answer: interim answers dropped, a 101 refused. The body of a
@@ -138,7 +124,7 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
             if (parser->is_header_done()) break;
             const std::size_t got = co_await stream.async_read_some(
                 answer_space(buffer), net::redirect_error(net::use_awaitable, error));
-            answer_received(buffer, got, *parser, error);
+            commit_received(buffer, got, *parser, error);
             if (error) throw boost::system::system_error(error);
             if (parser->is_header_done()) break;  // ended by the close (put_eof)
         }
@@ -199,7 +185,7 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
             const std::size_t got =
                 co_await stream.async_read_some(answer_space(buffer, body_read_size),
                                                 net::redirect_error(net::use_awaitable, error));
-            answer_received(buffer, got, *parser, error);
+            commit_received(buffer, got, *parser, error);
             if (error || parser->is_done()) break;
         }
         const std::size_t size = room - parser->get().body().size;
