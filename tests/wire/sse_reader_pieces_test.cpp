@@ -169,11 +169,24 @@ TEST_CASE("SseEvent::append_text: the exact bytes of each shape") {
     CHECK(SseEvent{"", "\n", 1}.text() == "data: \ndata: \n\n");
 }
 
+TEST_CASE("append_text of a batch: the bytes of each event's append_text, in order") {
+    const std::vector<SseEvent> batch = {
+        {"", "{\"a\":1}", 1}, {"ping", "{}", 3}, {"", "one\ntwo\n", 6}, {"", "", 9}};
+    std::string out = "before\n\n";
+    wire::append_text(out, batch);
+    CHECK(out ==
+          "before\n\ndata: {\"a\":1}\n\nevent: ping\ndata: {}\n\n"
+          "data: one\ndata: two\ndata: \n\ndata: \n\n");
+    std::string none = "kept";
+    wire::append_text(none, std::span<const SseEvent>());
+    CHECK(none == "kept");
+}
+
 TEST_CASE("SseEvent::append_text: a canonical stream read and written back is the same bytes") {
     for (const std::string& text : {sse_texts[0], sse_texts[1]}) {
         SseReader reader("canonical", 1 << 20);
         std::string written;
-        for (const SseEvent& event : reader.read(text)) event.append_text(written);
+        wire::append_text(written, reader.read(text));
         CHECK(written == text);
     }
     // Other line ends and field spellings come out in the canonical shape.

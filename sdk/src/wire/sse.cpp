@@ -36,9 +36,12 @@ bool looks_like_sse(std::string_view text) {
 
 namespace {
 
-// The bytes append_text writes for one "data:" line and its "\n", and for the "event:" line.
-constexpr std::size_t data_line_frame = 7;   // "data: " "\n"
-constexpr std::size_t event_line_frame = 8;  // "event: " "\n"
+// The bytes append_text writes for an event whose data has no "\n" (each "\n" in it adds a
+// "data: ").
+std::size_t one_line_text_size(const SseEvent& event) {
+    return (event.event.empty() ? 0 : event.event.size() + 8)  // "event: " name "\n"
+           + event.data.size() + 8;                            // "data: " data "\n" "\n"
+}
 
 // Whether `text` starts with `field` and its colon (`field` written with the colon).
 template <std::size_t N>
@@ -64,8 +67,7 @@ void SseEvent::append_text(std::string& out) const {
     // One growth for the whole event (a data line of its own for each "\n" of the data may
     // need one more), doubling as it goes: a batch of events appended one by one grows `out`
     // a few times, not once an event.
-    const std::size_t size =
-        (event.empty() ? 0 : event.size() + event_line_frame) + data.size() + data_line_frame + 1;
+    const std::size_t size = one_line_text_size(*this);
     if (out.capacity() - out.size() < size)
         out.reserve(std::max(out.size() + size, 2 * out.capacity()));
     if (!event.empty()) out.append("event: ", 7).append(event).push_back('\n');
@@ -80,6 +82,13 @@ void SseEvent::append_text(std::string& out) const {
         at = newline + 1;
     }
     out.append("\n\n", 2);
+}
+
+void append_text(std::string& out, std::span<const SseEvent> events) {
+    std::size_t size = out.size();
+    for (const SseEvent& event : events) size += one_line_text_size(event);
+    out.reserve(size);
+    for (const SseEvent& event : events) event.append_text(out);
 }
 
 SseReader::SseReader(std::string source, std::size_t max_event_bytes)

@@ -1,12 +1,12 @@
 // wire::SseReader and SseEvent::append_text as the proxy's streamed answers use them: a stream of
 // 1000 events read 16 KiB at a time (the proxy's upstream receives), each read's events split and
 // then written back to one string (what goes to the client). Two ways, interleaved so that the
-// machine's load weighs on both alike: feed() into a vector made for each read and the text into
-// a string made for each read (the proxy's way before read()), and read() into the reader's own
-// batch with the text into a string kept from read to read. Median ns an event of the split, of
-// the text and of both. The streams: the bench upstream's chat.completion.chunk events
-// (tests/bench/serve/bench_upstream.py, 200 characters of text a delta) and Anthropic's named
-// content_block_delta events.
+// machine's load weighs on both alike: feed() into a vector made for each read and each event's
+// append_text() into a string made for each read (the proxy's way before read()), and read()
+// into the reader's own batch with append_text(out, batch) into a string made for each read. Median
+// ns an event of the split, of the text and of both. The streams: the bench upstream's
+// chat.completion.chunk events (tests/bench/serve/bench_upstream.py, 200 characters of text a
+// delta) and Anthropic's named content_block_delta events.
 //   usage: sse_bench [SECONDS_PER_STREAM]     (default 0.5; 0: one pass of each way, for
 //          valgrind --tool=callgrind's instruction counts)
 #include <algorithm>
@@ -54,9 +54,10 @@ std::string openai_stream() {
 std::string anthropic_stream() {
     std::string out;
     for (int i = 0; i < events_a_stream; ++i)
-        out += "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
-               "\"delta\":{\"type\":\"text_delta\",\"text\":\"" +
-               delta_text(i) + "\"}}\n\n";
+        out +=
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+            "\"delta\":{\"type\":\"text_delta\",\"text\":\"" +
+            delta_text(i) + "\"}}\n\n";
     return out;
 }
 
@@ -96,17 +97,17 @@ Pass pass_with_feed(std::string_view stream) {
     return pass;
 }
 
-// read() into the reader's batch, the text into a string kept from read to read.
+// read() into the reader's batch, the text of the batch at once (one growth) into a string made
+// for each read.
 Pass pass_with_read(std::string_view stream) {
     Pass pass;
     SseReader reader("bench stream", 1 << 20);
-    std::string out;
     for (std::size_t at = 0; at < stream.size(); at += read_size) {
         const auto start = Clock::now();
         const auto events = reader.read(stream.substr(at, read_size));
         const auto split = Clock::now();
-        out.clear();
-        for (const SseEvent& event : events) event.append_text(out);
+        std::string out;
+        cmfpipe::wire::append_text(out, events);
         const auto written = Clock::now();
         pass.split_ns += since(start, split);
         pass.text_ns += since(split, written);
@@ -154,7 +155,7 @@ int main(int argc, char** argv) {
                         median(text), median(split) + median(text));
         };
         row("feed(), new vector and string a read", feed_split, feed_text);
-        row("read(), batch and string kept", read_split, read_text);
+        row("read() and append_text(out, batch)", read_split, read_text);
     }
     return 0;
 }

@@ -27,6 +27,9 @@ struct SseEvent {
     bool operator==(const SseEvent&) const = default;
 };
 
+// Each event's append_text(), `out` grown once for them all (a proxy's batch of events).
+void append_text(std::string& out, std::span<const SseEvent> events);
+
 // Reads events as the bytes of a stream arrive, in pieces cut anywhere (a proxy reading its
 // upstream). "id:", "retry:" and ":" comments carry nothing a proxy passes on and are dropped;
 // an event with no "data:" line is no event. A line ends with "\n" ("\r\n": the "\r" is taken
