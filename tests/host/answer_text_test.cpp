@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cmfpipe/core/host/answer_bound.hpp"
+#include "support/json_string_cases.hpp"
 
 using namespace cmfpipe;
 
@@ -65,15 +66,8 @@ TEST_CASE("dump_within stops at its bound while it writes", "[answer_text]") {
 
 TEST_CASE("dump_within finds a byte to escape at any place in a string", "[answer_text]") {
     const host::AnswerBound unbounded;
-    // The writer skips plain text eight bytes at a time: every offset, near and past a word.
-    const std::vector<std::string> specials = {"\"",   "\\",       "\n",   std::string(1, '\x1f'),
-                                               "\x7f", "\xc3\xa9", "\xff", std::string(1, '\0')};
-    for (const std::string& special : specials) {
-        for (std::size_t at = 0; at <= 19; ++at) {
-            std::string text(20, 'a');
-            text.insert(at, special);
-            INFO("at " << at);
-            CHECK(host::dump_within(Json(text), unbounded) == dump_reference(Json(text)));
-        }
+    for (const std::string& text : testing::special_byte_at_every_offset()) {
+        INFO(Json(text).dump(-1, ' ', true, Json::error_handler_t::replace));
+        CHECK(host::dump_within(Json(text), unbounded) == dump_reference(Json(text)));
     }
 }

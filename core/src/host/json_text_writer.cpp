@@ -4,17 +4,15 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <nlohmann/detail/output/output_adapters.hpp>
 #include <nlohmann/detail/output/serializer.hpp>
 
-#include "cmfpipe/json_string_bytes.hpp"
-#include "cmfpipe/utf8.hpp"
+#include "cmfpipe/json_string_writer.hpp"
 
 namespace cmfpipe::host {
 
-// What the writer leaves to nlohmann: its serializer, writing into the same string (checked once
-// the delegated value is written: floats are short; a string is checked by its size first).
+// What the writer leaves to nlohmann: its serializer (binary values), writing into the same
+// string (checked once the delegated value is written).
 class JsonTextWriter::Fallback {
   public:
     explicit Fallback(std::string& text)
@@ -51,62 +49,7 @@ void JsonTextWriter::delegate(const Json& value, unsigned indent) {
 void JsonTextWriter::string(const std::string& text) {
     // The escaped text is at least as long as the text: over the bound before it is written.
     bound_.check(text_.size() + text.size() + 2, "as it was written");
-    const char* const end = text.data() + text.size();
-    const char* first = text.data();
-    first = json_string_plain_end(first, end);
-    if (first == end) {  // plain text (the common case): copied whole
-        text_.push_back('"');
-        text_.append(text);
-        text_.push_back('"');
-        return;
-    }
-    if (find_invalid_utf8(std::string_view(first, static_cast<std::size_t>(end - first))) !=
-        std::string_view::npos) {
-        // nlohmann's replacement of invalid sequences, exactly.
-        if (!fallback_) fallback_ = std::make_unique<Fallback>(text_);
-        fallback_->dump(Json(text), step_, 0);
-        check();
-        return;
-    }
-    text_.push_back('"');
-    const char* run = text.data();  // the start of the bytes not yet copied
-    for (const char* p = first; p != end; ++p) {
-        const auto c = static_cast<unsigned char>(*p);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;  // valid UTF-8 and DEL stay as they are
-        text_.append(run, p);
-        run = p + 1;
-        switch (c) {
-            case '"':
-                text_.append("\\\"");
-                break;
-            case '\\':
-                text_.append("\\\\");
-                break;
-            case '\b':
-                text_.append("\\b");
-                break;
-            case '\t':
-                text_.append("\\t");
-                break;
-            case '\n':
-                text_.append("\\n");
-                break;
-            case '\f':
-                text_.append("\\f");
-                break;
-            case '\r':
-                text_.append("\\r");
-                break;
-            default: {
-                static constexpr char hex[] = "0123456789abcdef";
-                const char escape[] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
-                text_.append(escape, sizeof escape);
-            }
-        }
-        check();
-    }
-    text_.append(run, end);
-    text_.push_back('"');
+    append_json_string(text_, text, [this] { check(); });
 }
 
 void JsonTextWriter::value(const Json& value, unsigned indent_now) {

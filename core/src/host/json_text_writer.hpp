@@ -2,8 +2,9 @@
 // JSON text as nlohmann's dump(indent_step) writes it (pretty, UTF-8 kept as it is, invalid
 // UTF-8 as U+FFFD: Json::error_handler_t::replace), byte for byte, written straight into a string
 // under an AnswerBound. dump() goes through a virtual call and a UTF-8 decoder step for every
-// byte; this writer copies runs of plain text whole and hands only what it does not write itself
-// (floats, binary values, strings that are not valid UTF-8) to nlohmann's own serializer.
+// byte; this writer copies runs of plain text whole (strings by the sdk's append_json_string,
+// which leaves one that is not valid UTF-8 to nlohmann's dump) and hands binary values to
+// nlohmann's own serializer.
 #include <memory>
 #include <string>
 #include <string_view>

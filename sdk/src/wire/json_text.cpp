@@ -1,6 +1,8 @@
 // Python-style one-line JSON (see wire/json_text.hpp).
 #include "cmfpipe/wire/json_text.hpp"
 
+#include "cmfpipe/json_string_writer.hpp"
+
 namespace cmfpipe::wire {
 
 void dump_spaced(const Json& value, std::string& out) {
@@ -11,7 +13,7 @@ void dump_spaced(const Json& value, std::string& out) {
             for (const auto& [key, item] : value.items()) {
                 if (!first) out += ", ";
                 first = false;
-                out += Json(key).dump(-1, ' ', false, Json::error_handler_t::replace);
+                append_json_string(out, key);
                 out += ": ";
                 dump_spaced(item, out);
             }
@@ -29,8 +31,11 @@ void dump_spaced(const Json& value, std::string& out) {
             out += ']';
             return;
         }
+        case Json::value_t::string:
+            append_json_string(out, value.get_ref<const std::string&>());
+            return;
         default:
-            // Scalars: nlohmann's spelling (strings escaped, shortest round-trip numbers).
+            // The other scalars: nlohmann's spelling (shortest round-trip numbers).
             out += value.dump(-1, ' ', false, Json::error_handler_t::replace);
     }
 }
