@@ -224,6 +224,11 @@ TEST_CASE("SseReader: read() holds to the size bound as feed() does") {
     CHECK_THROWS_MATCHES(
         bounded.read("data: " + std::string(40, 'x')), LimitExceeded,
         Catch::Matchers::Message("upstream 'openai' stream: an event larger than 64 bytes"));
+    // feed(): the events completed before the one over the bound are appended all the same.
+    SseReader fed("s", 8);
+    std::vector<SseEvent> events;
+    CHECK_THROWS_AS(fed.feed("data: 1\n\ndata: 2\n\ndata: 123456789\n\n", events), LimitExceeded);
+    CHECK(events == std::vector<SseEvent>{{"", "1", 1}, {"", "2", 3}});
     // One line over the bound: alone, and as a whole event (its blank line right after it).
     for (const char* text : {"data: 123456789\n", "data: 123456789\n\n", "data: 12345678\n\n"}) {
         SseReader one_line("s", 8);

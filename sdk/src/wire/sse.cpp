@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -190,9 +191,20 @@ void SseReader::line(std::string_view text, Emit& emit) {
 }
 
 void SseReader::feed(std::string_view bytes, std::vector<SseEvent>& out) {
-    start_batch();
-    auto emit = [&] { out.push_back(std::move(open())); };
-    scan(bytes, emit);
+    // read()'s batch, moved to `out` at once (one growth of `out`), and so when an event over the
+    // bound stops it: the events it completed before are in `out` all the same.
+    auto move_batch = [&] {
+        out.insert(
+            out.end(), std::make_move_iterator(batch_.begin()),
+            std::make_move_iterator(batch_.begin() + static_cast<std::ptrdiff_t>(batch_size_)));
+    };
+    try {
+        read(bytes);
+    } catch (const LimitExceeded&) {
+        move_batch();
+        throw;
+    }
+    move_batch();
 }
 
 std::span<SseEvent> SseReader::read(std::string_view bytes) {
