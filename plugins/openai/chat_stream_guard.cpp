@@ -52,7 +52,10 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         if (ended_) return out;
         line_ = event.line;
         if (read_plain_text_delta(event.data, plain_) && head_known(plain_)) {
-            take_plain_delta(event, plain_, out);
+            if (!passed_at_once(event, plain_, out)) {
+                const bool held_whole = add_plain_delta(event, plain_);
+                settle_plain_deltas(plain_.index, plain_.field, held_whole, out);
+            }
             return out;
         }
         if (trim(event.data) == "[DONE]") {
@@ -298,21 +301,56 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                (!plain.has_fingerprint || head.contains("system_fingerprint"));
     }
 
+    // A read's events: a run of plain text deltas of one part is added up whole and the processors
+    // run once over the run's window (not once a delta); any other event ends the run, and goes
+    // its own way.
+    void push_events(std::span<SseEvent> events, Events& out) override {
+        struct Run {
+            std::int64_t index;
+            ChatText field;
+            bool held_whole;  // as its first delta was (the rest follow it: HeldEvents::can_hold)
+        };
+        std::optional<Run> run;
+        auto settle = [&] {
+            if (run && !ended_) settle_plain_deltas(run->index, run->field, run->held_whole, out);
+            run.reset();
+        };
+        for (SseEvent& event : events) {
+            if (ended_) break;
+            line_ = event.line;
+            if (processors_ && read_plain_text_delta(event.data, plain_) && head_known(plain_)) {
+                if (run && (run->index != plain_.index || run->field != plain_.field)) settle();
+                if (ended_) break;
+                line_ = event.line;
+                const bool held_whole = add_plain_delta(std::move(event), plain_);
+                if (!run) run = Run{plain_.index, plain_.field, held_whole};
+                continue;
+            }
+            settle();
+            if (ended_) break;
+            for (SseEvent& now : push_event(event)) out.push_back(std::move(now));
+        }
+        settle();
+    }
+
+    // No processor: nothing is held for them (nor added up: nothing reads the turn). A plain
+    // delta goes on at once, as it came, when its part holds nothing (true).
+    bool passed_at_once(const SseEvent& event, const PlainTextDelta& plain, Events& out) {
+        if (processors_) return false;
+        const auto state = choices_.find(plain.index);
+        const TextPart* part = state == choices_.end() ? nullptr : state->second.text(plain.field);
+        if (part && (!part->events.empty() || !part->text.held().empty())) return false;
+        out.push_back(event);
+        content_sent_ = true;
+        return true;
+    }
+
     // A plain text delta (chat_plain_delta.hpp), the common event: no Json tree is made of it.
-    // The processors see the choice's window with its text; the event itself is held whole and
-    // goes out as it came once all its text may go (the text after it is past the holdback, or
-    // the processors say it is final, or the part ends). When a processor changed the text held,
-    // or the part holds text that came otherwise, the text goes out as the full path sends it.
-    void take_plain_delta(const SseEvent& event, const PlainTextDelta& plain, Events& out) {
+    // Its text joins its part; the event itself is held whole (true) when the part holds only
+    // such events' text, to go out as it came once all its text may go (settle_plain_deltas).
+    bool add_plain_delta(SseEvent event, const PlainTextDelta& plain) {
         ChoiceState& state = choices_[plain.index];
         TextPart* part = state.text(plain.field);
-        // No processor: nothing is held for them (nor added up: nothing reads the turn). The
-        // delta goes on at once, as it came, when the part holds nothing.
-        if (!processors_ && (!part || (part->events.empty() && part->text.held().empty()))) {
-            out.push_back(event);
-            content_sent_ = true;
-            return;
-        }
         so_far_.add_text(plain.index, plain.field, plain.text);
         state.text_shape_data.assign(event.data);
         state.text_shape_stale = true;
@@ -324,10 +362,21 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                          wire::HeldBackText(holdback_, plain.field != ChatText::reasoning)});
         }
         const bool held_whole = part->events.can_hold(part->text);
-        if (held_whole) part->events.hold(event, plain.text.size());
+        if (held_whole) part->events.hold(std::move(event), plain.text.size());
         part->text.add(plain.text);
+        return held_whole;
+    }
+
+    // After plain deltas of one part were added: the processors see the choice's window with
+    // their text. The events held whole go out as they came once all their text may go (the text
+    // after them is past the holdback, or the processors say it is final, or the part ends).
+    // When a processor changed the text held, or the part holds text that came otherwise, the
+    // text goes out as the full path sends it.
+    void settle_plain_deltas(std::int64_t index, ChatText field, bool held_whole, Events& out) {
+        ChoiceState& state = choices_.at(index);
+        TextPart* part = state.text(field);
         Scope scope;
-        scope.choices.insert(plain.index);
+        scope.choices.insert(index);
         if (!run_guard(scope, out)) return;
         const std::size_t before = out.size();
         if (held_whole && part->events.release_ready(part->text, false, final_length_, out)) {
@@ -341,7 +390,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                 out.push_back(shape_of(state).with(std::move(delta), std::move(logprobs)));
             }
         }
-        narrow_windows(plain.index);
+        narrow_windows(index);
     }
 
     // No processor is configured, or none changed anything: what they made of the scope is its

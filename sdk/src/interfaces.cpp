@@ -47,6 +47,21 @@ std::unique_ptr<GuardedStream> Adapter::guard_stream(const Json&, StreamGuard,
 }
 GuardedStream::~GuardedStream() = default;
 
+std::vector<wire::SseEvent> GuardedStream::push_all(std::span<wire::SseEvent> events) {
+    std::vector<wire::SseEvent> out;
+    for (const wire::SseEvent& event : events) {
+        if (ended()) break;
+        std::vector<wire::SseEvent> now = push(event);
+        if (out.empty()) {
+            out = std::move(now);
+        } else {
+            out.insert(out.end(), std::make_move_iterator(now.begin()),
+                       std::make_move_iterator(now.end()));
+        }
+    }
+    return out;
+}
+
 Processor::~Processor() = default;
 Registrar::~Registrar() = default;
 HostServices::~HostServices() = default;

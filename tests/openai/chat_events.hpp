@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cmfpipe/json.hpp"
+#include "cmfpipe/wire/sse.hpp"
 #include "support/registry.hpp"
 
 namespace cmfpipe::testing::chat_events {
@@ -20,5 +21,18 @@ inline const std::string head = R"({"id":"chatcmpl-B1","object":"chat.completion
                                 R"("created":1718000000,"model":"gpt-4o-2024-08-06",)"
                                 R"("system_fingerprint":"fp_a1",)";
 inline const std::string done = "data: [DONE]\n\n";
+
+// The content text the client's chunks carried (`client`: its SSE bytes), joined.
+inline std::string content_text(const std::string& client) {
+    std::string text;
+    for (const Json& chunk : wire::sse_events(client, "client").events) {
+        if (!chunk.is_object() || !chunk.contains("choices")) continue;  // [DONE], an error
+        for (const Json& choice : chunk["choices"]) {
+            if (choice["delta"].contains("content"))
+                text += choice["delta"]["content"].get<std::string>();
+        }
+    }
+    return text;
+}
 
 }  // namespace cmfpipe::testing::chat_events

@@ -99,19 +99,6 @@ std::string made(const std::string& content, const Json& list) {
     return chunk(R"({"content":)" + Json(content).dump() + "}", logprobs(list));
 }
 
-// The content text the client got, joined.
-std::string content_of(const std::string& client) {
-    std::string text;
-    for (const Json& c : cmfpipe::wire::sse_events(client, "client").events) {
-        if (!c.is_object() || !c.contains("choices")) continue;  // [DONE], an error event
-        for (const Json& choice : c["choices"]) {
-            if (choice["delta"].contains("content"))
-                text += choice["delta"]["content"].get<std::string>();
-        }
-    }
-    return text;
-}
-
 // Every logprob entry the client got, in order, and the text it got.
 struct ClientLogprobs {
     std::vector<Json> entries;
@@ -203,7 +190,7 @@ TEST_CASE("openai final text: the work of a step does not grow with the answer, 
     auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
                                          serve_options(redact, 64), Json::object());
     const ShownRun run = run_counted(*stream, events, shown);
-    const std::string content = content_of(run.client);
+    const std::string content = content_text(run.client);
     CHECK(content.size() > (1u << 20));
     CHECK(content == redacted);
     std::size_t most = 0;
@@ -240,14 +227,14 @@ TEST_CASE("openai final text: what goes out early is never changed, any cuts") {
             at += size;
         }
         const std::size_t holdback = 24 + random() % 65;
-        const std::string redacted = content_of(
+        const std::string redacted = content_text(
             run_guarded(adapter(), request, redact, 1 << 20, upstream + stop + done).all());
         const GuardedRun run = run_guarded(adapter(), request, redact,
                                            serve_options(redact, holdback), upstream + stop + done);
         INFO("turn " << turn << ", holdback " << holdback);
         const std::string client = run.all();
         CHECK(client.find("content_filter") == std::string::npos);
-        const std::string got = content_of(client);
+        const std::string got = content_text(client);
         CHECK(got.find("[REDACTED:") != std::string::npos);
         std::size_t at = 0;
         while (at < got.size() && at < redacted.size() && got[at] == redacted[at]) ++at;

@@ -320,21 +320,6 @@ TEST_CASE("openai guarded stream: reasoning and refusal deltas are text the proc
                                                  chunk("{}", "stop"), done});
 }
 
-namespace {
-// The text content the client's chunks carried, joined.
-std::string client_content(const std::string& client) {
-    std::string text;
-    for (const Json& chunk : cmfpipe::wire::sse_events(client, "client").events) {
-        for (const Json& choice : chunk["choices"]) {
-            if (choice["delta"].contains("content"))
-                text += choice["delta"]["content"].get<std::string>();
-        }
-    }
-    return text;
-}
-
-}  // namespace
-
 TEST_CASE("openai guarded stream: the work of a step does not grow with the stream") {
     // 2,000 deltas: the processors see a window of the text on each step (bounded whatever the
     // turn's length), and the whole turn once, at [DONE].
@@ -348,7 +333,7 @@ TEST_CASE("openai guarded stream: the work of a step does not grow with the stre
                                          {16}, Json::object());
     const ShownRun run = run_counted(*stream, events, shown);
 
-    CHECK(client_content(run.client) == turn.redacted);
+    CHECK(content_text(run.client) == turn.redacted);
     CHECK(run.client.ends_with(done));
     REQUIRE(run.shown.size() == events.size() + 1);
     std::size_t most = 0;  // from the 100th delta on (10 KB of text) to the finish chunk
@@ -381,7 +366,7 @@ TEST_CASE("openai guarded stream: a window stays bounded when every delta holds 
         auto stream = adapter().guard_stream(request, counting_guard(pipeline_guard(redact), shown),
                                              {64}, Json::object());
         const ShownRun run = run_counted(*stream, events, shown);
-        CHECK(client_content(run.client) == redacted);
+        CHECK(content_text(run.client) == redacted);
         std::size_t most = 0;
         for (std::size_t i = 100; i + 2 < events.size(); ++i) most = std::max(most, run.shown[i]);
         CHECK(most <= 4096);

@@ -98,6 +98,9 @@ class GuardedPluginStream final : public GuardedStream {
     std::vector<wire::SseEvent> push(const wire::SseEvent& event) override {
         return guarded(who_, [&] { return stream_->push(event); });
     }
+    std::vector<wire::SseEvent> push_all(std::span<wire::SseEvent> events) override {
+        return guarded(who_, [&] { return stream_->push_all(events); });
+    }
     std::vector<wire::SseEvent> finish(bool complete) override {
         return guarded(who_, [&] { return stream_->finish(complete); });
     }

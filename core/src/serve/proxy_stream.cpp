@@ -28,13 +28,10 @@ void append_events(std::string& out, const std::vector<wire::SseEvent>& events) 
 // adapter; should that throw too, a plain OpenAI-shaped event still tells the client.
 // The guarded stream's steps over one batch of events (and its end when `finish` is set): what
 // goes to the client.
-std::string guarded_steps_of(GuardedStream& guarded, const std::vector<wire::SseEvent>& events,
+std::string guarded_steps_of(GuardedStream& guarded, std::vector<wire::SseEvent>& events,
                              std::optional<bool> finish) {
     std::string out;
-    for (const wire::SseEvent& event : events) {
-        if (guarded.ended()) break;
-        append_events(out, guarded.push(event));
-    }
+    if (!events.empty() && !guarded.ended()) append_events(out, guarded.push_all(events));
     if (finish && !guarded.ended()) append_events(out, guarded.finish(*finish));
     return out;
 }
@@ -126,7 +123,7 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     // The guarded stream's steps run on the pool: each batch of events one read brought (a
     // small batch runs here, below), and the end, which runs the processors over the whole turn.
     auto guarded_steps = [&](std::vector<wire::SseEvent> events, std::optional<bool> finish) {
-        auto work = [&guarded, events = std::move(events), finish] {
+        auto work = [&guarded, events = std::move(events), finish]() mutable {
             return guarded_steps_of(guarded, events, finish);
         };
         return host_->async_call(std::move(work), net::use_awaitable);

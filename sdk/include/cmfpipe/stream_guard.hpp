@@ -12,16 +12,20 @@
 //   - a tool call's deltas are held until the call is complete and the processors have passed it;
 //   - a processor's stop, or a rewrite of text already sent, ends the stream with the provider's
 //     error event: nothing after it goes out.
-// The processors always run: on every text delta, on every finished tool call, and over the
-// whole turn when the stream ends. On a delta or a finished call they see a window of the turn, so
-// that a step costs what its event does, however long the stream: the choice or block in hand,
-// each of its text parts as the text not sent yet and, before it, at least the holdback (and no
-// less than 64 code points) of the text already sent (wire::HeldBackText), and the one call that
-// just completed. When the stream ends they see the whole turn once: a policy over the whole turn
-// still stops it then, and a rewrite of any text already sent still ends it.
+// The proxy hands over the events of one read together (push_all): a guard may then run the
+// processors once over a run of text deltas instead of once a delta, with the same rules for what
+// is released.
+// The processors always run: on every text delta (or run of them), on every finished tool call,
+// and over the whole turn when the stream ends. On a delta or a finished call they see a window of
+// the turn, so that a step costs what its event does, however long the stream: the choice or block
+// in hand, each of its text parts as the text not sent yet and, before it, at least the holdback
+// (and no less than 64 code points) of the text already sent (wire::HeldBackText), and the one call
+// that just completed. When the stream ends they see the whole turn once: a policy over the whole
+// turn still stops it then, and a rewrite of any text already sent still ends it.
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +88,12 @@ class GuardedStream {
     // provider error event, an event that is not the provider's), the last event out is the
     // provider's error event, and every later push returns nothing.
     virtual std::vector<wire::SseEvent> push(const wire::SseEvent& event) = 0;
+    // The events one read brought, in order (they may be left moved-from) -> the events the
+    // client gets now. What push() of each in turn would let out, except that a guard may pass a
+    // run of text deltas to the processors at once: each of the run's events is released when it
+    // would be at the run's last push, or later, never sooner. The default: push() each until the
+    // stream ends.
+    virtual std::vector<wire::SseEvent> push_all(std::span<wire::SseEvent> events);
     // The upstream's stream is over (`complete`: it ended as the provider ends a stream; false:
     // cut off). Out comes what was still held, once the processors have passed it, and for a
     // stream that was cut, the error event that tells the client so.

@@ -11,6 +11,20 @@ std::vector<SseEvent> GuardedStreamBase::push(const SseEvent& event) {
     return out;
 }
 
+std::vector<SseEvent> GuardedStreamBase::push_all(std::span<SseEvent> events) {
+    std::vector<SseEvent> out;
+    push_events(events, out);
+    released(out);
+    return out;
+}
+
+void GuardedStreamBase::push_events(std::span<SseEvent> events, std::vector<SseEvent>& out) {
+    for (const SseEvent& event : events) {
+        if (ended_) break;
+        for (SseEvent& now : push_event(event)) out.push_back(std::move(now));
+    }
+}
+
 std::vector<SseEvent> GuardedStreamBase::finish(bool complete) {
     std::vector<SseEvent> out;
     if (!ended_) {

@@ -4,6 +4,7 @@
 // by the event's line. A provider's stream derives from it and sets `line_` to the line of the
 // event in hand (0 at the stream's end).
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,8 @@ class GuardedStreamBase : public GuardedStream {
     // The provider's step (push_event; end_of_stream or release_held), then released() on what
     // it let out.
     std::vector<SseEvent> push(const SseEvent& event) final;
+    // push_events, then released() on what it let out.
+    std::vector<SseEvent> push_all(std::span<SseEvent> events) final;
     std::vector<SseEvent> finish(bool complete) final;
     bool ended() const override { return ended_; }
     bool content_sent() const final { return content_sent_; }
@@ -26,6 +29,9 @@ class GuardedStreamBase : public GuardedStream {
     GuardedStreamBase(std::string_view source, StreamStop stop) : source_(source), stop_(stop) {}
 
     virtual std::vector<SseEvent> push_event(const SseEvent& event) = 0;
+    // A read's events (GuardedStream::push_all); the default: push_event each until the stream
+    // ends.
+    virtual void push_events(std::span<SseEvent> events, std::vector<SseEvent>& out);
     // The upstream ended its stream as the provider ends one: the whole turn passes the
     // processors once more, and what is held goes out (or the stop's ending).
     virtual void end_of_stream(std::vector<SseEvent>& out) = 0;

@@ -27,8 +27,8 @@ class HeldEvents {
         return !events_.empty() || part.held().empty();
     }
     // `event` carries the next `bytes` of the part's text (its text not added to the part yet).
-    void hold(const SseEvent& event, std::size_t bytes) {
-        events_.push_back({event, bytes});
+    void hold(SseEvent event, std::size_t bytes) {
+        events_.push_back({std::move(event), bytes});
         bytes_ += bytes;
     }
     // When the text the part holds is these events' text as it came: those that may go now

@@ -1,0 +1,140 @@
+// The openai guarded Chat Completions stream given a read's events at once (GuardedStream::
+// push_all, as cmfpipe serve hands them over): a run of plain text deltas of one part is added up
+// whole and the processors run once over it, not once a delta. The client gets what pushing each
+// event in turn gives it, released no sooner, with each span still seen whole before it goes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "chat_events.hpp"
+#include "support/guarded_stream.hpp"
+#include "support/registry.hpp"
+
+namespace {
+
+using cmfpipe::Json;
+using namespace cmfpipe::testing;
+using namespace cmfpipe::testing::chat_events;
+
+std::string batch_chunk(const std::string& delta, const char* finish = nullptr, int choice = 0) {
+    return "data: " + head + R"("choices":[{"index":)" + std::to_string(choice) + R"(,"delta":)" +
+           delta + R"(,"logprobs":null,"finish_reason":)" +
+           (finish ? Json(finish).dump() : "null") + "}]}\n\n";
+}
+std::string batch_text(const std::string& t, const char* key = "content", int choice = 0) {
+    return batch_chunk(Json{{key, t}}.dump(), nullptr, choice);
+}
+const std::string batch_role = batch_chunk(R"({"role":"assistant","content":""})");
+
+// What the client got from each read of `per_read` events (the last read may be shorter), and
+// how many times the processors ran.
+struct ReadsRun {
+    std::vector<std::string> reads;
+    std::string finished;
+    std::size_t calls = 0;
+    std::string all() const {
+        std::string out;
+        for (const std::string& r : reads) out += r;
+        return out + finished;
+    }
+};
+ReadsRun run_in_reads(const std::vector<std::string>& events, std::size_t per_read,
+                      std::size_t holdback = 64) {
+    auto calls = std::make_shared<std::size_t>(0);
+    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
+                                         cmfpipe::StreamGuardOptions{holdback}, Json::object());
+    ReadsRun run;
+    for (std::size_t at = 0; at < events.size(); at += per_read) {
+        std::vector<cmfpipe::wire::SseEvent> read;
+        for (std::size_t i = at; i < std::min(at + per_read, events.size()); ++i)
+            read.push_back(sse_event(events[i]));
+        run.reads.push_back(text_of(stream->push_all(read)));
+    }
+    run.finished = text_of(stream->finish(true));
+    run.calls = *calls;
+    return run;
+}
+
+// The events of `whole` (one string an upstream event) joined up to event `end`.
+std::string joined_until(const std::vector<std::string>& whole, std::size_t end) {
+    std::string out;
+    for (std::size_t i = 0; i < end && i < whole.size(); ++i) out += whole[i];
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("openai push_all: a read of plain deltas goes out as pushing each does, one run a read") {
+    std::vector<std::string> events = {batch_role};
+    const std::string prose = "the proxy reads each event once and hands it on to the client ";
+    for (std::size_t i = 0; i < 40; ++i) events.push_back(batch_text(prose.substr(i % 20, 30)));
+    events.push_back(batch_chunk("{}", "stop"));
+    events.push_back(done);
+    const CountedRun one_by_one = run_counting_calls(adapter(), request, events, {64});
+    // No processor changes anything: every event goes out as the upstream's, byte for byte.
+    REQUIRE(one_by_one.all() == joined_events(events));
+    for (std::size_t per_read : {1u, 2u, 3u, 5u, 8u, 13u, 40u, 43u}) {
+        INFO("events a read: " << per_read);
+        const ReadsRun reads = run_in_reads(events, per_read);
+        CHECK(reads.all() == one_by_one.all());
+        // At the end of each read the client has what it had after that read's last event pushed
+        // alone: a run releases its events no sooner, and no later, than its last push would.
+        for (std::size_t r = 0; r < reads.reads.size(); ++r) {
+            const std::size_t end = std::min((r + 1) * per_read, events.size());
+            CHECK(joined_until(reads.reads, r + 1) == joined_until(one_by_one.pushed, end));
+        }
+    }
+    // One run a read of deltas, not one a delta: all in one read, the processors run for the role
+    // chunk, once over the 40 deltas, once over the narrowed window and once over the whole turn
+    // at [DONE]; pushing each runs them for every delta (43 runs in all).
+    CHECK(one_by_one.calls == 43);
+    CHECK(run_in_reads(events, events.size()).calls == 4);
+}
+
+TEST_CASE("openai push_all: an address split over the deltas of one read is redacted whole") {
+    const LongTurn turn = long_turn(600);  // addresses split over deltas 100-101 and 350-351
+    std::vector<std::string> events = {batch_role};
+    for (const std::string& d : turn.deltas) events.push_back(batch_text(d));
+    events.push_back(batch_chunk("{}", "stop"));
+    events.push_back(done);
+    for (std::size_t per_read : {1u, 7u, 64u, 101u, 602u}) {
+        INFO("events a read: " << per_read);
+        const ReadsRun reads = run_in_reads(events, per_read);
+        const std::string client = reads.all();
+        CHECK(content_text(client) == turn.redacted);
+        CHECK(client.find("joe.k") == std::string::npos);
+        CHECK(client.find("example.com") == std::string::npos);
+        // Every event of the reads before the one with the first address goes out as the
+        // upstream's own bytes, but the last, still held when that read came (that read's text is
+        // rewritten, what was held with it).
+        std::vector<cmfpipe::wire::SseEvent> got;
+        cmfpipe::wire::SseReader("client", 1 << 24).feed(client, got);
+        std::size_t as_sent = 0;
+        for (std::size_t i = 0; i < got.size() && got[i].text() == events[i]; ++i) ++as_sent;
+        CHECK(as_sent + 1 >= 101 / per_read * per_read);
+        // A read costs the processors a run, and one over the narrowed window; besides, the role
+        // chunk's and the whole turn's.
+        const std::size_t read_count = (events.size() + per_read - 1) / per_read;
+        CHECK(reads.calls <= 2 * read_count + 2);
+    }
+}
+
+TEST_CASE("openai push_all: deltas of other parts in one read keep the upstream's order") {
+    // Reasoning then content, and two choices taking turns: each change of part ends a run, so
+    // the client gets the events in the order pushing each gives.
+    std::vector<std::string> events = {batch_role};
+    for (int i = 0; i < 6; ++i)
+        events.push_back(batch_text("thinking it over, step by step ", "reasoning_content"));
+    for (int i = 0; i < 6; ++i) {
+        events.push_back(batch_text("choice zero says this much. ", "content", 0));
+        events.push_back(batch_text("choice one answers otherwise. ", "content", 1));
+    }
+    events.push_back(batch_chunk("{}", "stop", 0));
+    events.push_back(batch_chunk("{}", "stop", 1));
+    events.push_back(done);
+    const CountedRun one_by_one = run_counting_calls(adapter(), request, events, {16});
+    for (std::size_t per_read : {std::size_t{2}, std::size_t{5}, events.size()}) {
+        INFO("events a read: " << per_read);
+        CHECK(run_in_reads(events, per_read, 16).all() == one_by_one.all());
+    }
+}
