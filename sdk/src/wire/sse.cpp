@@ -20,11 +20,12 @@ std::string_view trim(std::string_view s) {
     return s.substr(b, e - b + 1);
 }
 
-// A field's value: what follows "name:", less one leading space.
+// A field's value: what follows "name:", less one leading space (`line` starts with "name:").
 std::string_view field_value(std::string_view line, std::size_t name_size) {
-    std::string_view value = line.substr(name_size + 1);
-    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    return value;
+    const char* at = line.data() + name_size + 1;
+    std::size_t size = line.size() - name_size - 1;
+    if (size != 0 && *at == ' ') ++at, --size;
+    return {at, size};
 }
 
 }  // namespace
