@@ -3,7 +3,10 @@
 // broken), and decode strings as parse_json does.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/json_scan.hpp"
@@ -120,4 +123,300 @@ TEST_CASE("wire: JsonScan finds members and decodes strings as parse_json does")
     // Nesting past the bound fails, however valid.
     wire::JsonScan deep("[[[[1]]]]", 3);
     CHECK_FALSE(deep.skip());
+}
+
+namespace {
+
+// The keys and string values of an object or array, decoded by the scanner in document order
+// (`ok` false when it refuses the text).
+void collect_strings(wire::JsonScan& scan, std::vector<std::string>& out, bool& ok);
+
+void collect_value(wire::JsonScan& scan, std::vector<std::string>& out, bool& ok) {
+    std::string text;
+    wire::JsonScan probe = scan;  // what comes next, without reading it
+    if (probe.enter_object() || (probe = scan, probe.enter_array())) {
+        collect_strings(scan, out, ok);
+        return;
+    }
+    probe = scan;
+    if (probe.string(text)) {
+        scan = probe;
+        out.push_back(text);
+        return;
+    }
+    ok = ok && scan.skip();
+}
+
+void collect_strings(wire::JsonScan& scan, std::vector<std::string>& out, bool& ok) {
+    wire::JsonScan probe = scan;
+    if (probe.enter_object()) {
+        scan = probe;
+        while (auto key = scan.next_key()) {
+            out.emplace_back(*key);
+            collect_value(scan, out, ok);
+            if (!ok) return;
+        }
+        ok = ok && scan.ok();
+        return;
+    }
+    if (!scan.enter_array()) {
+        ok = false;
+        return;
+    }
+    while (scan.next_element()) {
+        collect_value(scan, out, ok);
+        if (!ok) return;
+    }
+    ok = ok && scan.ok();
+}
+
+std::optional<std::vector<std::string>> scanned_strings(std::string_view text) {
+    wire::JsonScan scan(text);
+    std::vector<std::string> out;
+    bool ok = true;
+    collect_strings(scan, out, ok);
+    if (!ok || !scan.at_end()) return std::nullopt;
+    return out;
+}
+
+void parsed_strings(const cmfpipe::Json& json, std::vector<std::string>& out) {
+    if (json.is_object()) {
+        for (const auto& [key, value] : json.items()) {
+            out.push_back(key);
+            parsed_strings(value, out);
+        }
+    } else if (json.is_array()) {
+        for (const auto& value : json) parsed_strings(value, out);
+    } else if (json.is_string()) {
+        out.push_back(json.get<std::string>());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("wire: JsonScan's numbers are the parser's, and none it is not sure a double holds") {
+    const std::string digits_200 = "1" + std::string(199, '0');
+    const std::string digits_201 = "1" + std::string(200, '0');
+    // Taken: an integer of any length up to 200 digits (the inline one of at most 18 and the
+    // out-of-line one), fractions, exponents of one or two digits.
+    for (const std::string& text :
+         {std::string("0"), std::string("-0"), std::string("7"), std::string("123456789012345678"),
+          std::string("1234567890123456789"), std::string("[1718000000,1]"), std::string("1.5"),
+          std::string("-0.25e-07"), std::string("9E+99"), std::string("[12e3,4.0]"), digits_200,
+          "0." + std::string(199, '5')}) {
+        INFO(text);
+        CHECK(scans_whole(text));
+        CHECK(parses(text));
+    }
+    // Refused by both.
+    for (const char* text :
+         {"01", "-", "1.", "1e", "1e+", "+1", "-a", ".5", "1.e5", "00", "[1,01]"}) {
+        INFO(text);
+        CHECK_FALSE(scans_whole(text));
+        CHECK_FALSE(parses(text));
+    }
+    // Refused by the scanner only: longer than it is sure of (the full path reads them).
+    for (const std::string& text : {digits_201, std::string("1e100"), std::string("1.5e-100")}) {
+        INFO(text);
+        CHECK_FALSE(scans_whole(text));
+        CHECK(parses(text));
+    }
+}
+
+TEST_CASE("wire: JsonScan::integer takes a whole number of up to 18 digits, nothing else") {
+    const auto integer = [](std::string_view text) -> std::optional<std::int64_t> {
+        wire::JsonScan scan(text);
+        std::int64_t n = -99;
+        if (!scan.integer(n)) {
+            CHECK_FALSE(scan.ok());
+            return std::nullopt;
+        }
+        return n;
+    };
+    CHECK(integer("0,") == 0);   // one digit and more text: the inline step
+    CHECK(integer("7") == 7);    // one digit, the text's last byte
+    CHECK(integer(" 3}") == 3);  // after white space
+    CHECK(integer("42,") == 42);
+    CHECK(integer("-3,") == -3);
+    CHECK(integer("123456789012345678") == 123456789012345678);
+    for (const char* refused : {"1234567890123456789", "01", "0.0,", "1e2", "0e", "-", "", "x",
+                                "\"1\"", "00,", "5.", "3E1"}) {
+        INFO(refused);
+        CHECK_FALSE(integer(refused));
+    }
+}
+
+TEST_CASE("wire: JsonScan decodes escapes, surrogate pairs and UTF-8 as parse_json does") {
+    const std::string long_run = "abcdefghijklmnopqrstuvwxyz0123456789";
+    for (const std::string& body :
+         {std::string(R"(\" \\ \/ \b \f \n \r \t)"), std::string(R"(\u0000\u001F\u00e9\u00E9)"),
+          std::string(R"(\ud83d\ude00\uD83D\uDE00\uffff\u20AC)"), long_run + R"(\n)" + long_run,
+          long_run + "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80" + long_run + R"(\t)",
+          std::string("\xC3\xA9")}) {
+        const std::string text = "[\"" + body + "\"]";
+        INFO(text);
+        REQUIRE(parses(text));
+        wire::JsonScan scan(text);
+        REQUIRE(scan.enter_array());
+        REQUIRE(scan.next_element());
+        std::string decoded = "kept:";  // appended to
+        REQUIRE(scan.string(decoded));
+        CHECK_FALSE(scan.next_element());
+        CHECK(scan.at_end());
+        CHECK(decoded == "kept:" + cmfpipe::parse_json(text, "t")[0].get<std::string>());
+    }
+    // Refused by both: a lone or misordered surrogate, bad hex, an unknown escape, a control
+    // byte, bad UTF-8 (overlong, a surrogate, past U+10FFFF, cut short), no end.
+    for (const std::string& text :
+         {std::string(R"(["\ud83d"])"), std::string(R"(["\ude00\ud83d"])"),
+          std::string(R"(["\ud83d\u0041"])"), std::string(R"(["\ud83dx"])"),
+          std::string(R"(["\ud83d\"])"), std::string(R"(["\u00g0"])"), std::string(R"(["\u00"])"),
+          std::string(R"(["\a"])"), std::string(R"(["\)"), std::string("[\"a\tb\"]"),
+          std::string("[\"\xC0\xAF\"]"), std::string("[\"\xED\xA0\x80\"]"),
+          std::string("[\"\xF4\x90\x80\x80\"]"), std::string("[\"\xE2\x82\"]"),
+          std::string("[\"\xE2\x82"), long_run + "\"" + long_run}) {
+        INFO(text);
+        CHECK_FALSE(parses(text));
+        wire::JsonScan scan(text);
+        CHECK_FALSE((scan.skip() && scan.at_end()));
+        wire::JsonScan decoding(text);
+        std::string out;
+        CHECK_FALSE((decoding.enter_array() && decoding.next_element() && decoding.string(out) &&
+                     !decoding.next_element() && decoding.at_end()));
+    }
+}
+
+TEST_CASE("wire: JsonScan's keys: UTF-8 checked, no escape, in order with duplicates") {
+    {
+        wire::JsonScan scan("{\"caf\xC3\xA9\":1,\"a\":2,\"a\":3}");
+        REQUIRE(scan.enter_object());
+        CHECK(scan.next_key() == std::optional<std::string_view>("caf\xC3\xA9"));
+        REQUIRE(scan.skip());
+        CHECK(scan.next_key() == std::optional<std::string_view>("a"));
+        REQUIRE(scan.skip());
+        CHECK(scan.next_key() == std::optional<std::string_view>("a"));  // the caller's to judge
+        REQUIRE(scan.skip());
+        CHECK_FALSE(scan.next_key());
+        CHECK(scan.at_end());
+    }
+    for (const char* text : {"{\"\xC3\":1}", "{\"a\x01\":1}", R"({"a\"b":1})", R"({"a\u0041":1})",
+                             R"({"abcdefghijklmnopqrstuvwxyz)", R"({"a" 1})", R"({"a"})"}) {
+        INFO(text);
+        wire::JsonScan scan(text);
+        REQUIRE(scan.enter_object());
+        CHECK_FALSE(scan.next_key());
+        CHECK_FALSE(scan.ok());
+    }
+}
+
+TEST_CASE("wire: JsonScan reads white space between any tokens, and fails for good once failed") {
+    const std::string text =
+        " \t{\r\n\"a\" :\t[ 1 ,\n\"x\" , null ] , \"b\"\n:\n\"y\" , \"c\" : 12 ,"
+        " \"d\" : {  } , \"e\" : [ ] , \"f\" : 7 }\n ";
+    REQUIRE(parses(text));
+    wire::JsonScan scan(text);
+    REQUIRE(scan.enter_object());
+    CHECK(scan.next_key() == std::optional<std::string_view>("a"));
+    REQUIRE(scan.enter_array());
+    REQUIRE(scan.next_element());
+    std::int64_t n = 0;
+    REQUIRE(scan.integer(n));
+    CHECK(n == 1);
+    REQUIRE(scan.next_element());
+    REQUIRE(scan.skip());
+    REQUIRE(scan.next_element());
+    CHECK(scan.null());
+    CHECK_FALSE(scan.next_element());
+    CHECK(scan.next_key() == std::optional<std::string_view>("b"));
+    std::string y;
+    REQUIRE(scan.string(y));
+    CHECK(y == "y");
+    CHECK(scan.next_key() == std::optional<std::string_view>("c"));
+    REQUIRE(scan.integer(n));
+    CHECK(n == 12);
+    CHECK(scan.next_key() == std::optional<std::string_view>("d"));
+    REQUIRE(scan.enter_object());
+    CHECK_FALSE(scan.next_key());
+    CHECK(scan.ok());
+    CHECK(scan.next_key() == std::optional<std::string_view>("e"));
+    REQUIRE(scan.enter_array());
+    CHECK_FALSE(scan.next_element());
+    CHECK(scan.next_key() == std::optional<std::string_view>("f"));
+    CHECK_FALSE(scan.null());  // not null: nothing read, no failure
+    CHECK(scan.ok());
+    REQUIRE(scan.skip());
+    CHECK_FALSE(scan.next_key());
+    CHECK(scan.at_end());
+
+    // A failure (here a string where an object is expected) ends the reading: every step after
+    // it fails, even one the text would allow.
+    wire::JsonScan failed(R"({"a":"x","b":null})");
+    REQUIRE(failed.enter_object());
+    REQUIRE(failed.next_key());
+    CHECK_FALSE(failed.enter_object());
+    CHECK_FALSE(failed.ok());
+    std::string out;
+    CHECK_FALSE(failed.string(out));
+    CHECK_FALSE(failed.next_key());
+    CHECK_FALSE(failed.null());
+    CHECK_FALSE(failed.skip());
+    CHECK_FALSE(failed.next_element());
+    CHECK_FALSE(failed.integer(n));
+    CHECK_FALSE(failed.at_end());
+}
+
+TEST_CASE("wire: JsonScan's nesting bound counts the containers entered and skipped") {
+    CHECK(wire::JsonScan("[[1]]", 2).skip());
+    CHECK_FALSE(wire::JsonScan("[[[1]]]", 2).skip());
+    CHECK(wire::JsonScan(R"({"a":{"b":1}})", 2).skip());
+    CHECK_FALSE(wire::JsonScan(R"({"a":{"b":{}}})", 2).skip());
+    // Entered by hand, then skipped inside: the levels add up.
+    wire::JsonScan scan(R"({"a":{"b":[]}})", 2);
+    REQUIRE(scan.enter_object());
+    REQUIRE(scan.next_key());
+    CHECK_FALSE(scan.skip());  // {"b":[]} would be levels 2 and 3
+    wire::JsonScan entered(R"({"a":{"b":1}})", 1);
+    REQUIRE(entered.enter_object());
+    REQUIRE(entered.next_key());
+    CHECK_FALSE(entered.enter_object());
+}
+
+TEST_CASE("wire: JsonScan never takes a mutated event parse_json refuses, and decodes as it does") {
+    // Pretty and compact, OpenAI's chunk and Anthropic's text delta; mutations of their bytes.
+    const std::string events[] = {
+        R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hello \u00e9 world \"q\" \ud83d\ude00"}})",
+        "{ \"id\" : \"c1\" ,\n \"created\" : 1718000000 , \"choices\" : [ { \"index\" : 0 ,"
+        " \"delta\" : { \"content\" : \"na\xC3\xAFve \\n\xE2\x82\xAC\" } , \"logprobs\" : null } ],"
+        " \"usage\" : null , \"x\" : [ -1.5e-3 , true , false , { } ] }"};
+    std::mt19937 random(2029);
+    const std::string alphabet = "{}[]\",:\\u0019eE+-.tfn \t\x01\x80\xC3\xA9\xFF\xED";
+    long taken = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string text = events[i % 2];
+        const int edits = i < 2 ? 0 : 1 + static_cast<int>(random() % 3);
+        for (int e = 0; e < edits && !text.empty(); ++e) {
+            const std::size_t at = random() % text.size();
+            switch (random() % 3) {
+                case 0:
+                    text[at] = alphabet[random() % alphabet.size()];
+                    break;
+                case 1:
+                    text.erase(at, 1);
+                    break;
+                default:
+                    text.insert(at, 1, alphabet[random() % alphabet.size()]);
+            }
+        }
+        INFO(text);
+        const auto scanned = scanned_strings(text);
+        if (!scanned) continue;
+        ++taken;
+        const auto parsed = cmfpipe::try_parse_json(text);
+        REQUIRE(parsed.value.has_value());
+        std::vector<std::string> expected;
+        parsed_strings(*parsed.value, expected);
+        // (parse_json keeps a duplicate key once, with the last value: compare only then)
+        if (expected.size() == scanned->size()) CHECK(*scanned == expected);
+    }
+    CHECK(taken > 2000);  // the property says something: many mutations stay valid
 }

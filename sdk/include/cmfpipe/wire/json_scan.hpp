@@ -67,14 +67,22 @@ class JsonScan {
     }
 
   private:
-    bool fail() { return ok_ = false; }
+    // A failure leaves nothing to read: every step after it fails on its own, with no check of
+    // ok_ of its own.
+    bool fail() {
+        p_ = end_;
+        return ok_ = false;
+    }
     std::optional<std::string_view> key_failed() {
-        ok_ = false;
+        fail();
         return std::nullopt;
     }
     // Past white space from `p`.
     static const char* after_space(const char* p, const char* end) {
-        while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+        // (A byte above ' ' ends it at one compare.)
+        while (p != end && static_cast<unsigned char>(*p) <= ' ' &&
+               (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            ++p;
         return p;
     }
     // `p`, past white space, is at `c`. Compact JSON has none: its byte is checked first, once.
@@ -84,9 +92,27 @@ class JsonScan {
         return p != end && *p == c;
     }
     void space() { p_ = after_space(p_, end_); }
+    // Past the digits from `p`: eight bytes a step while eight are left.
+    static const char* digits_end(const char* p, const char* end) {
+        constexpr std::uint64_t high_nibbles = 0xF0F0F0F0F0F0F0F0ULL;
+        constexpr std::uint64_t threes = 0x3030303030303030ULL, sixes = 0x0606060606060606ULL;
+        while (end - p >= 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p, sizeof w);
+            // A byte is a digit when its high nibble is 3, and still is with 6 added (0x30..0x39).
+            // Adding 6 carries into the next byte only out of a byte >= 0xFA, itself no digit:
+            // the lowest byte that is none is exact.
+            const std::uint64_t not_digits =
+                ((w & high_nibbles) ^ threes) | (((w + sixes) & high_nibbles) ^ threes);
+            if (not_digits != 0) return p + (__builtin_ctzll(not_digits) >> 3);
+            p += 8;
+        }
+        while (p != end && *p >= '0' && *p <= '9') ++p;
+        return p;
+    }
     bool enter(char bracket) {
         const char* p = p_;
-        if (!ok_ || !at(p, end_, bracket) || depth_ >= max_depth_) return fail();
+        if (!at(p, end_, bracket) || depth_ >= max_depth_) return fail();
         p_ = p + 1;
         ++depth_;
         first_member_ = true;
@@ -120,7 +146,6 @@ class JsonScan {
 [[gnu::always_inline]] inline std::optional<std::string_view> JsonScan::next_key() {
     const char* p = p_;
     const char* const end = end_;
-    if (!ok_) return key_failed();
     if (first_member_) {
         first_member_ = false;
         if (!at(p, end, '"')) {
@@ -150,7 +175,6 @@ class JsonScan {
 inline bool JsonScan::next_element() {
     const char* p = p_;
     const char* const end = end_;
-    if (!ok_) return fail();
     if (first_member_) {
         first_member_ = false;
         p = after_space(p, end);
@@ -174,16 +198,15 @@ inline bool JsonScan::next_element() {
 inline bool JsonScan::skip() {
     const char* p = p_;
     const char* const end = end_;
-    if (ok_ && at(p, end, '"')) {  // a string of plain ASCII
+    if (at(p, end, '"')) {  // a string of plain ASCII
         p = json_string_plain_end(p + 1, end);
         if (p != end && *p == '"') {
             p_ = p + 1;
             return true;
         }
-    } else if (ok_ && p != end && *p >= '1' && *p <= '9') {  // a whole number (a time, a count)
+    } else if (p != end && *p >= '1' && *p <= '9') {  // a whole number (a time, a count)
         const char* const first = p;
-        while (++p != end && *p >= '0' && *p <= '9') {
-        }
+        p = digits_end(p + 1, end);
         if (p - first <= 18 && (p == end || (*p != '.' && *p != 'e' && *p != 'E'))) {
             p_ = p;
             return true;
@@ -196,8 +219,7 @@ inline bool JsonScan::integer(std::int64_t& out) {
     const char* const p = p_;
     const auto digit = [](char c) { return c >= '0' && c <= '9'; };
     // One digit, as a choice's or a content block's index mostly is.
-    if (ok_ && end_ - p >= 2 && digit(p[0]) && !digit(p[1]) && p[1] != '.' && p[1] != 'e' &&
-        p[1] != 'E') {
+    if (end_ - p >= 2 && digit(p[0]) && !digit(p[1]) && p[1] != '.' && p[1] != 'e' && p[1] != 'E') {
         out = p[0] - '0';
         p_ = p + 1;
         return true;
@@ -207,7 +229,7 @@ inline bool JsonScan::integer(std::int64_t& out) {
 
 inline bool JsonScan::null() {
     const char* p = p_;
-    if (!ok_ || !at(p, end_, 'n')) return false;
+    if (!at(p, end_, 'n')) return false;
     p_ = p;
     if (end_ - p < 4 || std::memcmp(p, "null", 4) != 0) return false;
     p_ = p + 4;
@@ -216,7 +238,7 @@ inline bool JsonScan::null() {
 
 inline bool JsonScan::string(std::string& out) {
     const char* p = p_;
-    const bool quote = ok_ && at(p, end_, '"');
+    const bool quote = at(p, end_, '"');
     p_ = p;
     if (!quote) return fail();
     const char* const begin = p + 1;
