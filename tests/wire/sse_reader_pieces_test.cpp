@@ -215,6 +215,14 @@ TEST_CASE("SseReader: read() reuses its batch's strings from one read to the nex
     }
     // Eight events a read, and the one being read: nine buffers in all, whatever the reads.
     CHECK(buffers.size() <= 9);
+    // Events the caller moved from (a guard handing them on) leave the next reads whole.
+    for (SseEvent& e : reader.read(piece.substr(0, piece.size() - 1)))
+        std::string taken = std::move(e.data);
+    const auto next = reader.read("\n" + event);
+    REQUIRE(next.size() == 2);
+    CHECK(next[0].data == std::string(300, 'x'));
+    CHECK(next[1].data == std::string(300, 'x'));
+    CHECK(next[1].line == 4 * 16 + 16 + 1);
 }
 
 TEST_CASE("SseReader: read() holds to the size bound as feed() does") {

@@ -45,6 +45,8 @@ class SseReader {
     // As feed(), into the reader's own batch: the events `bytes` complete, in order, valid until
     // the next read(), feed() or finish(). The batch's strings keep their capacity from one read
     // to the next, so a steady stream allocates nothing here (a proxy reading 16 KiB at a time).
+    // The caller may change the events or move from them (a string moved from is allocated
+    // again when its slot takes another event).
     std::span<SseEvent> read(std::string_view bytes);
     // The stream ended: the event it ended inside of (data lines, no blank line yet), if any.
     std::optional<SseEvent> finish();
