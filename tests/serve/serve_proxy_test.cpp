@@ -310,3 +310,53 @@ TEST_CASE("proxy: a 6 MB request and its 6 MB answer go whole both ways - each s
     REQUIRE(received.size() == 1);
     CHECK(received[0]["body"].get<std::string>() == request.dump());
 }
+
+TEST_CASE(
+    "proxy: bodies of 100 KB and 1 MB at --max-body go whole in one send - one byte over is 413") {
+    for (const std::size_t limit : {std::size_t{100 * 1000}, std::size_t{1} << 20}) {
+        INFO("--max-body " << limit);
+        Upstream upstream;
+        ServeProcess server({"--upstream", "openai=" + upstream.url(), "--no-pipeline",
+                             "--max-body", std::to_string(limit)});
+        REQUIRE(server.running());
+        // A body of exactly `limit` bytes, its text padded to fit (no two neighbours alike, so a
+        // byte lost or repeated shows).
+        Json request = {{"model", "gpt-test"}, {"messages", {{{"role", "user"}, {"content", ""}}}}};
+        std::string text(limit - request.dump().size(), 'a');
+        for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>('a' + i % 26);
+        request["messages"][0]["content"] = text;
+        const std::string body = request.dump();
+        REQUIRE(body.size() == limit);
+
+        // Head and body in one send, a small request after them in the same send (pipelined):
+        // each answered, in order.
+        const std::string small =
+            R"({"model": "gpt-test", "messages": [{"role": "user", "content": "after"}]})";
+        auto post = [](const std::string& b) {
+            return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+                   std::to_string(b.size()) + "\r\n\r\n" + b;
+        };
+        HttpConnection client(server.port());
+        REQUIRE(client.send(post(body) + post(small)));
+        const HttpAnswer answer = client.read_answer();
+        REQUIRE(answer.status == 200);
+        CHECK(json_of(answer)["choices"][0]["message"]["content"] == "echo: " + text);
+        const HttpAnswer after = client.read_answer();
+        REQUIRE(after.status == 200);
+        CHECK(json_of(after)["choices"][0]["message"]["content"] == "echo: after");
+        const auto received = upstream.received();
+        REQUIRE(received.size() == 2);
+        CHECK(received[0]["body"].get<std::string>() == body);
+
+        HttpConnection over(server.port());
+        const HttpAnswer refused = over.request("POST", "/v1/chat/completions", body + " ");
+        CHECK(refused.status == 413);
+        CHECK(json_of(refused) ==
+              Json{{"error",
+                    {{"message", "the request body (" + std::to_string(limit + 1) +
+                                     " bytes) is over --max-body " + std::to_string(limit)},
+                     {"type", "LimitExceeded"},
+                     {"code", "body_too_large"}}}});
+        CHECK(upstream.received().size() == 2);
+    }
+}

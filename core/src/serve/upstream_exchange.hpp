@@ -15,7 +15,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -57,15 +56,10 @@ inline UpstreamFailure protocol_failure(const std::string& upstream, const std::
                            "upstream '" + upstream + "' broke HTTP/1.1 framing: " + what);
 }
 
-// How much one receive asks for: as Beast's read (what the buffer has room for, at least 512
-// bytes, up to 64 KiB), or `at_least` when more is known to come. Beast's natural size stays near
-// the buffer's first capacity, so a body read by it takes a receive (and a streamed one a write to
-// the client) every few hundred bytes.
+// The space one receive of the answer takes (receive_size): buffer_overflow when there is none.
 inline boost::asio::mutable_buffer answer_space(boost::beast::flat_buffer& buffer,
                                                 std::size_t at_least = 0) {
-    const std::size_t room = buffer.max_size() - buffer.size();
-    const std::size_t size =
-        std::min(std::max(boost::beast::read_size(buffer, 65536), at_least), room);
+    const std::size_t size = receive_size(buffer, at_least);
     if (size == 0) throw boost::system::system_error(http::error::buffer_overflow);
     return buffer.prepare(size);
 }
@@ -153,9 +147,7 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
         body.reserve(static_cast<std::size_t>(*length));
     }
     // A streamed body's receives take what a piece holds; another's what is left of its length.
-    std::size_t body_read_size = streamed ? piece_size : 0;
-    if (const auto left = parser->content_length_remaining(); !streamed && left)
-        body_read_size = static_cast<std::size_t>(std::min<std::uint64_t>(*left, 65536));
+    const std::size_t body_read_size = streamed ? piece_size : body_left(*parser);
     Clock::time_point last_event = Clock::now();
     while (!parser->is_done()) {
         std::size_t room = piece_size;
