@@ -195,7 +195,7 @@ inline bool JsonScan::next_element() {
     return false;
 }
 
-inline bool JsonScan::skip() {
+[[gnu::always_inline]] inline bool JsonScan::skip() {
     const char* p = p_;
     const char* const end = end_;
     if (at(p, end, '"')) {  // a string of plain ASCII
