@@ -251,9 +251,7 @@ SseStream sse_events(std::string_view text, std::string_view source) {
     };
     // The text was bounded as a whole by its reader; one event cannot be larger than it.
     SseReader reader(std::string(source), text.size());
-    std::vector<SseEvent> events;
-    reader.feed(text, events);
-    for (const SseEvent& event : events) take(event, false);
+    for (const SseEvent& event : reader.read(text)) take(event, false);
     if (auto last = reader.finish()) take(*last, true);
     return stream;
 }
