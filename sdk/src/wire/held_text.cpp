@@ -1,6 +1,8 @@
 #include "cmfpipe/wire/held_text.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 namespace cmfpipe::wire {
 namespace {
@@ -27,6 +29,12 @@ bool clean_cut(std::string_view text, std::size_t at) {
 std::size_t common_prefix(std::string_view a, std::string_view b) {
     const std::size_t most = std::min(a.size(), b.size());
     std::size_t n = 0;
+    // Eight bytes a step while they match: the common case is text the processors left as it came.
+    for (std::uint64_t x, y; n + 8 <= most; n += 8) {
+        std::memcpy(&x, a.data() + n, 8);
+        std::memcpy(&y, b.data() + n, 8);
+        if (x != y) break;
+    }
     while (n < most && a[n] == b[n]) ++n;
     return n;
 }
