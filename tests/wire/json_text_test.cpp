@@ -24,8 +24,9 @@ TEST_CASE("dump_spaced: one line, a space after each comma and colon, keys as in
     value["name"] = "get_weather";
     value["args"] = Json::array({1, 2.5, true, nullptr, Json::object(), Json::array()});
     value["nested"] = Json::object({{"a", Json::array({"x"})}});
-    CHECK(wire::dump_spaced(value) ==
-          R"({"name": "get_weather", "args": [1, 2.5, true, null, {}, []], "nested": {"a": ["x"]}})");
+    CHECK(
+        wire::dump_spaced(value) ==
+        R"({"name": "get_weather", "args": [1, 2.5, true, null, {}, []], "nested": {"a": ["x"]}})");
 }
 
 TEST_CASE("dump_spaced: a string key or value is written as nlohmann's dump writes it") {
