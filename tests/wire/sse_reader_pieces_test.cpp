@@ -225,6 +225,26 @@ TEST_CASE("SseReader: read() reuses its batch's strings from one read to the nex
     CHECK(next[1].line == 4 * 16 + 16 + 1);
 }
 
+TEST_CASE("SseReader: read() keeps no string grown by one large event for the small ones after") {
+    SseReader reader("large", 1 << 20);
+    const std::string large = "data: " + std::string(100 * 1024, 'x') + "\n\n";
+    for (std::size_t at = 0; at < large.size(); at += 16 * 1024) {
+        const auto events = reader.read(std::string_view(large).substr(at, 16 * 1024));
+        if (at + 16 * 1024 >= large.size()) {
+            REQUIRE(events.size() == 1);
+            CHECK(events[0].data.size() == 100 * 1024);
+        }
+    }
+    std::string small;
+    for (int i = 0; i < 8; ++i) small += "data: small\n\n";
+    for (int read = 0; read < 3; ++read) {
+        for (const SseEvent& event : reader.read(small)) {
+            CHECK(event.data == "small");
+            CHECK(event.data.capacity() <= 64 * 1024);
+        }
+    }
+}
+
 TEST_CASE("SseReader: read() holds to the size bound as feed() does") {
     SseReader bounded("upstream 'openai' stream", 64);
     CHECK(bounded.read("data: " + std::string(64, 'x') + "\n\n").size() == 1);

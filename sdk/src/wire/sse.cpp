@@ -40,6 +40,10 @@ namespace {
 
 // The bytes append_text writes for an event whose data has no "\n" (each "\n" in it adds a
 // "data: ").
+// The most a batch slot's string keeps from one event to the next: a proxy's read (16 KiB) holds
+// many events smaller than this, and a larger one is let go rather than held for the stream's life.
+constexpr std::size_t kept_capacity = 64 * 1024;
+
 std::size_t one_line_text_size(const SseEvent& event) {
     return (event.event.empty() ? 0 : event.event.size() + 8)  // "event: " name "\n"
            + event.data.size() + 8;                            // "data: " data "\n" "\n"
@@ -110,6 +114,21 @@ void SseReader::start_batch() {
     batch_size_ = 0;
 }
 
+void SseReader::clear_open() {
+    SseEvent& next = open();  // cleared, not replaced: its strings keep their capacity for the
+    next.line = 0;            // next event, unless one large event grew them
+    if (next.data.capacity() > kept_capacity) {
+        std::string().swap(next.data);
+    } else {
+        next.data.clear();
+    }
+    if (next.event.capacity() > kept_capacity) {
+        std::string().swap(next.event);
+    } else {
+        next.event.clear();
+    }
+}
+
 template <class Emit>
 void SseReader::scan(std::string_view bytes, Emit& emit) {
     const char* at = bytes.data();
@@ -156,10 +175,7 @@ void SseReader::one_data_line_event(std::string_view text, Emit& emit) {
     if (event.data.size() > max_event_bytes_) too_large();
     ++line_no_;
     emit();
-    SseEvent& next = open();
-    next.event.clear();
-    next.data.clear();
-    next.line = 0;
+    clear_open();
 }
 
 template <class Emit>
@@ -168,10 +184,7 @@ void SseReader::line(std::string_view text, Emit& emit) {
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if (text.empty()) {  // the blank line that ends an event
         if (has_data_) emit();
-        SseEvent& next = open();  // (cleared, not replaced: its strings keep their capacity)
-        next.event.clear();
-        next.data.clear();
-        next.line = 0;
+        clear_open();
         has_data_ = false;
         return;
     }

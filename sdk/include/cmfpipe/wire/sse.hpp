@@ -62,6 +62,8 @@ class SseReader {
     SseEvent& open() { return batch_[batch_size_]; }
     // A new batch: the event being read moves to its first slot.
     void start_batch();
+    // The event being read starts afresh (after a blank line).
+    void clear_open();
     [[noreturn]] void too_large() const;
 
     std::string source_;
