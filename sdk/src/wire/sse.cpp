@@ -114,7 +114,7 @@ void SseReader::start_batch() {
     batch_size_ = 0;
 }
 
-void SseReader::clear_open() {
+inline void SseReader::clear_open() {
     SseEvent& next = open();  // cleared, not replaced: its strings keep their capacity for the
     next.line = 0;            // next event, unless one large event grew them
     if (next.data.capacity() > kept_capacity) {
