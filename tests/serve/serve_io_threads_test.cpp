@@ -12,6 +12,7 @@
 #include "cmfpipe/json_parse.hpp"
 #include "support/concurrent_clients.hpp"
 #include "support/http_client.hpp"
+#include "support/idle_drain.hpp"
 #include "support/mock_upstream.hpp"
 #include "support/serve_process.hpp"
 
@@ -48,15 +49,7 @@ TEST_CASE("io threads: 16 clients over 4 I/O loops - 800 proxied requests - each
     CHECK(upstream.received().size() == static_cast<std::size_t>(total));
 
     // Every loop's idle clients close when the drain begins, and the process exits 0 at once.
-    std::vector<HttpConnection> idle;
-    for (int c = 0; c < 8; ++c) {
-        idle.emplace_back(server.port());
-        REQUIRE(idle.back().request("GET", "/health").status == 200);
-    }
-    server.signal(SIGTERM);
-    for (auto& client : idle) CHECK(client.closed_by_server(5));
-    REQUIRE(server.wait_exit(5));
-    CHECK(server.exit_code() == 0);
+    check_idle_clients_closed_on_sigterm(server, 8);
 }
 
 TEST_CASE("io threads: --client-timeout closes a silent client on every loop") {

@@ -15,14 +15,17 @@
 #   (e) with --peer nginx: the load of (b) through nginx (Debian's package, installed with apt-get
 #       when missing) as a plain `proxy_pass` with a keep-alive pool to the same upstream, the
 #       floor a proxy that does not read the body sets: its overhead at one connection, its
-#       requests/s at 16 and the CPU it spends a request (master and workers), beside cmfpipe's.
+#       requests/s at 16 and the CPU it spends a request (master and workers), beside cmfpipe's;
+#       and cmfpipe (default pipeline) with --busy-poll BUSY_POLL (its I/O thread polls that many
+#       microseconds before it sleeps: an answer or request that comes within it is taken without
+#       a wake-up), its overhead at one connection and its CPU at 16.
 # Beside each rate, the CPU time each server spent a request (/proc/PID/stat), which does not
 # depend on how the cores were shared. The paths of (b) and (d) get 2 s of load before they are
 # measured (node compiles as it runs). Every path is checked with one curl request first; a wrk
 # run with an answer that is not 2xx or a socket error stops the script with wrk's report
 # instead of printing figures.
 # usage: tests/bench/serve/serve_bench.sh [--peer portkey] [--peer nginx] [SECONDS]
-#   SECONDS per wrk run (default 10). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000;
+#   SECONDS per wrk run (default 10). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000 BUSY_POLL=100;
 #   CMFPIPE_BUILD_DIR (default build/); PORTKEY_DIR, a folder to install the gateway into and
 #   reuse (default: a scratch folder, removed at the end).
 set -euo pipefail
@@ -189,6 +192,11 @@ if [ -n "$nginx_peer" ]; then
   start bare "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 --no-pipeline --upstream "openai=http://127.0.0.1:$upstream_port/v1"
   bare_url="http://127.0.0.1:$(port_of bare)/v1/chat/completions"
   check "cmfpipe --no-pipeline" "$bare_url" "$chat_body" "echo: hi"
+  # cmfpipe as the default row, its I/O thread polling before it sleeps.
+  busy_poll="${BUSY_POLL:-100}"
+  start busy "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 --busy-poll "$busy_poll" --upstream "openai=http://127.0.0.1:$upstream_port/v1"
+  busy_url="http://127.0.0.1:$(port_of busy)/v1/chat/completions"
+  check "cmfpipe --busy-poll $busy_poll" "$busy_url" "$chat_body" "echo: hi"
 fi
 
 # --- (a) ------------------------------------------------------------------------------------------
@@ -198,15 +206,16 @@ printf '(a) POST /v1/prompts/chat?to=openai, 16 connections: %s requests/s, p50 
   "${rps[a]}" "${p50[a]}" "${p99[a]}" "${cpu[a:$serve_pid]}"
 
 # --- (b) and (d): the same load, each path after the other, at 1 and at 16 connections -----------
-paths=(direct proxy ${peer:+portkey} ${nginx_peer:+nginx bare})
-declare -A url_of=([direct]="$direct_url" [proxy]="$proxy_url" [portkey]="${portkey_url:-}" [nginx]="${nginx_url:-}" [bare]="${bare_url:-}")
-declare -A script_of=([direct]="$chat_script" [proxy]="$chat_script" [portkey]="${portkey_script:-}" [nginx]="$chat_script" [bare]="$chat_script")
+paths=(direct proxy ${peer:+portkey} ${nginx_peer:+nginx bare busy})
+declare -A url_of=([direct]="$direct_url" [proxy]="$proxy_url" [portkey]="${portkey_url:-}" [nginx]="${nginx_url:-}" [bare]="${bare_url:-}" [busy]="${busy_url:-}")
+declare -A script_of=([direct]="$chat_script" [proxy]="$chat_script" [portkey]="${portkey_script:-}" [nginx]="$chat_script" [bare]="$chat_script" [busy]="$chat_script")
 upstream_pid="$(cat "$work/upstream.pid")"
 proxy_pid="$(cat "$work/proxy.pid")"
 portkey_pid="$(cat "$work/portkey.pid" 2>/dev/null || true)"
 bare_pid="$(cat "$work/bare.pid" 2>/dev/null || true)"
-declare -A pid_of=([direct]="" [proxy]="$proxy_pid" [portkey]="$portkey_pid" [nginx]="${nginx_pids:-}" [bare]="$bare_pid")
-declare -A name_of=([direct]="the bench upstream directly" [proxy]="through cmfpipe" [portkey]="through Portkey" [nginx]="through nginx" [bare]="through cmfpipe --no-pipeline")
+busy_pid="$(cat "$work/busy.pid" 2>/dev/null || true)"
+declare -A pid_of=([direct]="" [proxy]="$proxy_pid" [portkey]="$portkey_pid" [nginx]="${nginx_pids:-}" [bare]="$bare_pid" [busy]="$busy_pid")
+declare -A name_of=([direct]="the bench upstream directly" [proxy]="through cmfpipe" [portkey]="through Portkey" [nginx]="through nginx" [bare]="through cmfpipe --no-pipeline" [busy]="through cmfpipe --busy-poll")
 for path in "${paths[@]}"; do  # warm-up, not measured: V8 compiles Portkey's hot code as it runs
   wrk -t2 -c16 -d2s -s "${script_of[$path]}" "${url_of[$path]}" >/dev/null
 done
@@ -251,7 +260,11 @@ if [ -n "$nginx_peer" ]; then
   bare_rps_share="$(awk -v a="${rps[bare16]}" -v b="${rps[nginx16]}" 'BEGIN {printf "%.0f", a * 100 / b}')"
   printf '(e) cmfpipe --no-pipeline: overhead p50 %s ms; 16 connections: %s requests/s: %s%% of nginx'"'"'s; CPU a request %s us: %sx\n' \
     "$(minus "${p50[bare1]}" "${p50[direct1]}")" "${rps[bare16]}" "$bare_rps_share" "${cpu[bare16:$bare_pid]}" "$bare_cpu_ratio"
-  kill "$(cat "$work/nginx.pid")" "$bare_pid"
+  busy_cpu_ratio="$(awk -v a="${cpu[busy16:$busy_pid]}" -v b="$nginx_cpu16" 'BEGIN {if (b > 0) printf "%.1f", a / b; else print "n/a"}')"
+  busy_rps_share="$(awk -v a="${rps[busy16]}" -v b="${rps[nginx16]}" 'BEGIN {printf "%.0f", a * 100 / b}')"
+  printf '(e) cmfpipe --busy-poll %s: overhead p50 %s ms (CPU a request at one connection %s us); 16 connections: %s requests/s: %s%% of nginx'"'"'s; CPU a request %s us: %sx\n' \
+    "$busy_poll" "$(minus "${p50[busy1]}" "${p50[direct1]}")" "${cpu[busy1:$busy_pid]}" "${rps[busy16]}" "$busy_rps_share" "${cpu[busy16:$busy_pid]}" "$busy_cpu_ratio"
+  kill "$(cat "$work/nginx.pid")" "$bare_pid" "$busy_pid"
 fi
 
 # --- (c) ------------------------------------------------------------------------------------------
@@ -350,4 +363,5 @@ if [ -n "$nginx_peer" ]; then
   echo "| nginx $nginx_version \`proxy_pass\`, keep-alive pool | $(thousands "${rps[nginx16]}") | **$nginx_cpu16 µs** | $(minus "${p50[nginx1]}" "${p50[direct1]}") ms |"
   echo "| cmfpipe \`/v1/chat/completions\`, default pipeline | $(thousands "${rps[proxy16]}") ($nginx_rps_share% of nginx's) | **${cpu[proxy16:$proxy_pid]} µs** (${nginx_cpu_ratio}x nginx's) | $(minus "${p50[proxy1]}" "${p50[direct1]}") ms |"
   echo "| cmfpipe \`/v1/chat/completions\`, \`--no-pipeline\` | $(thousands "${rps[bare16]}") ($bare_rps_share% of nginx's) | **${cpu[bare16:$bare_pid]} µs** (${bare_cpu_ratio}x nginx's) | $(minus "${p50[bare1]}" "${p50[direct1]}") ms |"
+  echo "| cmfpipe \`/v1/chat/completions\`, default pipeline, \`--busy-poll $busy_poll\` | $(thousands "${rps[busy16]}") ($busy_rps_share% of nginx's) | **${cpu[busy16:$busy_pid]} µs** (${busy_cpu_ratio}x nginx's; ${cpu[busy1:$busy_pid]} µs at one connection) | $(minus "${p50[busy1]}" "${p50[direct1]}") ms |"
 fi
