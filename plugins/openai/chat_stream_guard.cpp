@@ -294,11 +294,16 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     // Whether the head members a plain delta carries are known already (the first of each is
     // recorded, by the full path).
     bool head_known(const PlainTextDelta& plain) const {
-        const Json& head = so_far_.head();
-        return (!plain.has_id || head.contains("id")) &&
-               (!plain.has_model || head.contains("model")) &&
-               (!plain.has_created || head.contains("created")) &&
-               (!plain.has_fingerprint || head.contains("system_fingerprint"));
+        // The head only gains members (the first of each is kept): one found stays found.
+        auto known = [&](bool carried, unsigned bit, const char* key) {
+            if (!carried || (head_seen_ & bit)) return true;
+            if (!so_far_.head().contains(key)) return false;
+            head_seen_ |= bit;
+            return true;
+        };
+        return known(plain.has_id, 1, "id") && known(plain.has_model, 2, "model") &&
+               known(plain.has_created, 4, "created") &&
+               known(plain.has_fingerprint, 8, "system_fingerprint");
     }
 
     // A read's events: a run of plain text deltas of one part is added up whole and the processors
@@ -749,7 +754,8 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         bool operator==(const ViewKey&) const = default;
     };
     std::optional<ViewKey> view_key_;
-    PlainTextDelta plain_;  // the plain delta in hand (its text's buffer reused)
+    PlainTextDelta plain_;            // the plain delta in hand (its text's buffer reused)
+    mutable unsigned head_seen_ = 0;  // the head members head_known found (bits)
 };
 
 }  // namespace
