@@ -4,6 +4,8 @@
 #                          $work/NAME.log); all are killed, and $work removed, when the script exits
 #   port_of NAME           waits for the line that names its port and prints the port
 #   cpu_ticks PID          its utime + stime, in clock ticks ($hz a second)
+#   cpu_ns_all PID...      the time their threads ran, in nanoseconds (/proc/PID/task/*/schedstat:
+#                          exact where clock ticks count 10 ms at a time)
 work="$(mktemp -d)"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -30,6 +32,10 @@ port_of() {
   exit 1
 }
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+cpu_ns_all() {
+  local p
+  for p in "$@"; do cat /proc/"$p"/task/*/schedstat; done | awk '{t += $1} END {printf "%.0f\n", t}'
+}
 cpu_ticks_all() {  # cpu_ticks_all PID...: their utime + stime together
   local total=0 p
   for p in "$@"; do total=$((total + $(cpu_ticks "$p"))); done

@@ -12,9 +12,10 @@
 #    client's bytes: never sent, whole or in pieces; the rest of the text as the upstream's.
 # 2. CPU per delta: the upstream streams N text deltas of 200 characters as fast as it can; the
 #    client (curl) reads each answer whole. Two servers: --no-pipeline, and the default pipeline.
-#    The figure is the server's CPU time (utime + stime of every thread, /proc/PID/stat, read
-#    before and after) per delta, for each N; each measurement spans at least BATCH deltas
-#    (several streams of a short N one after the other: the clock ticks at 10 ms) and is repeated
+#    The figure is the server's CPU time (the time every thread ran, user and kernel, from
+#    /proc/PID/task/*/schedstat in nanoseconds, read before and after) per delta, for each N; each
+#    measurement spans at least BATCH deltas (several streams of a short N one after the other;
+#    utime + stime would count 10 ms ticks, 1-2 ticks a measurement of nginx) and is repeated
 #    REPEATS times, the cases interleaved; medians are printed and the ratio
 #    CPU-per-delta(largest N) / CPU-per-delta(smallest N) for each server, which stays near 1 when
 #    a step costs what its event does, and grows with N when a step costs what the stream so far
@@ -140,12 +141,12 @@ for ((r = 1; r <= repeats; r++)); do
       fi
       streams=$(((batch + n - 1) / n))
       # shellcheck disable=SC2086
-      before="$(cpu_ticks_all ${pid_of[$s]})"
+      before="$(cpu_ns_all ${pid_of[$s]})"
       for ((k = 0; k < streams; k++)); do stream "$s" "$n"; done
       # shellcheck disable=SC2086
-      after="$(cpu_ticks_all ${pid_of[$s]})"
-      samples["$s $n"]+="$(awk -v t="$((after - before))" -v hz="$hz" -v d="$((streams * n))" \
-        'BEGIN {printf "%.3f", t / hz * 1e6 / d}') "
+      after="$(cpu_ns_all ${pid_of[$s]})"
+      samples["$s $n"]+="$(awk -v t="$((after - before))" -v d="$((streams * n))" \
+        'BEGIN {printf "%.3f", t / 1e3 / d}') "
     done
   done
 done
