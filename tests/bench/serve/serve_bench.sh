@@ -25,7 +25,8 @@
 # run with an answer that is not 2xx or a socket error stops the script with wrk's report
 # instead of printing figures.
 # usage: tests/bench/serve/serve_bench.sh [--peer portkey] [--peer nginx] [SECONDS]
-#   SECONDS per wrk run (default 10). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000 BUSY_POLL=100;
+#   SECONDS per wrk run (default 10; at one connection split into ROUNDS=5 rounds of every path
+#   in turn, medians printed). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000 BUSY_POLL=100;
 #   CMFPIPE_BUILD_DIR (default build/); PORTKEY_DIR, a folder to install the gateway into and
 #   reuse (default: a scratch folder, removed at the end).
 set -euo pipefail
@@ -219,11 +220,32 @@ declare -A name_of=([direct]="the bench upstream directly" [proxy]="through cmfp
 for path in "${paths[@]}"; do  # warm-up, not measured: V8 compiles Portkey's hot code as it runs
   wrk -t2 -c16 -d2s -s "${script_of[$path]}" "${url_of[$path]}" >/dev/null
 done
-for conns in 1 16; do
+# One connection: ROUNDS rounds of every path in turn, SECONDS / ROUNDS each, and the median of
+# each path's rounds: a latency this small moves with the machine's state (CPU idle states, other
+# work), and a path measured once, after another, would take that drift for its own.
+rounds="${ROUNDS:-5}"
+round_seconds=$(((seconds + rounds - 1) / rounds))
+median_of() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+declare -A p50_rounds p99_rounds rps_rounds cpu_rounds
+for ((r = 1; r <= rounds; r++)); do
   for path in "${paths[@]}"; do
-    measure "$path$conns" "${name_of[$path]}, $conns connection$([ "$conns" = 1 ] || echo s)" "$upstream_pid ${pid_of[$path]}" \
-      -t"$((conns > 1 ? 2 : 1))" -c"$conns" -d"${seconds}s" -s "${script_of[$path]}" "${url_of[$path]}"
+    measure "${path}1" "${name_of[$path]}, 1 connection" "$upstream_pid ${pid_of[$path]}" \
+      -t1 -c1 -d"${round_seconds}s" -s "${script_of[$path]}" "${url_of[$path]}"
+    p50_rounds[$path]+="${p50[${path}1]} "
+    p99_rounds[$path]+="${p99[${path}1]} "
+    rps_rounds[$path]+="${rps[${path}1]} "
+    for pid in ${pid_of[$path]}; do cpu_rounds[$path:$pid]+="${cpu[${path}1:$pid]} "; done
   done
+done
+for path in "${paths[@]}"; do
+  p50[${path}1]="$(median_of "${p50_rounds[$path]}")"
+  p99[${path}1]="$(median_of "${p99_rounds[$path]}")"
+  rps[${path}1]="$(median_of "${rps_rounds[$path]}")"
+  for pid in ${pid_of[$path]}; do cpu[${path}1:$pid]="$(median_of "${cpu_rounds[$path:$pid]}")"; done
+done
+for path in "${paths[@]}"; do
+  measure "${path}16" "${name_of[$path]}, 16 connections" "$upstream_pid ${pid_of[$path]}" \
+    -t2 -c16 -d"${seconds}s" -s "${script_of[$path]}" "${url_of[$path]}"
 done
 ceiling_note() {  # a 16-connection rate within 20% of the upstream's own is bounded by it
   awk -v a="$1" -v d="${rps[direct16]}" 'BEGIN { if (a >= 0.8 * d) printf " (bounded by the upstream)" }'
