@@ -22,6 +22,14 @@ inline const std::string head = R"({"id":"chatcmpl-B1","object":"chat.completion
                                 R"("system_fingerprint":"fp_a1",)";
 inline const std::string done = "data: [DONE]\n\n";
 
+// One chunk of choice `choice`: its delta (JSON) and finish_reason, as OpenAI streams it.
+inline std::string choice_chunk(const std::string& delta, const char* finish = nullptr,
+                                int choice = 0) {
+    return "data: " + head + R"("choices":[{"index":)" + std::to_string(choice) + R"(,"delta":)" +
+           delta + R"(,"logprobs":null,"finish_reason":)" +
+           (finish ? Json(finish).dump() : "null") + R"(}],"usage":null})" + "\n\n";
+}
+
 // The content text the client's chunks carried (`client`: its SSE bytes), joined.
 inline std::string content_text(const std::string& client) {
     std::string text;

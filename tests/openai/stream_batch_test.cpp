@@ -16,15 +16,10 @@ using cmfpipe::Json;
 using namespace cmfpipe::testing;
 using namespace cmfpipe::testing::chat_events;
 
-std::string batch_chunk(const std::string& delta, const char* finish = nullptr, int choice = 0) {
-    return "data: " + head + R"("choices":[{"index":)" + std::to_string(choice) + R"(,"delta":)" +
-           delta + R"(,"logprobs":null,"finish_reason":)" +
-           (finish ? Json(finish).dump() : "null") + "}]}\n\n";
-}
 std::string batch_text(const std::string& t, const char* key = "content", int choice = 0) {
-    return batch_chunk(Json{{key, t}}.dump(), nullptr, choice);
+    return choice_chunk(Json{{key, t}}.dump(), nullptr, choice);
 }
-const std::string batch_role = batch_chunk(R"({"role":"assistant","content":""})");
+const std::string batch_role = choice_chunk(R"({"role":"assistant","content":""})");
 
 // What the client got from each read of `per_read` events (the last read may be shorter), and
 // how many times the processors ran.
@@ -68,7 +63,7 @@ TEST_CASE("openai push_all: a read of plain deltas goes out as pushing each does
     std::vector<std::string> events = {batch_role};
     const std::string prose = "the proxy reads each event once and hands it on to the client ";
     for (std::size_t i = 0; i < 40; ++i) events.push_back(batch_text(prose.substr(i % 20, 30)));
-    events.push_back(batch_chunk("{}", "stop"));
+    events.push_back(choice_chunk("{}", "stop"));
     events.push_back(done);
     const CountedRun one_by_one = run_counting_calls(adapter(), request, events, {64});
     // No processor changes anything: every event goes out as the upstream's, byte for byte.
@@ -95,7 +90,7 @@ TEST_CASE("openai push_all: an address split over the deltas of one read is reda
     const LongTurn turn = long_turn(600);  // addresses split over deltas 100-101 and 350-351
     std::vector<std::string> events = {batch_role};
     for (const std::string& d : turn.deltas) events.push_back(batch_text(d));
-    events.push_back(batch_chunk("{}", "stop"));
+    events.push_back(choice_chunk("{}", "stop"));
     events.push_back(done);
     for (std::size_t per_read : {1u, 7u, 64u, 101u, 602u}) {
         INFO("events a read: " << per_read);
@@ -129,8 +124,8 @@ TEST_CASE("openai push_all: deltas of other parts in one read keep the upstream'
         events.push_back(batch_text("choice zero says this much. ", "content", 0));
         events.push_back(batch_text("choice one answers otherwise. ", "content", 1));
     }
-    events.push_back(batch_chunk("{}", "stop", 0));
-    events.push_back(batch_chunk("{}", "stop", 1));
+    events.push_back(choice_chunk("{}", "stop", 0));
+    events.push_back(choice_chunk("{}", "stop", 1));
     events.push_back(done);
     const CountedRun one_by_one = run_counting_calls(adapter(), request, events, {16});
     for (std::size_t per_read : {std::size_t{2}, std::size_t{5}, events.size()}) {

@@ -19,9 +19,7 @@ using namespace cmfpipe::testing::chat_events;
 
 // One chunk of choice 0: its delta (JSON) and finish_reason.
 std::string chunk(const std::string& delta, const char* finish = nullptr, int choice = 0) {
-    return "data: " + head + R"("choices":[{"index":)" + std::to_string(choice) + R"(,"delta":)" +
-           delta + R"(,"logprobs":null,"finish_reason":)" +
-           (finish ? Json(finish).dump() : "null") + R"(}],"usage":null})" + "\n\n";
+    return choice_chunk(delta, finish, choice);
 }
 std::string text(const std::string& t, int choice = 0) {
     return chunk(R"({"content":)" + Json(t).dump() + "}", nullptr, choice);

@@ -38,6 +38,25 @@ const char* const scan_cases[] = {
     R"({"a":1,})", R"({"a" 1})", R"({a:1})", R"([1,])", R"([1 2])", R"({"a":tru})", R"({"a":1}x)",
     R"({"a":1}{})", R"({"a":"b)", "", "   ", R"({"a":[1,{"b":[}]})", R"(nul)", "1e999"};
 
+// `text` with `edits` random edits: a byte replaced, removed or inserted (from `alphabet`).
+std::string mutated(std::string text, int edits, std::mt19937& random,
+                    const std::string& alphabet) {
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+        const std::size_t at = random() % text.size();
+        switch (random() % 3) {
+            case 0:
+                text[at] = alphabet[random() % alphabet.size()];
+                break;
+            case 1:
+                text.erase(at, 1);
+                break;
+            default:
+                text.insert(at, 1, alphabet[random() % alphabet.size()]);
+        }
+    }
+    return text;
+}
+
 }  // namespace
 
 TEST_CASE("wire: JsonScan takes what parse_json takes, and refuses what it refuses") {
@@ -56,21 +75,8 @@ TEST_CASE("wire: JsonScan takes no mutated stream chunk that parse_json refuses"
     std::mt19937 random(29);
     const std::string alphabet = "{}[]\",:\\u0019eE+-.tfn \x01\x80\xC3\xFF";
     for (int i = 0; i < 20000; ++i) {
-        std::string text = chunk;
-        const int edits = 1 + static_cast<int>(random() % 3);
-        for (int e = 0; e < edits; ++e) {
-            const std::size_t at = random() % text.size();
-            switch (random() % 3) {
-                case 0:
-                    text[at] = alphabet[random() % alphabet.size()];
-                    break;
-                case 1:
-                    text.erase(at, 1);
-                    break;
-                default:
-                    text.insert(at, 1, alphabet[random() % alphabet.size()]);
-            }
-        }
+        const std::string text =
+            mutated(chunk, 1 + static_cast<int>(random() % 3), random, alphabet);
         INFO(text);
         // Never takes what the parser refuses (it may refuse what it is not sure of: a number
         // with a long exponent, say, which the full path then reads).
@@ -392,21 +398,8 @@ TEST_CASE("wire: JsonScan never takes a mutated event parse_json refuses, and de
     const std::string alphabet = "{}[]\",:\\u0019eE+-.tfn \t\x01\x80\xC3\xA9\xFF\xED";
     long taken = 0;
     for (int i = 0; i < 20000; ++i) {
-        std::string text = events[i % 2];
-        const int edits = i < 2 ? 0 : 1 + static_cast<int>(random() % 3);
-        for (int e = 0; e < edits && !text.empty(); ++e) {
-            const std::size_t at = random() % text.size();
-            switch (random() % 3) {
-                case 0:
-                    text[at] = alphabet[random() % alphabet.size()];
-                    break;
-                case 1:
-                    text.erase(at, 1);
-                    break;
-                default:
-                    text.insert(at, 1, alphabet[random() % alphabet.size()]);
-            }
-        }
+        const std::string text = mutated(
+            events[i % 2], i < 2 ? 0 : 1 + static_cast<int>(random() % 3), random, alphabet);
         INFO(text);
         const auto scanned = scanned_strings(text);
         if (!scanned) continue;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,44 +78,48 @@ double since(Clock::time_point start, Clock::time_point end) {
     return std::chrono::duration<double, std::nano>(end - start).count();
 }
 
-// feed() into a vector made for each read, the text into a string made for each read.
-Pass pass_with_feed(std::string_view stream) {
+// One pass over `stream`, a read of `read_size` bytes at a time: `split(reader, bytes)` gives the
+// read's events, `write(events, out)` their text into a string made for each read; each timed.
+template <class Split, class Write>
+Pass timed_pass(std::string_view stream, Split split, Write write) {
     Pass pass;
     SseReader reader("bench stream", 1 << 20);
     for (std::size_t at = 0; at < stream.size(); at += read_size) {
         const auto start = Clock::now();
-        std::vector<SseEvent> events;
-        reader.feed(stream.substr(at, read_size), events);
-        const auto split = Clock::now();
+        const auto events = split(reader, stream.substr(at, read_size));
+        const auto split_done = Clock::now();
         std::string out;
-        for (const SseEvent& event : events) event.append_text(out);
+        write(events, out);
         const auto written = Clock::now();
-        pass.split_ns += since(start, split);
-        pass.text_ns += since(split, written);
+        pass.split_ns += since(start, split_done);
+        pass.text_ns += since(split_done, written);
         pass.events += events.size();
         pass.bytes_out += out.size();
     }
     return pass;
 }
 
-// read() into the reader's batch, the text of the batch at once (one growth) into a string made
-// for each read.
+// feed() into a vector made for each read, each event's text appended in turn.
+Pass pass_with_feed(std::string_view stream) {
+    return timed_pass(
+        stream,
+        [](SseReader& reader, std::string_view bytes) {
+            std::vector<SseEvent> events;
+            reader.feed(bytes, events);
+            return events;
+        },
+        [](const std::vector<SseEvent>& events, std::string& out) {
+            for (const SseEvent& event : events) event.append_text(out);
+        });
+}
+
+// read() into the reader's batch, the text of the batch at once (one growth).
 Pass pass_with_read(std::string_view stream) {
-    Pass pass;
-    SseReader reader("bench stream", 1 << 20);
-    for (std::size_t at = 0; at < stream.size(); at += read_size) {
-        const auto start = Clock::now();
-        const auto events = reader.read(stream.substr(at, read_size));
-        const auto split = Clock::now();
-        std::string out;
-        cmfpipe::wire::append_text(out, events);
-        const auto written = Clock::now();
-        pass.split_ns += since(start, split);
-        pass.text_ns += since(split, written);
-        pass.events += events.size();
-        pass.bytes_out += out.size();
-    }
-    return pass;
+    return timed_pass(
+        stream, [](SseReader& reader, std::string_view bytes) { return reader.read(bytes); },
+        [](std::span<SseEvent> events, std::string& out) {
+            cmfpipe::wire::append_text(out, events);
+        });
 }
 
 }  // namespace
