@@ -17,7 +17,9 @@
 // A processor's stop (or a rewrite of text already sent) ends the message as Anthropic's own
 // refusal does: the open block stops, message_delta with stop_reason "refusal", message_stop (or,
 // with StreamStop::error_event, the error event "stopped").
+#include <optional>
 #include <set>
+#include <span>
 
 #include "anthropic_wire.hpp"
 #include "cmfpipe/errors.hpp"
@@ -102,7 +104,10 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         if (ended_) return out;
         line_ = event.line;
         if (read_plain_text_delta(event.data, plain_) && plain_fits(plain_)) {
-            take_plain_delta(event, out);
+            if (!passed_at_once(event, out)) {
+                const bool held_whole = add_plain_delta(event);
+                settle_plain_deltas(plain_.index, held_whole, out);
+            }
             return out;
         }
         std::optional<Json> data = parse_object(event, out);
@@ -320,26 +325,64 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         return so_far_.add_text(plain.index, block.key(), plain.text);
     }
 
-    // A plain delta, the common event: no Json tree is made of it. The processors see the
-    // block's window with its text; the event itself is held whole (wire::HeldEvents) and goes
-    // out as it came once all its text may go, unless a processor changed the text held: then the
-    // text goes out in events the guard makes.
-    void take_plain_delta(const SseEvent& event, Events& out) {
+    // A read's events: a run of plain deltas of one block is added up whole and the processors
+    // run once over the run's window (not once a delta); any other event ends the run, and goes
+    // its own way.
+    void push_events(std::span<SseEvent> events, Events& out) override {
+        std::optional<std::pair<std::size_t, bool>> run;  // its block, held whole as its first
+        auto settle = [&] {
+            if (run && !ended_) settle_plain_deltas(run->first, run->second, out);
+            run.reset();
+        };
+        for (SseEvent& event : events) {
+            if (ended_) break;
+            line_ = event.line;
+            // plain_fits adds the text to the turn: only for a delta that joins a run here.
+            if (processors_ && read_plain_text_delta(event.data, plain_) &&
+                (!run || run->first == plain_.index)) {
+                if (plain_fits(plain_)) {
+                    const bool held_whole = add_plain_delta(std::move(event));
+                    if (!run) run.emplace(plain_.index, held_whole);
+                    continue;
+                }
+            }
+            settle();
+            if (ended_) break;
+            for (SseEvent& now : push_event(event)) out.push_back(std::move(now));
+        }
+        settle();
+    }
+
+    // No processor: nothing is held for them; a plain delta goes on at once when its block holds
+    // nothing (true).
+    bool passed_at_once(const SseEvent& event, Events& out) {
+        const BlockState& block = blocks_[plain_.index];
+        if (processors_ || !block.events.empty() || !block.text->held().empty()) return false;
+        out.push_back(event);
+        content_sent_ = true;
+        return true;
+    }
+
+    // A plain delta, the common event: no Json tree is made of it. Its text joins its block; the
+    // event itself is held whole (true) when the block holds only such events' text, to go out as
+    // it came once all its text may go (settle_plain_deltas).
+    bool add_plain_delta(SseEvent event) {
         BlockState& block = blocks_[plain_.index];
         wire::HeldBackText& text = *block.text;
-        // No processor: nothing is held for them; a delta goes on at once when the block holds
-        // nothing.
-        if (!processors_ && block.events.empty() && text.held().empty()) {
-            out.push_back(event);
-            content_sent_ = true;
-            return;
-        }
         block.delta_shape_data.assign(event.data);
         block.delta_shape_stale = true;
         const bool held_whole = block.events.can_hold(text);
-        if (held_whole) block.events.hold(event, plain_.text.size());
+        if (held_whole) block.events.hold(std::move(event), plain_.text.size());
         text.add(plain_.text);
-        const std::size_t index = plain_.index;
+        return held_whole;
+    }
+
+    // After plain deltas of one block were added: the processors see the block's window with
+    // their text. The events held whole go out as they came once all their text may go, unless a
+    // processor changed the text held: then the text goes out in events the guard makes.
+    void settle_plain_deltas(std::size_t index, bool held_whole, Events& out) {
+        BlockState& block = blocks_[index];
+        wire::HeldBackText& text = *block.text;
         if (!run_guard(Scope{.blocks = {index}}, out)) return;
         const std::size_t before = out.size();
         if (held_whole && block.events.release_ready(text, false, final_length_, out)) {

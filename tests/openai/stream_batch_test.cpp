@@ -21,42 +21,6 @@ std::string batch_text(const std::string& t, const char* key = "content", int ch
 }
 const std::string batch_role = choice_chunk(R"({"role":"assistant","content":""})");
 
-// What the client got from each read of `per_read` events (the last read may be shorter), and
-// how many times the processors ran.
-struct ReadsRun {
-    std::vector<std::string> reads;
-    std::string finished;
-    std::size_t calls = 0;
-    std::string all() const {
-        std::string out;
-        for (const std::string& r : reads) out += r;
-        return out + finished;
-    }
-};
-ReadsRun run_in_reads(const std::vector<std::string>& events, std::size_t per_read,
-                      std::size_t holdback = 64) {
-    auto calls = std::make_shared<std::size_t>(0);
-    auto stream = adapter().guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
-                                         cmfpipe::StreamGuardOptions{holdback}, Json::object());
-    ReadsRun run;
-    for (std::size_t at = 0; at < events.size(); at += per_read) {
-        std::vector<cmfpipe::wire::SseEvent> read;
-        for (std::size_t i = at; i < std::min(at + per_read, events.size()); ++i)
-            read.push_back(sse_event(events[i]));
-        run.reads.push_back(text_of(stream->push_all(read)));
-    }
-    run.finished = text_of(stream->finish(true));
-    run.calls = *calls;
-    return run;
-}
-
-// The events of `whole` (one string an upstream event) joined up to event `end`.
-std::string joined_until(const std::vector<std::string>& whole, std::size_t end) {
-    std::string out;
-    for (std::size_t i = 0; i < end && i < whole.size(); ++i) out += whole[i];
-    return out;
-}
-
 }  // namespace
 
 TEST_CASE("openai push_all: a read of plain deltas goes out as pushing each does, one run a read") {
@@ -65,12 +29,13 @@ TEST_CASE("openai push_all: a read of plain deltas goes out as pushing each does
     for (std::size_t i = 0; i < 40; ++i) events.push_back(batch_text(prose.substr(i % 20, 30)));
     events.push_back(choice_chunk("{}", "stop"));
     events.push_back(done);
-    const CountedRun one_by_one = run_counting_calls(adapter(), request, events, {64});
+    const CountedRun one_by_one =
+        run_counting_calls(adapter(), request, events, serve_options(redact_and_guard_tools));
     // No processor changes anything: every event goes out as the upstream's, byte for byte.
     REQUIRE(one_by_one.all() == joined_events(events));
     for (std::size_t per_read : {1u, 2u, 3u, 5u, 8u, 13u, 40u, 43u}) {
         INFO("events a read: " << per_read);
-        const ReadsRun reads = run_in_reads(events, per_read);
+        const ReadsRun reads = run_in_reads(adapter(), request, events, per_read);
         CHECK(reads.all() == one_by_one.all());
         // At the end of each read the client has what it had after that read's last event pushed
         // alone: a run releases its events no sooner, and no later, than its last push would.
@@ -83,7 +48,7 @@ TEST_CASE("openai push_all: a read of plain deltas goes out as pushing each does
     // chunk, once over the 40 deltas, once over the narrowed window and once over the whole turn
     // at [DONE]; pushing each runs them for every delta (43 runs in all).
     CHECK(one_by_one.calls == 43);
-    CHECK(run_in_reads(events, events.size()).calls == 4);
+    CHECK(run_in_reads(adapter(), request, events, events.size()).calls == 4);
 }
 
 TEST_CASE("openai push_all: an address split over the deltas of one read is redacted whole") {
@@ -94,7 +59,7 @@ TEST_CASE("openai push_all: an address split over the deltas of one read is reda
     events.push_back(done);
     for (std::size_t per_read : {1u, 7u, 64u, 101u, 602u}) {
         INFO("events a read: " << per_read);
-        const ReadsRun reads = run_in_reads(events, per_read);
+        const ReadsRun reads = run_in_reads(adapter(), request, events, per_read);
         const std::string client = reads.all();
         CHECK(content_text(client) == turn.redacted);
         CHECK(client.find("joe.k") == std::string::npos);
@@ -127,9 +92,10 @@ TEST_CASE("openai push_all: deltas of other parts in one read keep the upstream'
     events.push_back(choice_chunk("{}", "stop", 0));
     events.push_back(choice_chunk("{}", "stop", 1));
     events.push_back(done);
-    const CountedRun one_by_one = run_counting_calls(adapter(), request, events, {16});
+    const CountedRun one_by_one =
+        run_counting_calls(adapter(), request, events, serve_options(redact_and_guard_tools, 16));
     for (std::size_t per_read : {std::size_t{2}, std::size_t{5}, events.size()}) {
         INFO("events a read: " << per_read);
-        CHECK(run_in_reads(events, per_read, 16).all() == one_by_one.all());
+        CHECK(run_in_reads(adapter(), request, events, per_read, 16).all() == one_by_one.all());
     }
 }

@@ -5,6 +5,7 @@
 // as exact SSE text.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -188,6 +189,49 @@ inline CountedRun run_without_processors(const Adapter& adapter, const Json& req
     options.processors = false;
     options.final_length = [](std::string_view text) { return text.size(); };  // as serve's
     return run_counting_calls(adapter, request, events, options);
+}
+
+// What the client got from each read of `per_read` events handed over together
+// (GuardedStream::push_all, as cmfpipe serve does; the last read may be shorter), and how many
+// times the processors ran.
+struct ReadsRun {
+    std::vector<std::string> reads;
+    std::string finished;
+    std::size_t calls = 0;
+    std::string all() const {
+        std::string out;
+        for (const std::string& r : reads) out += r;
+        return out + finished;
+    }
+};
+
+// The upstream `events` (whole SSE events) through `adapter`'s guarded stream of `request`, the
+// guard a pipeline of redact_and_guard_tools with serve's options and `holdback`, in reads of
+// `per_read` events; finish(true).
+inline ReadsRun run_in_reads(const Adapter& adapter, const Json& request,
+                             const std::vector<std::string>& events, std::size_t per_read,
+                             std::size_t holdback = 64) {
+    auto calls = std::make_shared<std::size_t>(0);
+    auto stream =
+        adapter.guard_stream(request, pipeline_guard(redact_and_guard_tools, calls),
+                             serve_options(redact_and_guard_tools, holdback), Json::object());
+    ReadsRun run;
+    for (std::size_t at = 0; at < events.size(); at += per_read) {
+        std::vector<wire::SseEvent> read;
+        for (std::size_t i = at; i < std::min(at + per_read, events.size()); ++i)
+            read.push_back(sse_event(events[i]));
+        run.reads.push_back(text_of(stream->push_all(read)));
+    }
+    run.finished = text_of(stream->finish(true));
+    run.calls = *calls;
+    return run;
+}
+
+// The strings of `pieces` joined, up to piece `end`.
+inline std::string joined_until(const std::vector<std::string>& pieces, std::size_t end) {
+    std::string out;
+    for (std::size_t i = 0; i < end && i < pieces.size(); ++i) out += pieces[i];
+    return out;
 }
 
 // `count` deltas of prose, 100 characters each; every 250th one ends inside an e-mail address
