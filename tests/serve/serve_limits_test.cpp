@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cmfpipe/json_parse.hpp"
+#include "support/concurrent_clients.hpp"
 #include "support/http_client.hpp"
 #include "support/scratch.hpp"
 #include "support/serve_process.hpp"
@@ -156,27 +157,19 @@ TEST_CASE("serve: a slowloris client and 2000 idle connections do not stop other
 TEST_CASE("serve: 1000 requests over 64 connections - each answer its own") {
     ChatServer chat({});
     constexpr int connections = 64, total = 1000;
-    std::atomic<int> next{0}, right{0}, wrong{0};
-    std::vector<std::thread> threads;
-    for (int c = 0; c < connections; ++c) {
-        threads.emplace_back([&] {
-            HttpConnection client(chat.port());
-            for (int n; (n = next++) < total;) {
-                const std::string question = "question number " + std::to_string(n);
-                auto answer =
-                    client.request("POST", "/v1/prompts/chat?to=openai", question_body(question),
-                                   {{"x-cmfpipe-request-id", "r" + std::to_string(n)}});
-                const Json body = parse_json(answer.body, "answer");
-                const bool own = answer.status == 200 &&
-                                 answer.header("x-cmfpipe-request-id") == "r" + std::to_string(n) &&
-                                 body["messages"][1]["content"] == question;
-                (own ? right : wrong)++;
-            }
+    const OwnAnswers answers =
+        ask_concurrently(chat.port(), connections, total, [](HttpConnection& client, int n) {
+            const std::string question = "question number " + std::to_string(n);
+            auto answer =
+                client.request("POST", "/v1/prompts/chat?to=openai", question_body(question),
+                               {{"x-cmfpipe-request-id", "r" + std::to_string(n)}});
+            const Json body = parse_json(answer.body, "answer");
+            return answer.status == 200 &&
+                   answer.header("x-cmfpipe-request-id") == "r" + std::to_string(n) &&
+                   body["messages"][1]["content"] == question;
         });
-    }
-    for (auto& t : threads) t.join();
-    CHECK(right == total);
-    CHECK(wrong == 0);
+    CHECK(answers.right == total);
+    CHECK(answers.wrong == 0);
 }
 
 TEST_CASE(
