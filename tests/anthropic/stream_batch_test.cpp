@@ -28,17 +28,8 @@ TEST_CASE("anthropic push_all: a read of plain deltas goes out as pushing each d
         run_counting_calls(adapter(), request, events, serve_options(redact_and_guard_tools));
     // No processor changes anything: every event goes out as the upstream's, byte for byte.
     REQUIRE(one_by_one.all() == joined_events(events));
-    for (std::size_t per_read : {1u, 2u, 3u, 5u, 8u, 13u, 42u, 45u}) {
-        INFO("events a read: " << per_read);
-        const ReadsRun reads = run_in_reads(adapter(), request, events, per_read);
-        CHECK(reads.all() == one_by_one.all());
-        // At the end of each read the client has what it had after that read's last event pushed
-        // alone: a run releases its events no sooner, and no later, than its last push would.
-        for (std::size_t r = 0; r < reads.reads.size(); ++r) {
-            const std::size_t end = std::min((r + 1) * per_read, events.size());
-            CHECK(joined_until(reads.reads, r + 1) == joined_until(one_by_one.pushed, end));
-        }
-    }
+    check_reads_as_pushed_one_by_one(adapter(), request, events, one_by_one,
+                                     {1u, 2u, 3u, 5u, 8u, 13u, 42u, 45u});
     // Pushing each runs the processors for every delta; all in one read, for the run of 40 deltas,
     // its narrowed window, and the whole turn at its end (fewer by as many runs as deltas less
     // one).

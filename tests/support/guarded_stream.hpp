@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -232,6 +233,25 @@ inline std::string joined_until(const std::vector<std::string>& pieces, std::siz
     std::string out;
     for (std::size_t i = 0; i < end && i < pieces.size(); ++i) out += pieces[i];
     return out;
+}
+
+// `events` in reads of each of `per_reads` events give the client what `one_by_one` (the same
+// events pushed one at a time) gave it, and at the end of each read what it had after that
+// read's last event pushed alone: a run releases its events no sooner, and no later, than its
+// last push would.
+inline void check_reads_as_pushed_one_by_one(const Adapter& adapter, const Json& request,
+                                             const std::vector<std::string>& events,
+                                             const GuardedRun& one_by_one,
+                                             std::initializer_list<std::size_t> per_reads) {
+    for (std::size_t per_read : per_reads) {
+        INFO("events a read: " << per_read);
+        const ReadsRun reads = run_in_reads(adapter, request, events, per_read);
+        CHECK(reads.all() == one_by_one.all());
+        for (std::size_t r = 0; r < reads.reads.size(); ++r) {
+            const std::size_t end = std::min((r + 1) * per_read, events.size());
+            CHECK(joined_until(reads.reads, r + 1) == joined_until(one_by_one.pushed, end));
+        }
+    }
 }
 
 // `count` deltas of prose, 100 characters each; every 250th one ends inside an e-mail address
