@@ -15,6 +15,20 @@
 // folded into a moving average (weight 1/8): one slow run sends the next ones to the pool at
 // once, and they come back only once runs there are cheap again. The I/O thread is never held
 // longer than one run that was not expected to be slow.
+//
+// By cost a byte (StepCost), for a streamed answer's steps (proxy_stream.cpp): each read's batch
+// of events is guarded where it was read while its bytes times the stream's measured cost a byte
+// stay under `slice`, and goes to the pool otherwise. The hop is dear for a stream: one a read,
+// and on this 2-core VM (firecracker: waking an idle vCPU is slow) it measured ~45 us of CPU a
+// read (stream_bench, 1 MB of 200-character deltas: 3.28 us a delta hopping every read, 2.34
+// guarding every read on the I/O thread, ~48 deltas a 16 KiB read). A 16 KiB read's step with
+// the default pipeline (pii_redactor, data_policy) measures ~60-90 us; a slice of 250 us keeps it
+// here with room for a slower machine, and holds this thread's other connections no longer than
+// a quarter of a millisecond a read. A heavy processor (a model call, a slow scan) measures more
+// and its stream's steps go to the pool from its first measured step on. Steps smaller than
+// inline_work_bytes run here whatever they cost (the size rule above) and are not recorded: their
+// fixed cost a step would overstate the cost a byte. Unmeasured, a stream's large step goes to
+// the pool: its first run tells.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -62,6 +76,51 @@ class MeasuredCost {
   private:
     static constexpr std::uint64_t unmeasured = UINT64_MAX;
     std::atomic<std::uint64_t> average_ns_{unmeasured};
+};
+
+// One stream's steps: used by one coroutine, its steps one after the other (on the I/O thread or
+// the pool, handed over by the co_await): no atomics.
+class StepCost {
+  public:
+    using Clock = std::chrono::steady_clock;
+    static constexpr std::chrono::microseconds slice{250};
+
+    // Whether a step of `bytes` is expected to take less than the slice.
+    bool fits(std::size_t bytes) const {
+        if (ps_per_byte_ == unmeasured) return false;
+        const std::uint64_t slice_ps = static_cast<std::uint64_t>(slice.count()) * 1'000'000;
+        return static_cast<std::uint64_t>(bytes) * ps_per_byte_ < slice_ps;
+    }
+    bool measured() const { return ps_per_byte_ != unmeasured; }
+
+    // A step of `bytes` took `took`; folded in with weight 1/4 (a stream's steps are alike: a
+    // change shows within a few reads). Steps under inline_work_bytes are not recorded.
+    void record(std::size_t bytes, Clock::duration took) {
+        if (bytes < inline_work_bytes) return;
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
+        const std::uint64_t ps =
+            static_cast<std::uint64_t>(ns < 0 ? 0 : ns) * 1000 / static_cast<std::uint64_t>(bytes);
+        ps_per_byte_ = ps_per_byte_ == unmeasured ? ps : ps_per_byte_ - ps_per_byte_ / 4 + ps / 4;
+    }
+
+    // Times a step of `bytes` on the scope's end, whether it returned or threw.
+    class Timer {
+      public:
+        Timer(StepCost& cost, std::size_t bytes)
+            : cost_(cost), bytes_(bytes), started_(Clock::now()) {}
+        ~Timer() { cost_.record(bytes_, Clock::now() - started_); }
+        Timer(const Timer&) = delete;
+        Timer& operator=(const Timer&) = delete;
+
+      private:
+        StepCost& cost_;
+        std::size_t bytes_;
+        Clock::time_point started_;
+    };
+
+  private:
+    static constexpr std::uint64_t unmeasured = UINT64_MAX;
+    std::uint64_t ps_per_byte_ = unmeasured;  // picoseconds a byte of the steps' events
 };
 
 }  // namespace cmfpipe::serve

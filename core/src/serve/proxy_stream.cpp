@@ -116,11 +116,13 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         }
         co_return !client_gone;
     };
-    // The guarded stream's steps run on the pool: each batch of events one read brought (a
-    // small batch runs here, below), and the end, which runs the processors over the whole turn.
-    // The batch is the reader's: it stays as it is until the next read, after this step.
+    // The guarded stream's steps on the pool: a read's batch of events measured to be dear (the
+    // others run here, below), and the end, which runs the processors over the whole turn. The
+    // batch is the reader's: it stays as it is until the next read, after this step.
+    StepCost step_cost;  // this stream's steps, a byte (local_work.hpp)
     auto guarded_steps = [&](std::span<wire::SseEvent> events, std::optional<bool> finish) {
-        auto work = [&guarded, events, finish] {
+        auto work = [&guarded, &step_cost, events, finish] {
+            const StepCost::Timer timer(step_cost, finish ? 0 : data_bytes(events));
             return guarded_steps_of(guarded, events, finish);
         };
         return host_->async_call(std::move(work), net::use_awaitable);
@@ -137,13 +139,17 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         const std::span<wire::SseEvent> events = reader.read(bytes);
         sink.events += events.size();
         std::string out;
-        // A batch as small as a request kept on the I/O thread costs less than the hop; without
-        // processors a step only checks the events (about a microsecond an event), less than the
-        // hop at any size a read brings.
-        if (!events.empty() && (checks_only || data_bytes(events) <= inline_work_bytes))
+        // Guarded here: a batch as small as a request kept on the I/O thread (it costs less than
+        // the hop); any batch without processors (a step only checks the events, about a
+        // microsecond an event, less than the hop at any size a read brings); and a batch this
+        // stream's steps were measured to guard within the slice (local_work.hpp, StepCost).
+        const std::size_t size = events.empty() ? 0 : data_bytes(events);
+        if (!events.empty() && (checks_only || size <= inline_work_bytes || step_cost.fits(size))) {
+            const StepCost::Timer timer(step_cost, checks_only ? 0 : size);
             out = guarded_steps_of(guarded, events, std::nullopt);
-        else if (!events.empty())
+        } else if (!events.empty()) {
             out = co_await guarded_steps(events, std::nullopt);
+        }
         const bool sent = co_await send(std::move(out));
         co_return sent && !guarded.ended();
     };
