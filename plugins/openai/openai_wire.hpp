@@ -134,6 +134,11 @@ std::vector<cmf::Message> read_chat_completion(const wire::WireNode& body, const
 std::vector<cmf::Message> read_chat_conversation(const wire::WireNode& messages,
                                                  std::vector<wire::MessageSlots>* slots = nullptr,
                                                  TextPolicy policy = TextPolicy::keep);
+// ---- chat_completion_scan.cpp: the common chat.completion text (string contents, no refusal,
+// reasoning or calls) read straight into what parse_wire_json + read_chat_completion give it;
+// nullopt for any other text, or one with any doubt (the full path then reads it).
+std::optional<std::vector<cmf::Message>> scan_chat_completion(std::string_view text,
+                                                              const Json& options);
 
 // ---- chat_body.cpp: the body calls for Chat Completions (Adapter::request_messages, ...).
 std::vector<cmf::Message> chat_request_messages(const Json& body);

@@ -1,0 +1,203 @@
+// The common chat.completion answer read straight from its text into CMF, without a Json tree:
+// `"object": "chat.completion"`, choices whose message has a plain string content (or none) and no
+// refusal, reasoning or tool call. It gives exactly what parse_wire_json + read_chat_completion
+// give (tests/openai/completion_scan_test.cpp checks both paths on thousands of generated and
+// mutated answers), and answers only what it is sure of: any doubt (a key twice, a key spelled
+// with an escape, a member of another type, anything the full path reads that is not listed
+// here, bad syntax, nesting past max_depth) gives nullopt and the caller takes the full path,
+// which says what is wrong. At one connection the tree and the readers over it cost a proxied
+// answer more than the rest of its reading together (allocations, code touched cold).
+#include "cmfpipe/limits.hpp"
+#include "cmfpipe/wire/json_scan.hpp"
+#include "cmfpipe/wire/structured_output.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+using wire::JsonScan;
+using wire::key_is;
+
+// The members of one object already read: a second of a key read is a doubt (the parser keeps
+// the last of duplicates, at the first one's place).
+class ReadOnce {
+  public:
+    bool first(unsigned member) {
+        if (read_ & member) return false;
+        read_ |= member;
+        return true;
+    }
+
+  private:
+    unsigned read_ = 0;
+};
+
+// A string or null (JsonReader::optional_string); false for anything else.
+bool scan_optional_string(JsonScan& scan, std::optional<std::string>& out) {
+    if (scan.null()) {
+        out.reset();
+        return true;
+    }
+    std::string text;
+    if (!scan.string(text)) return false;
+    out = std::move(text);
+    return true;
+}
+
+// An integer or null (JsonReader::optional_integer); false for anything else, or one of more
+// digits than the scan vouches for.
+bool scan_optional_integer(JsonScan& scan, std::optional<std::int64_t>& out) {
+    if (scan.null()) {
+        out.reset();
+        return true;
+    }
+    std::int64_t value = 0;
+    if (!scan.integer(value)) return false;
+    out = value;
+    return true;
+}
+
+// A member the fast path takes only when it says nothing: null (and for tool_calls, []).
+bool scan_absent(JsonScan& scan, bool empty_array_too) {
+    if (scan.null()) return true;
+    return empty_array_too && scan.enter_array() && !scan.next_element() && scan.ok();
+}
+
+// usage: read_token_usage's three counts.
+bool scan_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
+    if (scan.null()) {
+        usage.reset();
+        return true;
+    }
+    if (!scan.enter_object()) return false;
+    std::optional<std::int64_t> input, output, total;
+    ReadOnce read;
+    while (const auto key = scan.next_key()) {
+        if (key_is(*key, "prompt_tokens")) {
+            if (!read.first(1) || !scan_optional_integer(scan, input)) return false;
+        } else if (key_is(*key, "completion_tokens")) {
+            if (!read.first(2) || !scan_optional_integer(scan, output)) return false;
+        } else if (key_is(*key, "total_tokens")) {
+            if (!read.first(4) || !scan_optional_integer(scan, total)) return false;
+        } else if (!scan.skip()) {
+            return false;
+        }
+    }
+    if (!scan.ok()) return false;
+    cmf::TokenUsage tokens;
+    tokens.input_tokens = input.value_or(0);
+    tokens.output_tokens = output.value_or(0);
+    tokens.total_tokens = total.value_or(tokens.input_tokens + tokens.output_tokens);
+    usage = tokens;
+    return true;
+}
+
+struct ScannedChoice {
+    std::string content;  // empty: no text part
+    std::optional<std::string> finish_reason;
+};
+
+// choices[i].message: role assistant (or none), content a string (or none); a member that would
+// make a part of its own (refusal, reasoning, tool calls) only when null. Other members the full
+// path does not read either.
+bool scan_message(JsonScan& scan, std::string& content) {
+    if (!scan.enter_object()) return false;
+    ReadOnce read;
+    while (const auto key = scan.next_key()) {
+        if (key_is(*key, "role")) {
+            if (!read.first(1)) return false;
+            if (scan.null()) continue;
+            std::string role;
+            if (!scan.string(role) || role != "assistant") return false;
+        } else if (key_is(*key, "content")) {
+            if (!read.first(2)) return false;
+            if (!scan.null() && !scan.string(content)) return false;
+        } else if (key_is(*key, "tool_calls")) {
+            if (!scan_absent(scan, true)) return false;
+        } else if (key_is(*key, "refusal") || key_is(*key, "reasoning_content") ||
+                   key_is(*key, "reasoning")) {
+            if (!scan_absent(scan, false)) return false;
+        } else if (!scan.skip()) {
+            return false;
+        }
+    }
+    return scan.ok();
+}
+
+bool scan_choice(JsonScan& scan, ScannedChoice& choice) {
+    if (!scan.enter_object()) return false;
+    ReadOnce read;
+    while (const auto key = scan.next_key()) {
+        if (key_is(*key, "message")) {
+            if (!read.first(1) || !scan_message(scan, choice.content)) return false;
+        } else if (key_is(*key, "finish_reason")) {
+            if (!read.first(2) || !scan_optional_string(scan, choice.finish_reason)) return false;
+        } else if (!scan.skip()) {
+            return false;
+        }
+    }
+    return scan.ok() && !read.first(1);  // a message was read
+}
+
+// The answer is read as a Chat Completion whatever its shape (no apiType), or named one.
+bool reads_as_chat(const Json& options) {
+    if (!options.is_object()) return true;
+    const auto named = options.find("apiType");
+    return named == options.end() ||
+           (named->is_string() && named->get_ref<const std::string&>() == "chat");
+}
+
+}  // namespace
+
+std::optional<std::vector<cmf::Message>> scan_chat_completion(std::string_view text,
+                                                              const Json& options) {
+    if (!reads_as_chat(options)) return std::nullopt;
+    JsonScan scan(text, input_limits().max_depth);
+    if (!scan.enter_object()) return std::nullopt;
+    CompletionInfo info;
+    info.raw_format = "openai";
+    std::vector<ScannedChoice> choices;
+    ReadOnce read;
+    while (const auto key = scan.next_key()) {
+        if (key_is(*key, "id")) {
+            if (!read.first(1) || !scan_optional_string(scan, info.id)) return std::nullopt;
+        } else if (key_is(*key, "model")) {
+            if (!read.first(2) || !scan_optional_string(scan, info.model)) return std::nullopt;
+        } else if (key_is(*key, "created")) {
+            if (!read.first(4) || !scan_optional_integer(scan, info.created)) return std::nullopt;
+        } else if (key_is(*key, "usage")) {
+            if (!read.first(8) || !scan_usage(scan, info.usage)) return std::nullopt;
+        } else if (key_is(*key, "object")) {
+            // Only a whole answer's: a chunk, a Responses answer or a list reads otherwise.
+            std::string object;
+            if (!read.first(16) || !scan.string(object) || object != "chat.completion")
+                return std::nullopt;
+        } else if (key_is(*key, "choices")) {
+            if (!read.first(32) || !scan.enter_array()) return std::nullopt;
+            while (scan.next_element())
+                if (!scan_choice(scan, choices.emplace_back())) return std::nullopt;
+        } else if (key_is(*key, "error") || key_is(*key, "output") || key_is(*key, "data") ||
+                   key_is(*key, "messages")) {
+            return std::nullopt;  // members that make the full path read the answer otherwise
+        } else if (!scan.skip()) {
+            return std::nullopt;
+        }
+    }
+    if (!scan.at_end() || read.first(16) || choices.empty()) return std::nullopt;
+
+    std::vector<cmf::Message> out;
+    out.reserve(choices.size());
+    for (ScannedChoice& choice : choices) {
+        cmf::Content parts;
+        if (!choice.content.empty()) parts.push_back(cmf::ContentPart::text(std::move(choice.content)));
+        Json custom;
+        wire::add_structured_output(custom, parts, options);
+        CompletionInfo choice_info = info;
+        choice_info.finish_reason = std::move(choice.finish_reason);
+        out.push_back(with_completion_info(cmf::Message(cmf::Role::assistant, std::move(parts)),
+                                           choice_info, std::move(custom)));
+    }
+    return out;
+}
+
+}  // namespace cmfpipe::openai
