@@ -64,7 +64,9 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             ended_ = true;
             return out;
         }
-        view_key_.reset();  // the head, or the choice's shape, may change: the view is made anew
+        // The head, or the choice's shape, may change: the views are made anew.
+        view_key_.reset();
+        narrowed_key_.reset();
         std::optional<Json> chunk = parse_object(event, out);
         if (!chunk) return out;
         if (!null_or_absent(*chunk, "error")) {  // the provider's own error: it ends the stream
@@ -357,7 +359,6 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         ChoiceState& state = choices_[plain.index];
         TextPart* part = state.text(plain.field);
         so_far_.add_text(plain.index, plain.field, plain.text);
-        state.text_shape_data.assign(event.data);
         state.text_shape_stale = true;
         if (part) {
             part->key = plain.key;
@@ -367,9 +368,23 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                          wire::HeldBackText(holdback_, plain.field != ChatText::reasoning)});
         }
         const bool held_whole = part->events.can_hold(part->text);
-        if (held_whole) part->events.hold(std::move(event), plain.text.size());
+        if (held_whole) {
+            part->events.hold(std::move(event), plain.text.size());
+            state.text_shape_held = plain.field;
+        } else {  // the event ends here: its data is the shape's, taken, not copied
+            state.text_shape_data.swap(event.data);
+            state.text_shape_held.reset();
+        }
         part->text.add(plain.text);
         return held_whole;
+    }
+
+    // The shape's data of a run of held deltas: its last event's, before any of them goes out.
+    static void settle_text_shape(ChoiceState& state) {
+        if (!state.text_shape_held) return;
+        const TextPart* part = state.text(*state.text_shape_held);
+        state.text_shape_held.reset();
+        if (part && !part->events.empty()) state.text_shape_data.assign(part->events.back().data);
     }
 
     // After plain deltas of one part were added: the processors see the choice's window with
@@ -379,6 +394,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     // text goes out as the full path sends it.
     void settle_plain_deltas(std::int64_t index, ChatText field, bool held_whole, Events& out) {
         ChoiceState& state = choices_.at(index);
+        settle_text_shape(state);
         TextPart* part = state.text(field);
         Scope scope;
         scope.choices.insert(index);
@@ -648,11 +664,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                 part.text.narrow(*cut, std::string_view(part.text.window()).substr(*cut));
                 continue;
             }
-            Json message = {{"role", "assistant"}, {"content", nullptr}};
-            message[body_key(part.field)] = part.text.window().substr(*cut);
-            Json body = so_far_.head();
-            body["choices"] = Json::array({Json{
-                {"index", index}, {"message", std::move(message)}, {"finish_reason", nullptr}}});
+            const Json& body = narrowed_view(index, part.field, *cut);
             std::vector<cmf::Message> turn;
             try {
                 turn = read_chat_completion(wire::WireNode("the window", body), options_);
@@ -671,6 +683,24 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                 tail = message_text(choice["message"], part.field);
             part.text.narrow(*cut, tail);
         }
+    }
+
+    // The body the processors see for a narrowed window of one text part: the turn's head and
+    // the part's window from `cut`. Kept between steps (as view_), only its text set again.
+    const Json& narrowed_view(std::int64_t index, ChatText field, std::size_t cut) {
+        const TextPart& part = *choices_.at(index).text(field);
+        const std::string_view tail = std::string_view(part.text.window()).substr(cut);
+        if (narrowed_key_ != std::make_pair(index, field)) {
+            Json message = {{"role", "assistant"}, {"content", nullptr}};
+            message[body_key(field)] = "";
+            narrowed_view_ = so_far_.head();
+            narrowed_view_["choices"] = Json::array({Json{
+                {"index", index}, {"message", std::move(message)}, {"finish_reason", nullptr}}});
+            narrowed_key_ = std::make_pair(index, field);
+        }
+        narrowed_view_["choices"][0]["message"][body_key(field)].get_ref<std::string&>().assign(
+            tail);
+        return narrowed_view_;
     }
 
     // The choice's open call is complete: the processors see the choice's window with it (the
@@ -754,6 +784,8 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         bool operator==(const ViewKey&) const = default;
     };
     std::optional<ViewKey> view_key_;
+    Json narrowed_view_;  // narrowed_view's body, of this (choice, part) while the head holds
+    std::optional<std::pair<std::int64_t, ChatText>> narrowed_key_;
     PlainTextDelta plain_;            // the plain delta in hand (its text's buffer reused)
     mutable unsigned head_seen_ = 0;  // the head members head_known found (bits)
 };

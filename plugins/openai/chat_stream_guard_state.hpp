@@ -96,6 +96,9 @@ struct ChoiceState {
     mutable ChunkShape text_shape;
     mutable std::string text_shape_data;
     mutable bool text_shape_stale = false;
+    // The newest such data is that of this part's last held event: copied into text_shape_data
+    // once, when the run of deltas settles, not on every delta.
+    std::optional<ChatText> text_shape_held;
     Json logprobs_shape;  // the last logprobs object the upstream sent for it (null: none)
     Json loose =
         Json::object();  // entries of a chunk whose member carried no text: they go with it

@@ -43,6 +43,8 @@ class HeldEvents {
         bytes_ = 0;
     }
     bool empty() const { return events_.empty(); }
+    // The last event held (not empty()).
+    const SseEvent& back() const { return events_.back().event; }
 
   private:
     struct Held {
