@@ -18,6 +18,7 @@
 #include "cmfpipe/wire/sse.hpp"
 #include "fuzz_input.hpp"
 #include "serve/upstream_exchange.hpp"
+#include "serve/upstream_request_head.hpp"
 
 namespace {
 
@@ -30,10 +31,9 @@ constexpr std::size_t max_answer = 1 << 20;
 
 net::awaitable<void> read_answer(beast::test::stream& stream, bool event_stream, bool stop_early) {
     beast::flat_buffer buffer;
-    http::request<http::string_body> request{http::verb::post, "/v1/chat/completions", 11};
-    request.set(http::field::host, "upstream");
-    request.body() = "{}";
-    request.prepare_payload();
+    std::string head;
+    append_upstream_request_head(head, http::verb::post, "/v1", "/chat/completions", "upstream", {},
+                                 2);
     wire::SseReader reader("upstream 'fuzz' stream", input_limits().max_input_bytes);
     StreamSink sink;
     sink.wants = [&](const http::response_header<>&) { return event_stream; };
@@ -47,8 +47,8 @@ net::awaitable<void> read_answer(beast::test::stream& stream, bool event_stream,
     Exchanged exchanged;
     try {
         Response answer = co_await exchange(
-            stream, buffer, request, max_answer, deadlines, [](Clock::time_point) {}, "fuzz", &sink,
-            exchanged);
+            stream, buffer, head, "{}", max_answer, deadlines, [](Clock::time_point) {}, "fuzz",
+            &sink, exchanged);
         // As Upstream::call judges it: bytes past the answer's end refuse it.
         if (exchanged.reusable && buffer.size() > 0)
             throw protocol_failure("fuzz", "bytes came after the answer's end");

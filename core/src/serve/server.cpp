@@ -38,16 +38,23 @@ ServerState::ServerState(ServerOptions options_in, std::ostream& log_stream)
     : options(std::move(options_in)), log(log_stream), id_prefix_(random_hex(8) + "-") {}
 
 std::string ServerState::request_id(std::string_view given) {
-    if (usable_request_id(given)) return std::string(given);
+    std::string id;
+    request_id_into(id, given);
+    return id;
+}
+
+void ServerState::request_id_into(std::string& id, std::string_view given) {
+    if (usable_request_id(given)) {
+        id.assign(given);
+        return;
+    }
     std::uint64_t n = next_id_.fetch_add(1, std::memory_order_relaxed);
     // 16 hex digits, written by hand: snprintf's format parsing cost ~1k instructions a request.
-    std::string id;
     id.reserve(id_prefix_.size() + 16);
     id = id_prefix_;
     char digits[16];
     for (int i = 15; i >= 0; --i, n >>= 4) digits[i] = "0123456789abcdef"[n & 15];
     id.append(digits, sizeof digits);
-    return id;
 }
 
 struct Server::Impl {

@@ -25,6 +25,8 @@ struct ServerState {
     // The client's x-cmfpipe-request-id when it is usable (1 to 128 visible ASCII characters), else
     // a new one: this process's random prefix and a counter.
     std::string request_id(std::string_view given);
+    // The same, written into `id` (its capacity kept: a session's id for each of its requests).
+    void request_id_into(std::string& id, std::string_view given);
 
     const ServerOptions options;
     // Made from `options` (initialized first): the prompt routes' answers, and what the server

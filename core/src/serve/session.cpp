@@ -215,7 +215,7 @@ void Session::on_header(beast::error_code error) {
 void Session::begin_request() {
     const auto& header = parser_->get();
     // A client's x-cmfpipe-request-id is ours to keep; its x-request-id is the provider's.
-    request_id_ = state_.request_id(std_view(header[beast_view(request_id_field)]));
+    state_.request_id_into(request_id_, std_view(header[beast_view(request_id_field)]));
     const std::string_view target = std_view(header.target());
     route_ = Router::route_of(target.substr(0, target.find('?')));
     started_ = std::chrono::steady_clock::now();
@@ -265,21 +265,38 @@ void Session::on_body(beast::error_code error) {
     if (buffer_.size() == 0 && buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();
     held_.resize(request.body().size());  // never more than taken: a chunked body's real size
     keep_alive_ = request.keep_alive();
-    cancellation_ = std::make_shared<Cancellation>();
+    // The last request's, when nobody else holds it any more and it never fired: its action was
+    // dropped when its upstream call ended (one allocation less a request).
+    if (cancellation_ && cancellation_.use_count() == 1 && !cancellation_->cancelled()) {
+        cancellation_->on_cancel({});
+    } else {
+        cancellation_ = std::make_shared<Cancellation>();
+    }
     if (Router::proxied(route_)) watch_client();
     state_.router->handle(std::move(request), request_id_, state_.unready, loopback_peer_,
                           state_.answer_bound, socket_.get_executor(), shared_from_this(),
                           cancellation_,
                           [self = shared_from_this()](std::optional<Response> response) {
+                              // An answer made on the session's own thread (a proxied one, a cheap
+                              // route's) is taken at once: no handler made for dispatch to run at
+                              // once anyway.
+                              if (self->on_own_thread()) return self->answered(std::move(response));
                               net::dispatch(self->socket_.get_executor(),
                                             [self, response = std::move(response)]() mutable {
-                                                self->stop_watching();
-                                                if (!response)
-                                                    return self->streamed(self->keep_alive_);
-                                                response->keep_alive(self->keep_alive_);
-                                                self->answer(std::move(*response));
+                                                self->answered(std::move(response));
                                             });
                           });
+}
+
+bool Session::on_own_thread() {
+    const auto* loop = socket_.get_executor().target<net::io_context::executor_type>();
+    return loop != nullptr && loop->running_in_this_thread();
+}
+
+void Session::answered(std::optional<Response> response) {
+    stop_watching();
+    if (!response) return streamed(keep_alive_);
+    answer(std::move(*response), keep_alive_);
 }
 
 void Session::watch_client() {
@@ -391,40 +408,45 @@ void Session::streamed(bool keep_alive) {
     read_request();
 }
 
-void Session::answer(Response response) {
+void Session::answer(Response response, bool keep_alive) {
     if (closed_) return;
     // The body's share becomes the answer's, held until it is written: an answer that would take
     // the server over --max-buffered is dropped for a 503.
     if (!held_.settle(response.body().size())) {
         held_.reset();
         shed_stalled_answers(state_);
-        const bool keep_alive = response.keep_alive();
         response = busy_answer(state_);
-        response.keep_alive(keep_alive);
     }
-    response.set(http::field::server, "cmfpipe");
-    response.set(beast_view(request_id_field), request_id_);
-    if (state_.unready) response.keep_alive(false);
-    response.prepare_payload();
-    response_ = std::move(response);
+    answer_keep_alive_ = keep_alive && !state_.unready;
     answer_since_ = std::chrono::steady_clock::now();
     deadline_.expires_after(state_.options.client_timeout);
+    auto written = [self = shared_from_this()](beast::error_code error, std::size_t) {
+        self->on_written(error, self->answer_keep_alive_);
+    };
+    beast::error_code error;
+    // The head made into a reused string (Server, the request id, the framing written with it,
+    // not set as fields) and sent with the body in one sendmsg.
+    head_.clear();
+    if (!append_answer_head(head_, response.base(), request_id_field, request_id_,
+                            answer_keep_alive_, response.body().size())) {
+        // An answer the fast head does not make: Beast's fields and framing, as always.
+        response.set(http::field::server, "cmfpipe");
+        response.set(beast_view(request_id_field), request_id_);
+        response.keep_alive(answer_keep_alive_);
+        response.prepare_payload();
+        if (response.chunked()) {  // never made here (prepare_payload): Beast's serializer would
+            response_ = std::move(response);
+            serializer_.emplace(response_);
+            http::write(socket_, *serializer_, error);
+            if (error != net::error::would_block) return on_written(error, answer_keep_alive_);
+            return http::async_write(socket_, *serializer_, std::move(written));
+        }
+        append_message_head(head_, response.base());
+    }
+    response_ = std::move(response);
     // Written now as far as the socket takes it (it is non-blocking: would_block, never a wait):
     // most answers fit whole, with no I/O operation whose completion would be posted. The rest
     // is written as the client reads.
-    auto written = [self = shared_from_this()](beast::error_code error, std::size_t) {
-        self->on_written(error, self->response_.keep_alive());
-    };
-    beast::error_code error;
-    if (response_.chunked()) {  // never made here (prepare_payload): Beast's serializer would
-        serializer_.emplace(response_);
-        http::write(socket_, *serializer_, error);
-        if (error != net::error::would_block) return on_written(error, response_.keep_alive());
-        return http::async_write(socket_, *serializer_, std::move(written));
-    }
-    // The head made into a reused string and sent with the body in one sendmsg.
-    head_.clear();
-    append_message_head(head_, response_.base());
     const std::array<net::const_buffer, 2> pieces{net::buffer(head_),
                                                   net::buffer(response_.body())};
     std::size_t sent = socket_.send(pieces, 0, error);
@@ -433,7 +455,7 @@ void Session::answer(Response response) {
         sent = 0;
     }
     if (error || sent == head_.size() + response_.body().size())
-        return on_written(error, response_.keep_alive());
+        return on_written(error, answer_keep_alive_);
     net::async_write(socket_, unsent_pieces(pieces, sent), std::move(written));
 }
 

@@ -69,7 +69,13 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     // The body's bytes that came with the header are parsed at once; the rest is read.
     void read_body();
     void on_body(boost::beast::error_code error);
-    void answer(Response response);
+    // Whether this thread runs the session's I/O loop now.
+    bool on_own_thread();
+    // The router's answer (nothing: it was streamed), on the session's thread.
+    void answered(std::optional<Response> response);
+    // Writes `response` (the connection kept after it when `keep_alive` and the server is not
+    // stopping).
+    void answer(Response response, bool keep_alive);
     // A streamed answer was written whole: the request is done, the connection goes on.
     void streamed(bool keep_alive);
     // Notices a client that closes the connection while its request is in flight.
@@ -123,10 +129,11 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     bool closed_ = false;
     std::shared_ptr<Cancellation> cancellation_;  // of the request in flight
     bool watching_ = false;
-    bool wait_pending_ = false;   // a wait for the client's socket to be readable
-    unsigned watch_ = 0;          // counts the requests watched: a wait knows which it was for
-    unsigned stream_status_ = 0;  // the status a streamed answer began with
-    bool keep_alive_ = true;      // the request in flight's
+    bool wait_pending_ = false;      // a wait for the client's socket to be readable
+    unsigned watch_ = 0;             // counts the requests watched: a wait knows which it was for
+    unsigned stream_status_ = 0;     // the status a streamed answer began with
+    bool keep_alive_ = true;         // the request in flight's
+    bool answer_keep_alive_ = true;  // the answer being written's (its head says so)
     std::array<char, 16 * 1024> discard_{};
 };
 

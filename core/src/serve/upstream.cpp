@@ -2,6 +2,7 @@
 #include "upstream.hpp"
 
 #include "upstream_exchange.hpp"
+#include "upstream_request_head.hpp"
 
 #include <array>
 #include <boost/asio/connect.hpp>
@@ -64,6 +65,7 @@ struct Upstream::Connection : std::enable_shared_from_this<Upstream::Connection>
     std::optional<tcp::socket> plain;
     std::optional<beast::ssl_stream<tcp::socket>> secure;
     beast::flat_buffer buffer;
+    std::string head;  // the head of the request it carries (its capacity kept for the next)
     Clock::time_point idle_since{};  // when it went back to the pool
     // The call's: --upstream-timeout, --upstream-total-timeout. Once it has passed the socket is
     // closed (what waits on it ends) and timed_out set: the call's error is a timeout.
@@ -239,13 +241,6 @@ net::awaitable<std::shared_ptr<Upstream::Connection>> Upstream::connect(
 net::awaitable<Response> Upstream::call(http::verb method, std::string path, std::string body,
                                         Headers headers, Cancellation* cancellation,
                                         StreamSink* sink) {
-    http::request<http::string_body> request{method, url_.base_path + path, 11};
-    request.set(http::field::host, host_field_);
-    for (auto& [name, value] : headers) request.set(name, value);
-    request.keep_alive(true);
-    request.body() = std::move(body);
-    request.prepare_payload();
-
     // Whatever ends the call, the cancellation no longer refers to its connection.
     struct Forget {
         Cancellation* cancellation;
@@ -269,6 +264,10 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string path, std
             connection->owner = co_await net::this_coro::executor;
             if (cancellation) cancellation->on_cancel([c = connection.get()] { c->close(); });
         }
+        // The head made into the connection's reused string (no request object, no field elements).
+        connection->head.clear();
+        append_upstream_request_head(connection->head, method, url_.base_path, path, host_field_,
+                                     headers, body.size());
         boost::system::error_code error;
         Response answer;
         Exchanged exchanged;
@@ -279,13 +278,13 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string path, std
         try {
             // if/else, not ?: : g++ 12 mishandles co_await inside a conditional expression.
             if (connection->secure) {
-                answer = co_await exchange(*connection->secure, connection->buffer, request,
-                                           options_.max_answer, deadlines, set_deadline, name_,
-                                           sink, exchanged);
+                answer = co_await exchange(*connection->secure, connection->buffer,
+                                           connection->head, body, options_.max_answer, deadlines,
+                                           set_deadline, name_, sink, exchanged);
             } else {
-                answer = co_await exchange(*connection->plain, connection->buffer, request,
-                                           options_.max_answer, deadlines, set_deadline, name_,
-                                           sink, exchanged);
+                answer = co_await exchange(*connection->plain, connection->buffer, connection->head,
+                                           body, options_.max_answer, deadlines, set_deadline,
+                                           name_, sink, exchanged);
             }
         } catch (const boost::system::system_error& e) {
             error = e.code();

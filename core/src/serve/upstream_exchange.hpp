@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "message_head.hpp"
@@ -64,42 +65,34 @@ inline boost::asio::mutable_buffer answer_space(boost::beast::flat_buffer& buffe
     return buffer.prepare(size);
 }
 
-// Writes the request and reads the answer: interim answers dropped, a 101 refused. The body of a
+// Writes the request (its head, made by append_upstream_request_head, and its body) and reads the
+// answer: interim answers dropped, a 101 refused. The body of a
 // streamed answer (the sink wants it) is handed over as it comes, the silence deadline restarted
 // by each whole event; any other body is read whole under the deadline set before the call.
 template <class Stream, class SetDeadline>
 boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buffer& buffer,
-                                          http::request<http::string_body>& request,
+                                          std::string_view head, std::string_view body_out,
                                           std::size_t max_answer, const Deadlines& deadlines,
                                           SetDeadline set_deadline, const std::string& upstream,
                                           StreamSink* sink, Exchanged& exchanged) {
     namespace net = boost::asio;
+    const std::array<net::const_buffer, 2> pieces{net::buffer(head.data(), head.size()),
+                                                  net::buffer(body_out.data(), body_out.size())};
     if constexpr (std::is_same_v<Stream, net::ip::tcp::socket>) {
         // A non-blocking socket (Upstream::connect): header and body go in one send now, and only
         // what the socket cannot take waits for an I/O operation (whose completion would be
         // posted, a pass through the scheduler).
-        // The head made by hand (message_head.hpp), not by Beast's serializer: its layers of
-        // buffer views cost more than the rest of the write.
         boost::system::error_code error;
-        if (request.chunked()) {  // never made here (prepare_payload): Beast's serializer would
-            co_await http::async_write(stream, request, net::use_awaitable);
-        } else {
-            std::string head;
-            head.reserve(512);
-            append_message_head(head, request.base());
-            const std::array<net::const_buffer, 2> pieces{net::buffer(head),
-                                                          net::buffer(request.body())};
-            std::size_t sent = stream.send(pieces, 0, error);
-            if (error == net::error::would_block) {
-                error = {};
-                sent = 0;
-            }
-            if (error) throw boost::system::system_error(error);
-            if (sent < head.size() + request.body().size())
-                co_await net::async_write(stream, unsent_pieces(pieces, sent), net::use_awaitable);
+        std::size_t sent = stream.send(pieces, 0, error);
+        if (error == net::error::would_block) {
+            error = {};
+            sent = 0;
         }
+        if (error) throw boost::system::system_error(error);
+        if (sent < head.size() + body_out.size())
+            co_await net::async_write(stream, unsent_pieces(pieces, sent), net::use_awaitable);
     } else {
-        co_await http::async_write(stream, request, net::use_awaitable);
+        co_await net::async_write(stream, pieces, net::use_awaitable);
     }
     std::optional<http::response_parser<http::buffer_body>> parser;
     for (int interim = 0;; ++interim) {
@@ -133,8 +126,10 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
         }
         exchanged.reusable = true;  // a 1xx has no body: the final answer follows
     }
-    Response answer{http::response_header<>(parser->get().base())};
-    const bool streamed = sink != nullptr && sink->wants(parser->get().base());
+    // The header's fields move to the answer (no copy of each): the parser reads the body, and a
+    // chunked body's trailer fields, which the answer never had, into what is left.
+    Response answer{std::move(parser->get().base())};
+    const bool streamed = sink != nullptr && sink->wants(answer.base());
     // A streamed body is handed over piece by piece from a buffer of its own; any other is read
     // straight into the answer (no 16 KiB array in every exchange's coroutine frame, whose
     // allocation glibc serves slowly).
