@@ -30,6 +30,7 @@
 #include "cmfpipe/wire/held_events.hpp"
 #include "cmfpipe/wire/held_text.hpp"
 #include "cmfpipe/wire/request_fields.hpp"
+#include "cmfpipe/wire/structured_output.hpp"
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
@@ -66,6 +67,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         }
         // The head, or the choice's shape, may change: the views are made anew.
         view_key_.reset();
+        window_message_.reset();
         narrowed_key_.reset();
         std::optional<Json> chunk = parse_object(event, out);
         if (!chunk) return out;
@@ -104,6 +106,13 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     }
 
   private:
+    // What view_ is a window of, when it is one choice's text that refresh_view may set again.
+    struct ViewKey {
+        std::int64_t index;
+        bool content, reasoning, refusal;
+        bool operator==(const ViewKey&) const = default;
+    };
+
     // Until part of the answer went out: whether one of `out` carries some (text, reasoning, a
     // refusal, a tool call). Role chunks, empty text and usage are no part of it.
     void released(Events& out) override {
@@ -598,14 +607,76 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                 if (key.content) set("content", ChatText::content);
                 if (key.reasoning) set("reasoning_content", ChatText::reasoning);
                 if (key.refusal) set("refusal", ChatText::refusal);
+                view_texts_stale_ = false;
                 return;
             }
             view_ = view_of(scope);
             view_key_ = so_far.finish_reason.is_null() ? std::optional<ViewKey>(key) : std::nullopt;
+            window_message_.reset();
+            view_texts_stale_ = false;
             return;
         }
         view_ = view_of(scope);
         view_key_.reset();
+        window_message_.reset();
+        view_texts_stale_ = false;
+    }
+
+    // The parts read_chat_completion makes of the window view's message (view_of): thinking for
+    // reasoning_content (even ""), then the content's text when there is some. A refusal is no
+    // such part alone (it is custom data too): no parts then (nullopt).
+    std::optional<cmf::Content> window_parts(const ViewKey& key) const {
+        if (key.refusal) return std::nullopt;
+        const ChoiceState& state = choices_.at(key.index);
+        auto window = [&](ChatText field) -> std::string {
+            const TextPart* part = state.text(field);
+            return part ? part->text.window() : std::string();
+        };
+        cmf::Content parts;
+        if (key.reasoning) parts.push_back(cmf::ContentPart::thinking(window(ChatText::reasoning)));
+        if (key.content) {
+            std::string text = window(ChatText::content);
+            if (!text.empty()) parts.push_back(cmf::ContentPart::text(std::move(text)));
+        }
+        return parts;
+    }
+
+    // The window's turn made straight from its texts (no view, no read): while the view's key
+    // holds (one choice's text, the same head and shape: refresh_view's fast path), its message
+    // is the one read_chat_completion made of the view last, with the windows' parts in it. The
+    // view's texts are then stale (set again only when a processor changed something).
+    bool window_turn(const Scope& scope, std::vector<cmf::Message>& turn) {
+        if (!window_message_ || scope.whole || scope.call || scope.choices.size() != 1 ||
+            !view_key_ || view_key_->index != *scope.choices.begin() ||
+            !so_far_.choices().at(view_key_->index).finish_reason.is_null())
+            return false;
+        const ChoiceSoFar& so_far = so_far_.choices().at(view_key_->index);
+        if (view_key_->content != so_far.has_content ||
+            view_key_->reasoning != so_far.has_reasoning ||
+            view_key_->refusal != so_far.has_refusal)
+            return false;
+        std::optional<cmf::Content> parts = window_parts(*view_key_);
+        if (!parts) return false;
+        turn.clear();
+        turn.push_back(window_message_->with_content(std::move(*parts)));
+        view_texts_stale_ = true;
+        return true;
+    }
+
+    // After read_chat_completion read the view of a window whose key may hold: its message is
+    // kept for window_turn when it is what window_turn would make of it (its parts the windows'
+    // and nothing in it that depends on the text: no structured output read from it).
+    void keep_window_message(const std::vector<cmf::Message>& turn) {
+        window_message_.reset();
+        view_texts_stale_ = false;
+        if (!view_key_ || turn.size() != 1 || wire::wants_structured_output(options_)) return;
+        const std::optional<cmf::Content> parts = window_parts(*view_key_);
+        if (!parts || parts->size() != turn[0].content().size()) return;
+        for (std::size_t k = 0; k < parts->size(); ++k) {
+            if (!((*parts)[k] && turn[0].content()[k] && *(*parts)[k] == *turn[0].content()[k]))
+                return;
+        }
+        window_message_ = turn[0];
     }
 
     // Runs the processors over `scope`. False when they stopped it or rewrote text already sent:
@@ -615,17 +686,20 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             pass_unprocessed(scope);
             return true;
         }
-        refresh_view(scope);
-        if (view_["choices"].empty()) return true;
         std::vector<cmf::Message> turn;
-        try {  // built from upstream data only: what does not read is the upstream's
-            turn = read_chat_completion(wire::WireNode("the turn so far", view_), options_);
-        } catch (const ValueError& e) {
-            broken(out, e.message());
-            return false;
-        } catch (const LimitExceeded& e) {  // arguments too deep to be shown
-            broken(out, e.message());
-            return false;
+        if (!window_turn(scope, turn)) {
+            refresh_view(scope);
+            if (view_["choices"].empty()) return true;
+            try {  // built from upstream data only: what does not read is the upstream's
+                turn = read_chat_completion(wire::WireNode("the turn so far", view_), options_);
+            } catch (const ValueError& e) {
+                broken(out, e.message());
+                return false;
+            } catch (const LimitExceeded& e) {  // arguments too deep to be shown
+                broken(out, e.message());
+                return false;
+            }
+            keep_window_message(turn);
         }
         GuardVerdict verdict = guard_(std::move(turn));
         if (verdict.stopped) {
@@ -637,6 +711,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
             pass_unprocessed(scope);
             return true;
         }
+        if (view_texts_stale_) refresh_view(scope);  // the windows' texts, to map back onto
         processed_ = with_chat_response_messages(view_, verdict.messages, options_);
         for (const Json& choice : processed_["choices"]) {
             auto state = choices_.find(choice["index"].get<std::int64_t>());
@@ -777,13 +852,11 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     std::map<std::int64_t, ChoiceState> choices_;
     std::set<std::int64_t> finished_out_;  // the choices whose finish_reason went out
     Json view_, processed_;  // the turn the processors last saw, and what they made of it
-    // What view_ is a window of, when it is one choice's text that refresh_view may set again.
-    struct ViewKey {
-        std::int64_t index;
-        bool content, reasoning, refusal;
-        bool operator==(const ViewKey&) const = default;
-    };
     std::optional<ViewKey> view_key_;
+    // What read_chat_completion made of view_ while view_key_ holds (window_turn), and whether
+    // view_'s texts are behind the windows' (window_turn did not set them).
+    std::optional<cmf::Message> window_message_;
+    bool view_texts_stale_ = false;
     Json narrowed_view_;  // narrowed_view's body, of this (choice, part) while the head holds
     std::optional<std::pair<std::int64_t, ChatText>> narrowed_key_;
     PlainTextDelta plain_;            // the plain delta in hand (its text's buffer reused)

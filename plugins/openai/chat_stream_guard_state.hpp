@@ -91,6 +91,9 @@ struct ChoiceState {
         }
         return nullptr;
     }
+    const TextPart* text(ChatText field) const {
+        return const_cast<ChoiceState*>(this)->text(field);
+    }
     // Of the last chunk that carried text for it: made from `text_shape_data` (the data of a
     // plain delta, which is not parsed as it passes) when that is newer.
     mutable ChunkShape text_shape;

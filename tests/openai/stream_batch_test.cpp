@@ -90,3 +90,68 @@ TEST_CASE("openai push_all: deltas of other parts in one read keep the upstream'
         CHECK(run_in_reads(adapter(), request, events, per_read, 16).all() == one_by_one.all());
     }
 }
+
+TEST_CASE("openai push_all: the window's message is the one the adapter reads from the window") {
+    // After the first run of a choice's text, the guard makes the window's message itself (its
+    // texts into the message read once): each message the processors see is what the adapter
+    // reads from a completion whose message holds that window's text, extensions and all.
+    std::vector<std::string> events = {batch_role};
+    const std::string prose = "the proxy reads each event once and hands it on to the client ";
+    for (std::size_t i = 0; i < 12; ++i)
+        events.push_back(batch_text(prose.substr(i % 20, 30), "reasoning_content"));
+    for (std::size_t i = 0; i < 40; ++i) events.push_back(batch_text(prose.substr(i % 20, 30)));
+    events.push_back(choice_chunk("{}", "stop"));
+    events.push_back(done);
+    auto seen = std::make_shared<std::vector<std::vector<cmfpipe::cmf::Message>>>();
+    cmfpipe::StreamGuard inner = pipeline_guard(redact_and_guard_tools);
+    auto stream = adapter().guard_stream(
+        request,
+        [inner, seen](std::vector<cmfpipe::cmf::Message> messages) {
+            seen->push_back(messages);
+            return inner(std::move(messages));
+        },
+        serve_options(redact_and_guard_tools), Json::object());
+    std::string client;
+    for (std::size_t at = 0; at < events.size(); at += 5) {
+        std::vector<cmfpipe::wire::SseEvent> read;
+        for (std::size_t i = at; i < std::min(at + 5, events.size()); ++i)
+            read.push_back(sse_event(events[i]));
+        client += text_of(stream->push_all(read));
+    }
+    client += text_of(stream->finish(true));
+    // What pushing each event gives the client (the reasoning held at its end goes out in an
+    // event the guard makes once the content starts).
+    REQUIRE(client ==
+            run_counting_calls(adapter(), request, events, serve_options(redact_and_guard_tools))
+                .all());
+    std::size_t windows = 0;
+    for (const auto& turn : *seen) {
+        REQUIRE(turn.size() == 1);
+        const cmfpipe::cmf::Message& message = turn[0];
+        if (message.extensions().completion && message.extensions().completion->stop_reason)
+            continue;  // the whole turn at its end
+        Json chat_message = {{"role", "assistant"}, {"content", nullptr}};
+        for (const cmfpipe::cmf::PartPtr& part : message.content()) {
+            if (const auto* thinking = part->get_if<cmfpipe::cmf::Thinking>())
+                chat_message["reasoning_content"] = thinking->text;
+            if (const auto* text = part->get_if<cmfpipe::cmf::Text>())
+                chat_message["content"] = text->text;
+        }
+        const Json completion = {
+            {"id", "chatcmpl-B1"},
+            {"object", "chat.completion"},
+            {"created", 1718000000},
+            {"model", "gpt-4o-2024-08-06"},
+            {"system_fingerprint", "fp_a1"},
+            {"choices",
+             {{{"index", 0}, {"message", std::move(chat_message)}, {"finish_reason", nullptr}}}}};
+        const std::vector<cmfpipe::cmf::Message> read =
+            adapter().from_wire(completion.dump(), Json::object());
+        REQUIRE(read.size() == 1);
+        CHECK(message == read[0]);
+        ++windows;
+    }
+    // The role chunk's run, then a run a read of reasoning or content and one over each
+    // narrowed window: most of them made by the guard itself.
+    CHECK(windows >= 10);
+}
