@@ -198,6 +198,11 @@ Json rewrite_message(const Json& original, const cmf::Message& before, const Mes
 }  // namespace
 
 std::vector<cmf::Message> chat_request_messages(const Json& body) {
+    if (auto plain = plain_chat_request_messages(body)) return std::move(*plain);
+    return read_chat_request_messages(body);
+}
+
+std::vector<cmf::Message> read_chat_request_messages(const Json& body) {
     const wire::WireNode root("openai request", body, "");
     std::vector<cmf::Message> messages =
         read_chat_conversation(root.object().at("messages"), nullptr, TextPolicy::show_or_refuse);

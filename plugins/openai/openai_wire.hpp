@@ -142,6 +142,13 @@ std::optional<std::vector<cmf::Message>> scan_chat_completion(std::string_view t
 
 // ---- chat_body.cpp: the body calls for Chat Completions (Adapter::request_messages, ...).
 std::vector<cmf::Message> chat_request_messages(const Json& body);
+// chat_request_messages by its readers, whatever the messages' form (the path that names what is
+// wrong with a body).
+std::vector<cmf::Message> read_chat_request_messages(const Json& body);
+// ---- chat_request_plain.cpp: a request's messages when each is a role (not tool) and a string
+// content, nothing else: what read_chat_request_messages gives, straight off the tree; nullopt
+// for any other body (the readers then read it).
+std::optional<std::vector<cmf::Message>> plain_chat_request_messages(const Json& body);
 Json with_chat_request_messages(const Json& body, const std::vector<cmf::Message>& messages);
 Json with_chat_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
                                  const Json& options);

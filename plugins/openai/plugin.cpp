@@ -44,6 +44,13 @@ std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Jso
 // The API of a body for the body calls: options.apiType (chat or responses), else its shape:
 // `input` without `messages` (a request) or `output` (a response) is the Responses API.
 Api body_api(const Json& body, const Json& options) {
+    // The proxy's routes name the API on every body: read in place, no temporary options.
+    if (const auto named = options.find("apiType");  // end() when options is no object
+        named != options.end() && named->is_string()) {
+        const std::string& api = named->get_ref<const std::string&>();
+        if (api == "chat") return Api::chat;
+        if (api == "responses") return Api::responses;
+    }
     if (options.is_object() && options.contains("apiType")) {
         Api api = api_of(Json::object(), options);
         if (api != Api::chat && api != Api::responses) {

@@ -80,7 +80,11 @@ class JsonScan {
     // Past white space from `p`: a byte above ' ' ends it at one compare, and only then is the
     // loop called (out of line: its constants stay off the steps of compact JSON).
     [[gnu::always_inline]] static const char* after_space(const char* p, const char* end) {
-        return p != end && static_cast<unsigned char>(*p) <= ' ' ? after_space_run(p, end) : p;
+        if (p == end || static_cast<unsigned char>(*p) > ' ') return p;
+        // One space before a token, as json.dumps and most writers put after ':' and ',': no
+        // call.
+        if (*p == ' ' && end - p >= 2 && static_cast<unsigned char>(p[1]) > ' ') return p + 1;
+        return after_space_run(p, end);
     }
     [[gnu::noinline]] static const char* after_space_run(const char* p, const char* end) {
         while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
@@ -233,7 +237,7 @@ inline bool JsonScan::next_element() {
 }
 
 inline bool JsonScan::integer(std::int64_t& out) {
-    const char* const p = p_;
+    const char* const p = after_space(p_, end_);
     const auto digit = [](char c) { return c >= '0' && c <= '9'; };
     // One digit, as a choice's or a content block's index mostly is.
     if (end_ - p >= 2 && digit(p[0]) && !digit(p[1]) && p[1] != '.' && p[1] != 'e' && p[1] != 'E') {
@@ -241,6 +245,7 @@ inline bool JsonScan::integer(std::int64_t& out) {
         p_ = p + 1;
         return true;
     }
+    p_ = p;
     return integer_rest(out);
 }
 
