@@ -189,7 +189,8 @@ std::optional<std::vector<cmf::Message>> scan_chat_completion(std::string_view t
     out.reserve(choices.size());
     for (ScannedChoice& choice : choices) {
         cmf::Content parts;
-        if (!choice.content.empty()) parts.push_back(cmf::ContentPart::text(std::move(choice.content)));
+        if (!choice.content.empty())
+            parts.push_back(cmf::ContentPart::text(std::move(choice.content)));
         Json custom;
         wire::add_structured_output(custom, parts, options);
         CompletionInfo choice_info = info;

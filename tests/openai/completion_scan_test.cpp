@@ -26,8 +26,8 @@ std::optional<std::string> scan_full_read(std::string_view text, const Json& opt
     try {
         const Json doc = cmfpipe::wire::parse_wire_json(text, "openai response");
         return cmfpipe::cmf::messages_to_json(
-                   openai::read_chat_completion(
-                       cmfpipe::wire::WireNode("openai response", doc), options))
+                   openai::read_chat_completion(cmfpipe::wire::WireNode("openai response", doc),
+                                                options))
             .dump();
     } catch (const cmfpipe::Error&) {
         return std::nullopt;
@@ -50,8 +50,8 @@ class AnswerMaker {
 
     std::string answer() {
         std::vector<std::string> members;
-        maybe(members, 0.95, "\"id\"", usual({"\"chatcmpl-1\"", "null", "7", "\"chat\\u0063mpl\"",
-                                             "\"caf\xC3\xA9\""}));
+        maybe(members, 0.95, "\"id\"",
+              usual({"\"chatcmpl-1\"", "null", "7", "\"chat\\u0063mpl\"", "\"caf\xC3\xA9\""}));
         maybe(members, 0.95, "\"object\"",
               usual({"\"chat.completion\"", "\"chat.completion\"", "\"chat.completion\"",
                      "\"chat.completion.chunk\"", "\"response\"", "null", "1"}));
@@ -64,7 +64,8 @@ class AnswerMaker {
         maybe(members, 0.8, "\"usage\"", usage());
         maybe(members, 0.05, usual({"\"error\"", "\"output\"", "\"data\"", "\"messages\""}),
               pick({"null", "{\"message\":\"x\"}", "[]"}));
-        maybe(members, 0.1, "\"service_tier\"", usual({"\"default\"", "null", "{\"x\":{\"y\":[]}}"}));
+        maybe(members, 0.1, "\"service_tier\"",
+              usual({"\"default\"", "null", "{\"x\":{\"y\":[]}}"}));
         maybe(members, 0.05, "\"\\u0069d\"", "\"escaped\"");
         if (chance(0.05) && !members.empty()) members.push_back(members.front());  // a key twice
         return object(members);
@@ -106,13 +107,14 @@ class AnswerMaker {
     }
     std::string message() {
         std::vector<std::string> members;
-        maybe(members, 0.9, "\"role\"", usual({"\"assistant\"", "\"assistant\"", "null", "\"user\"", "3"}));
+        maybe(members, 0.9, "\"role\"",
+              usual({"\"assistant\"", "\"assistant\"", "null", "\"user\"", "3"}));
         maybe(members, 0.9, "\"content\"", content());
         maybe(members, 0.4, "\"refusal\"", usual({"null", "null", "\"I can't\"", "1"}));
         maybe(members, 0.3, "\"tool_calls\"",
               usual({"null", "[]", "[ ]", "{}",
-                    "[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
-                    "\"arguments\":\"{}\"}}]"}));
+                     "[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                     "\"arguments\":\"{}\"}}]"}));
         maybe(members, 0.15, pick({"\"reasoning_content\"", "\"reasoning\""}),
               usual({"null", "\"think\"", "4"}));
         maybe(members, 0.3, "\"annotations\"", usual({"[]", "null", "[{\"type\":\"url\"}]"}));
@@ -123,11 +125,13 @@ class AnswerMaker {
     std::string choice() {
         std::vector<std::string> members;
         maybe(members, 0.9, "\"index\"", usual({"0", "1", "null", "\"0\""}));
-        maybe(members, 0.95, "\"message\"", chance(0.95) ? message() : pick({"null", "[]", "\"m\""}));
+        maybe(members, 0.95, "\"message\"",
+              chance(0.95) ? message() : pick({"null", "[]", "\"m\""}));
         maybe(members, 0.5, "\"logprobs\"", usual({"null", "{\"content\":[]}"}));
         maybe(members, 0.9, "\"finish_reason\"",
-              chance(0.95) ? pick({"\"stop\"", "\"length\"", "\"tool_calls\"", "\"content_filter\"", "null"})
-                          : "0");
+              chance(0.95)
+                  ? pick({"\"stop\"", "\"length\"", "\"tool_calls\"", "\"content_filter\"", "null"})
+                  : "0");
         if (chance(0.05) && !members.empty()) members.push_back(members.front());
         return object(members);
     }
@@ -141,7 +145,8 @@ class AnswerMaker {
     std::string usage() {
         if (chance(0.1)) return pick({"null", "[]", "\"u\""});
         std::vector<std::string> members;
-        maybe(members, 0.9, "\"prompt_tokens\"", usual({"5", "0", "null", "1.0", "-1", "99999999999"}));
+        maybe(members, 0.9, "\"prompt_tokens\"",
+              usual({"5", "0", "null", "1.0", "-1", "99999999999"}));
         maybe(members, 0.9, "\"completion_tokens\"", usual({"3", "null", "\"3\""}));
         maybe(members, 0.8, "\"total_tokens\"", usual({"8", "null", "1e2"}));
         maybe(members, 0.3, "\"prompt_tokens_details\"", "{\"cached_tokens\":0}");
@@ -154,8 +159,12 @@ class AnswerMaker {
 
 // The options the reader is given: the proxy's, none, structured output asked for, another API.
 std::vector<Json> scan_options() {
-    return {Json(), Json::object(), Json{{"apiType", "chat"}, {"showInvalidToolArguments", true}},
-            Json{{"structured", true}}, Json{{"apiType", "responses"}}, Json{{"apiType", 5}}};
+    return {Json(),
+            Json::object(),
+            Json{{"apiType", "chat"}, {"showInvalidToolArguments", true}},
+            Json{{"structured", true}},
+            Json{{"apiType", "responses"}},
+            Json{{"apiType", 5}}};
 }
 
 struct ScanTally {
@@ -192,8 +201,8 @@ TEST_CASE("openai scan_chat_completion: the common answer reads as the full path
     for (const Json& options : scan_options()) {
         INFO(options.dump());
         const auto fast = scan_fast_read(text, options);
-        const bool chat = !options.is_object() || !options.contains("apiType") ||
-                          options["apiType"] == "chat";
+        const bool chat =
+            !options.is_object() || !options.contains("apiType") || options["apiType"] == "chat";
         REQUIRE(fast.has_value() == chat);
         if (chat) CHECK(*fast == *scan_full_read(text, options));
     }
@@ -203,9 +212,8 @@ TEST_CASE("openai scan_chat_completion: the common answer reads as the full path
     CHECK(messages->front().completion()->tokens->total_tokens == 8);
     CHECK(messages->front().provenance()->message_id == "chatcmpl-1");
     // The plugin's from_wire takes it (what the proxy calls) and gives the same.
-    CHECK(cmfpipe::cmf::messages_to_json(
-              cmfpipe::testing::bundled_adapter("openai").from_wire(text, Json{{"apiType", "chat"}})) ==
-          cmfpipe::cmf::messages_to_json(*messages));
+    CHECK(cmfpipe::cmf::messages_to_json(cmfpipe::testing::bundled_adapter("openai").from_wire(
+              text, Json{{"apiType", "chat"}})) == cmfpipe::cmf::messages_to_json(*messages));
 }
 
 TEST_CASE("openai scan_chat_completion: what it leaves to the full path") {
