@@ -29,9 +29,11 @@ std::string beast_request(http::verb method, const std::string& target, const He
 }
 
 std::string made_request(http::verb method, const HeadFields& fields, const std::string& body) {
+    cmfpipe::serve::UpstreamHeaders headers;
+    for (const auto& [name, value] : fields) headers.emplace_back(name, value);
     std::string head;
     cmfpipe::serve::append_upstream_request_head(head, method, "/v1", "/chat/completions",
-                                                 "upstream.test:8080", fields, body.size());
+                                                 "upstream.test:8080", headers, body.size());
     return head + body;
 }
 
@@ -54,8 +56,10 @@ TEST_CASE("upstream request head: a POST with forwarded fields is what Beast wro
 
 TEST_CASE("upstream request head: a field named twice (in any case) goes once, the last, last") {
     // The client's Content-Type is replaced by the proxy's; a repeated field keeps its last value.
-    const HeadFields fields{{"Content-Type", "text/plain"}, {"X-Tag", "one"},
-                            {"accept", "*/*"},              {"x-tag", "two"},
+    const HeadFields fields{{"Content-Type", "text/plain"},
+                            {"X-Tag", "one"},
+                            {"accept", "*/*"},
+                            {"x-tag", "two"},
                             {"content-type", "application/json"}};
     const std::string made = made_request(http::verb::post, fields, "{}");
     CHECK(made ==
@@ -98,4 +102,19 @@ TEST_CASE("upstream request head: a request of many fields keeps every one") {
     CHECK(made.find("x-field-99: v\r\nX-FIELD-7: last\r\nContent-Length: 2\r\n\r\n{}") !=
           std::string::npos);
     CHECK(made.find("x-field-7: v") == std::string::npos);
+}
+
+TEST_CASE("upstream request head: the request id's value is kept by the fields, moved or not") {
+    cmfpipe::serve::UpstreamHeaders headers;
+    headers.emplace_back("accept", "*/*");
+    headers.add_request_id("x-cmfpipe-request-id", "short-id");  // a short string: moved by copy
+    headers.emplace_back("content-type", "application/json");
+    const cmfpipe::serve::UpstreamHeaders moved = std::move(headers);
+    std::string head;
+    cmfpipe::serve::append_upstream_request_head(head, http::verb::post, "", "/v1/messages", "h",
+                                                 moved, 0);
+    CHECK(head ==
+          "POST /v1/messages HTTP/1.1\r\nHost: h\r\naccept: */*\r\n"
+          "x-cmfpipe-request-id: short-id\r\ncontent-type: application/json\r\n"
+          "Content-Length: 0\r\n\r\n");
 }

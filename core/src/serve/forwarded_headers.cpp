@@ -80,7 +80,7 @@ Upstream::Headers upstream_request_headers(const Request& request, std::string_v
         if (hop_by_hop(field, connection_named) || kept_from_upstream(field)) continue;
         headers.emplace_back(std_view(field.name_string()), std_view(field.value()));
     }
-    headers.emplace_back(request_id_field, request_id);
+    headers.add_request_id(request_id_field, std::string(request_id));
     return headers;
 }
 

@@ -19,7 +19,8 @@ inline constexpr std::string_view request_id_field = "x-cmfpipe-request-id";
 
 // The client's fields that go to the upstream, then ours: x-cmfpipe-request-id. Not passed:
 // hop-by-hop fields, Host, Content-Length, Expect, Accept-Encoding (the proxy must read the
-// answer), and a client's own x-cmfpipe-request-id (ours replaces it).
+// answer), and a client's own x-cmfpipe-request-id (ours replaces it). The client's fields are
+// views of `request`: it must outlive the upstream call they go to (upstream_headers.hpp).
 Upstream::Headers upstream_request_headers(const Request& request, std::string_view request_id);
 
 // The upstream's answer fields that go to the client: all but the hop-by-hop ones, those the proxy

@@ -22,6 +22,7 @@
 #include "cmfpipe/core/serve/server.hpp"
 #include "cmfpipe/core/tracing.hpp"
 #include "http_answer.hpp"
+#include "inline_callback.hpp"
 #include "local_work.hpp"
 #include "metrics.hpp"
 #include "proxy.hpp"
@@ -57,7 +58,8 @@ struct AdminRoute {
 
 class Router {
   public:
-    using Done = std::function<void(std::optional<Response>)>;
+    // Called once with the answer (nothing: streamed); kept inline, no allocation a request.
+    using Done = InlineCallback<std::optional<Response>>;
 
     Router(std::shared_ptr<host::Host> host, Served served, Metrics& metrics, LogSink& log,
            std::shared_ptr<const tracing::Tracer> tracer,

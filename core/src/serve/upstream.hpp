@@ -25,6 +25,7 @@
 #include "cmfpipe/errors.hpp"
 #include "coarse_deadlines.hpp"
 #include "http_answer.hpp"
+#include "upstream_headers.hpp"
 
 namespace cmfpipe::serve {
 
@@ -79,7 +80,7 @@ inline thread_local std::size_t io_loop_index = 0;
 
 class Upstream {
   public:
-    using Headers = std::vector<std::pair<std::string, std::string>>;
+    using Headers = UpstreamHeaders;
 
     // `deadlines`: the server's, for --upstream-timeout and --upstream-total-timeout. `io_loops`:
     // the server's I/O threads, each with its own io_context and its own idle connections.

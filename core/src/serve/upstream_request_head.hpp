@@ -11,10 +11,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "head_pieces.hpp"
+#include "upstream_headers.hpp"
 
 namespace cmfpipe::serve {
 
@@ -33,10 +32,10 @@ inline bool framing_field(std::string_view name) {
 
 // `headers` as Beast's set() would leave them: of fields of one name (in any case), the last one,
 // in its place; in the order the last of each came.
-inline void append_upstream_request_head(
-    std::string& out, boost::beast::http::verb method, std::string_view base_path,
-    std::string_view path, std::string_view host,
-    const std::vector<std::pair<std::string, std::string>>& headers, std::size_t body_size) {
+inline void append_upstream_request_head(std::string& out, boost::beast::http::verb method,
+                                         std::string_view base_path, std::string_view path,
+                                         std::string_view host, const UpstreamHeaders& headers,
+                                         std::size_t body_size) {
     namespace detail = upstream_request_head_detail;
     using boost::beast::http::verb;
     // prepare_payload's rule: a length for a body, and for POST, PUT and OPTIONS whatever it is.
@@ -44,19 +43,18 @@ inline void append_upstream_request_head(
         body_size > 0 || method == verb::post || method == verb::put || method == verb::options;
     char digits[24];
     const std::string_view length(
-        digits,
-        static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, body_size).ptr -
-                                 digits));
+        digits, static_cast<std::size_t>(
+                    std::to_chars(digits, digits + sizeof digits, body_size).ptr - digits));
     // Which fields go: not our framing ones, and of a name given twice only the last.
     std::array<bool, 64> few;  // a request's usual fields fit: no allocation
     std::unique_ptr<bool[]> many;
     if (headers.size() > few.size()) many.reset(new bool[headers.size()]);
     bool* const sent = many ? many.get() : few.data();
     for (std::size_t i = 0; i < headers.size(); ++i) {
-        const std::string& name = headers[i].first;
+        const std::string_view name = headers.name(i);
         bool goes = !detail::framing_field(name);
         for (std::size_t j = i + 1; j < headers.size() && goes; ++j)
-            goes = !detail::same_name(name, headers[j].first);
+            goes = !detail::same_name(name, headers.name(j));
         sent[i] = goes;
     }
     const auto method_name = boost::beast::http::to_string(method);
@@ -70,9 +68,9 @@ inline void append_upstream_request_head(
         put("\r\n");
         for (std::size_t i = 0; i < headers.size(); ++i) {
             if (!sent[i]) continue;
-            put(std::string_view(headers[i].first));
+            put(headers.name(i));
             put(": ");
-            put(std::string_view(headers[i].second));
+            put(headers.value(i));
             put("\r\n");
         }
         if (sized) {
