@@ -1,6 +1,7 @@
 #include "chat_plain_delta.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_scan.hpp"
@@ -63,9 +64,78 @@ bool read_choice(wire::JsonScan& scan, PlainTextDelta& out) {
     return scan.ok() && delta;
 }
 
+// The full read (every member scanned).
+bool read_in_full(std::string_view data, PlainTextDelta& out);
+
+// `data` read within `frame`: `before`, one JSON string (white space around it), `after`.
+bool read_in_frame(std::string_view data, const PlainTextDelta::Frame& frame, PlainTextDelta& out) {
+    const std::size_t around = frame.before.size() + frame.after.size();
+    if (!frame.found || data.size() < around + 2 ||
+        std::memcmp(data.data(), frame.before.data(), frame.before.size()) != 0 ||
+        std::memcmp(data.data() + data.size() - frame.after.size(), frame.after.data(),
+                    frame.after.size()) != 0)
+        return false;
+    wire::JsonScan scan(data.substr(frame.before.size(), data.size() - around));
+    out.text.clear();
+    if (!scan.string(out.text) || !scan.at_end() || out.text.empty()) return false;
+    out.index = frame.index;
+    out.field = frame.field;
+    out.key = frame.key;
+    out.has_id = frame.has_id;
+    out.has_model = frame.has_model;
+    out.has_created = frame.has_created;
+    out.has_fingerprint = frame.has_fingerprint;
+    return true;
+}
+
+// After `data` was read in full into `out`: the frame around its text, when its text is where
+// it shows as it is (a JSON string with no escape, found once in `data`), and reading the frame
+// around another string gives that string for the text and the rest as `data` gave it. The
+// frame is left as it was otherwise.
+void find_frame(std::string_view data, PlainTextDelta& out) {
+    std::string quoted;
+    quoted.reserve(out.text.size() + 2);
+    quoted.append(1, '"').append(out.text).append(1, '"');
+    const std::size_t at = data.find(quoted);
+    if (at == std::string_view::npos || data.find(quoted, at + 1) != std::string_view::npos) return;
+    const std::string_view before = data.substr(0, at), after = data.substr(at + quoted.size());
+    const std::string probe_text = out.text == "x" ? "y" : "x";
+    const std::string probe = std::string(before) + '"' + probe_text + '"' + std::string(after);
+    PlainTextDelta probed;
+    if (!read_in_full(probe, probed) || probed.text != probe_text || probed.index != out.index ||
+        probed.field != out.field || probed.key != out.key || probed.has_id != out.has_id ||
+        probed.has_model != out.has_model || probed.has_created != out.has_created ||
+        probed.has_fingerprint != out.has_fingerprint)
+        return;
+    PlainTextDelta::Frame& frame = out.frame;
+    frame.before.assign(before);
+    frame.after.assign(after);
+    frame.index = out.index;
+    frame.field = out.field;
+    frame.key = out.key;
+    frame.has_id = out.has_id;
+    frame.has_model = out.has_model;
+    frame.has_created = out.has_created;
+    frame.has_fingerprint = out.has_fingerprint;
+    frame.found = true;
+}
+
 }  // namespace
 
 bool read_plain_text_delta(std::string_view data, PlainTextDelta& out) {
+    if (read_in_frame(data, out.frame, out)) return true;
+    if (!read_in_full(data, out)) return false;
+    // Looked for again after 1, 2, 4, 8... reads in full: events that never fit a frame (a
+    // member that changes on every event) cost a search only now and then.
+    PlainTextDelta::Frame& frame = out.frame;
+    const unsigned misses = frame.misses++;
+    if ((misses & (misses + 1)) == 0) find_frame(data, out);
+    return true;
+}
+
+namespace {
+
+bool read_in_full(std::string_view data, PlainTextDelta& out) {
     // Nested no deeper than the parser takes (the chunk's shape is parsed later when needed).
     wire::JsonScan scan(data, std::min<std::size_t>(input_limits().max_depth, 64));
     out.index = 0;
@@ -108,5 +178,7 @@ bool read_plain_text_delta(std::string_view data, PlainTextDelta& out) {
     }
     return choices && scan.at_end();
 }
+
+}  // namespace
 
 }  // namespace cmfpipe::openai

@@ -20,6 +20,22 @@ struct PlainTextDelta {
     std::string text;             // decoded, not empty
     // The head members the chunk carries (ChatCompletionSoFar::head records the first of each).
     bool has_id = false, has_model = false, has_created = false, has_fingerprint = false;
+
+    // The bytes around the text of a plain delta read in full: a stream's deltas mostly differ
+    // only in their text, and an event that is `before`, one JSON string, then `after` reads as
+    // that delta did with the string's text (the reader's steps over the same bytes are the
+    // same), with no scan of the rest. Found once (and again, now and then, when events stop
+    // fitting it), checked by reading the frame around another string.
+    struct Frame {
+        std::string before, after;
+        std::int64_t index = 0;
+        ChatText field = ChatText::content;
+        const char* key = "content";
+        bool has_id = false, has_model = false, has_created = false, has_fingerprint = false;
+        bool found = false;
+        unsigned misses = 0;  // events read in full since it was found (or last looked for)
+    };
+    Frame frame{};
 };
 
 // The event's data read as a plain text delta into `out` (its text's buffer reused); false for

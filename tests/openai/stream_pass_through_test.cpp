@@ -117,3 +117,38 @@ TEST_CASE("openai pass-through: without processors no run happens and every even
     CHECK(run.pushed == upstream);
     CHECK(run.calls == 0);
 }
+
+TEST_CASE(
+    "openai pass-through: an event around its text like the last plain delta reads as it is") {
+    // After a plain delta, an event with the same bytes around its text is read by its text
+    // alone, but only when what lies between is one JSON string: anything else there is read
+    // in full, as if no delta had come before.
+    const std::string head_of_text =
+        "data: " + head + R"("choices":[{"index":0,"delta":{"content":)";
+    const std::string tail_of_text = R"(},"logprobs":null,"finish_reason":null}],"usage":null})"
+                                     "\n\n";
+    auto framed = [&](const std::string& middle) { return head_of_text + middle + tail_of_text; };
+    REQUIRE(framed(R"("one ")") == pass_text("one "));
+    // The address is in a second member of the delta (a refusal), right after the first string:
+    // it is guarded as every refusal is, never passed as part of a plain delta.
+    const std::vector<std::string> upstream = {
+        pass_role,
+        pass_text("one "),
+        pass_text("two "),
+        framed(R"("three ","refusal":"write to joe.k@example.com")"),
+        framed(R"( "fo\u0075r " )"),  // escapes and white space: still one string
+        framed(R"("five ")"),
+        pass_stop,
+        done};
+    const std::string client =
+        run_counting_calls(adapter(), request, upstream, serve_options(redact_and_guard_tools))
+            .all();
+    CHECK(content_text(client) == "one two three four five ");
+    CHECK(client.find("joe.k") == std::string::npos);
+    // The refusal's text held back as every part's, the address redacted once it is whole.
+    CHECK(client.find(R"("refusal":"write to ")") != std::string::npos);
+    CHECK(client.find(R"("refusal":"[REDACTED:EMAIL]")") != std::string::npos);
+    // Without processors, each event passes as it came, the refusal's too (read in full: a
+    // refusal is no plain delta, so it is checked as one).
+    CHECK(run_without_processors(adapter(), request, upstream).pushed == upstream);
+}
