@@ -2,11 +2,14 @@
 // `"object": "chat.completion"`, choices whose message has a plain string content (or none) and no
 // refusal, reasoning or tool call. It gives exactly what parse_wire_json + read_chat_completion
 // give (tests/openai/completion_scan_test.cpp checks both paths on thousands of generated and
-// mutated answers), and answers only what it is sure of: any doubt (a key twice, a key spelled
-// with an escape, a member of another type, anything the full path reads that is not listed
-// here, bad syntax, nesting past max_depth) gives nullopt and the caller takes the full path,
-// which says what is wrong. At one connection the tree and the readers over it cost a proxied
-// answer more than the rest of its reading together (allocations, code touched cold).
+// mutated answers), and answers only what it is sure of: any doubt (a key twice in any object, a
+// key spelled with an escape, a member of another type, anything the full path reads that is not
+// listed here, bad syntax, nesting past max_depth) gives nullopt and the caller takes the full
+// path, which says what is wrong. So it vouches for every key of the text, and an answer it reads
+// may go back as it came (BodyTextReader::answer_text_messages, cmfpipe/body_text_reader.hpp). At
+// one connection the tree and the readers over it cost a proxied answer more than the rest of its
+// reading together (allocations, code touched cold).
+#include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_scan.hpp"
 #include "cmfpipe/wire/structured_output.hpp"
@@ -18,19 +21,14 @@ namespace {
 using wire::JsonScan;
 using wire::key_is;
 
-// The members of one object already read: a second of a key read is a doubt (the parser keeps
-// the last of duplicates, at the first one's place).
-class ReadOnce {
-  public:
-    bool first(unsigned member) {
-        if (read_ & member) return false;
-        read_ |= member;
-        return true;
-    }
+// The keys of one object: each distinct (the parser keeps the last of duplicates), at most as
+// many as a text that goes back as it came may have.
+using AnswerKeys = wire::DistinctKeys<body_text_most_keys>;
 
-  private:
-    unsigned read_ = 0;
-};
+// A member the full path does not read: skipped, its objects' keys checked as this reader's.
+bool skip_unread(JsonScan& scan) {
+    return scan.skip_plain(body_text_most_keys);
+}
 
 // A string or null (JsonReader::optional_string); false for anything else.
 bool scan_optional_string(JsonScan& scan, std::optional<std::string>& out) {
@@ -71,15 +69,16 @@ bool scan_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
     }
     if (!scan.enter_object()) return false;
     std::optional<std::int64_t> input, output, total;
-    ReadOnce read;
+    AnswerKeys keys;
     while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
         if (key_is(*key, "prompt_tokens")) {
-            if (!read.first(1) || !scan_optional_integer(scan, input)) return false;
+            if (!scan_optional_integer(scan, input)) return false;
         } else if (key_is(*key, "completion_tokens")) {
-            if (!read.first(2) || !scan_optional_integer(scan, output)) return false;
+            if (!scan_optional_integer(scan, output)) return false;
         } else if (key_is(*key, "total_tokens")) {
-            if (!read.first(4) || !scan_optional_integer(scan, total)) return false;
-        } else if (!scan.skip()) {
+            if (!scan_optional_integer(scan, total)) return false;
+        } else if (!skip_unread(scan)) {
             return false;
         }
     }
@@ -102,22 +101,21 @@ struct ScannedChoice {
 // path does not read either.
 bool scan_message(JsonScan& scan, std::string& content) {
     if (!scan.enter_object()) return false;
-    ReadOnce read;
+    AnswerKeys keys;
     while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
         if (key_is(*key, "role")) {
-            if (!read.first(1)) return false;
             if (scan.null()) continue;
             std::string role;
             if (!scan.string(role) || role != "assistant") return false;
         } else if (key_is(*key, "content")) {
-            if (!read.first(2)) return false;
             if (!scan.null() && !scan.string(content)) return false;
         } else if (key_is(*key, "tool_calls")) {
             if (!scan_absent(scan, true)) return false;
         } else if (key_is(*key, "refusal") || key_is(*key, "reasoning_content") ||
                    key_is(*key, "reasoning")) {
             if (!scan_absent(scan, false)) return false;
-        } else if (!scan.skip()) {
+        } else if (!skip_unread(scan)) {
             return false;
         }
     }
@@ -126,17 +124,20 @@ bool scan_message(JsonScan& scan, std::string& content) {
 
 bool scan_choice(JsonScan& scan, ScannedChoice& choice) {
     if (!scan.enter_object()) return false;
-    ReadOnce read;
+    AnswerKeys keys;
+    bool has_message = false;
     while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
         if (key_is(*key, "message")) {
-            if (!read.first(1) || !scan_message(scan, choice.content)) return false;
+            if (!scan_message(scan, choice.content)) return false;
+            has_message = true;
         } else if (key_is(*key, "finish_reason")) {
-            if (!read.first(2) || !scan_optional_string(scan, choice.finish_reason)) return false;
-        } else if (!scan.skip()) {
+            if (!scan_optional_string(scan, choice.finish_reason)) return false;
+        } else if (!skip_unread(scan)) {
             return false;
         }
     }
-    return scan.ok() && !read.first(1);  // a message was read
+    return scan.ok() && has_message;
 }
 
 // The answer is read as a Chat Completion whatever its shape (no apiType), or named one.
@@ -157,33 +158,35 @@ std::optional<std::vector<cmf::Message>> scan_chat_completion(std::string_view t
     CompletionInfo info;
     info.raw_format = "openai";
     std::vector<ScannedChoice> choices;
-    ReadOnce read;
+    AnswerKeys keys;
+    bool completion = false;
     while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return std::nullopt;
         if (key_is(*key, "id")) {
-            if (!read.first(1) || !scan_optional_string(scan, info.id)) return std::nullopt;
+            if (!scan_optional_string(scan, info.id)) return std::nullopt;
         } else if (key_is(*key, "model")) {
-            if (!read.first(2) || !scan_optional_string(scan, info.model)) return std::nullopt;
+            if (!scan_optional_string(scan, info.model)) return std::nullopt;
         } else if (key_is(*key, "created")) {
-            if (!read.first(4) || !scan_optional_integer(scan, info.created)) return std::nullopt;
+            if (!scan_optional_integer(scan, info.created)) return std::nullopt;
         } else if (key_is(*key, "usage")) {
-            if (!read.first(8) || !scan_usage(scan, info.usage)) return std::nullopt;
+            if (!scan_usage(scan, info.usage)) return std::nullopt;
         } else if (key_is(*key, "object")) {
             // Only a whole answer's: a chunk, a Responses answer or a list reads otherwise.
             std::string object;
-            if (!read.first(16) || !scan.string(object) || object != "chat.completion")
-                return std::nullopt;
+            if (!scan.string(object) || object != "chat.completion") return std::nullopt;
+            completion = true;
         } else if (key_is(*key, "choices")) {
-            if (!read.first(32) || !scan.enter_array()) return std::nullopt;
+            if (!scan.enter_array()) return std::nullopt;
             while (scan.next_element())
                 if (!scan_choice(scan, choices.emplace_back())) return std::nullopt;
         } else if (key_is(*key, "error") || key_is(*key, "output") || key_is(*key, "data") ||
                    key_is(*key, "messages")) {
             return std::nullopt;  // members that make the full path read the answer otherwise
-        } else if (!scan.skip()) {
+        } else if (!skip_unread(scan)) {
             return std::nullopt;
         }
     }
-    if (!scan.at_end() || read.first(16) || choices.empty()) return std::nullopt;
+    if (!scan.at_end() || !completion || choices.empty()) return std::nullopt;
 
     std::vector<cmf::Message> out;
     out.reserve(choices.size());

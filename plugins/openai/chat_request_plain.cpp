@@ -9,17 +9,23 @@
 #include "openai_wire.hpp"
 
 namespace cmfpipe::openai {
-namespace {
 
-// The role of a plain message: a known role's name that reads with no member besides content.
-std::optional<cmf::Role> plain_role(const Json& role) {
-    if (!role.is_string()) return std::nullopt;
-    const auto known = cmf::enum_from_string<cmf::Role>(role.get_ref<const std::string&>());
+std::optional<cmf::Role> plain_request_role(std::string_view name) {
+    const auto known = cmf::enum_from_string<cmf::Role>(name);
     if (!known || *known == cmf::Role::tool) return std::nullopt;
     return known;
 }
 
-}  // namespace
+cmf::Message plain_request_message(cmf::Role role, std::string content, std::size_t index) {
+    cmf::Content parts;
+    if (!content.empty()) parts.push_back(cmf::ContentPart::text(std::move(content)));
+    auto provenance = std::make_shared<cmf::ProvenanceExtension>();
+    provenance->source = std::string(request_source);
+    provenance->message_id = "messages[" + std::to_string(index) + "]";
+    auto extensions = std::make_shared<cmf::Extensions>();
+    extensions->provenance = std::move(provenance);
+    return cmf::Message(role, std::move(parts), std::nullopt, std::move(extensions));
+}
 
 std::optional<std::vector<cmf::Message>> plain_chat_request_messages(const Json& body) {
     if (!body.is_object()) return std::nullopt;
@@ -27,15 +33,14 @@ std::optional<std::vector<cmf::Message>> plain_chat_request_messages(const Json&
     if (wire_messages == body.end() || !wire_messages->is_array()) return std::nullopt;
     std::vector<cmf::Message> out;
     out.reserve(wire_messages->size());
-    std::string origin = "messages[";
     for (const Json& message : *wire_messages) {
         if (!message.is_object()) return std::nullopt;
         std::optional<cmf::Role> role;
         const Json* content = nullptr;
         for (auto member = message.begin(); member != message.end(); ++member) {
             const std::string_view key = member.key();
-            if (key == "role") {
-                role = plain_role(member.value());
+            if (key == "role" && member.value().is_string()) {
+                role = plain_request_role(member.value().get_ref<const std::string&>());
                 if (!role) return std::nullopt;
             } else if (key == "content" &&
                        (member.value().is_string() || member.value().is_null())) {
@@ -45,18 +50,9 @@ std::optional<std::vector<cmf::Message>> plain_chat_request_messages(const Json&
             }
         }
         if (!role) return std::nullopt;
-        cmf::Content parts;
-        if (content && content->is_string() && !content->get_ref<const std::string&>().empty())
-            parts.push_back(cmf::ContentPart::text(content->get_ref<const std::string&>()));
-        auto provenance = std::make_shared<cmf::ProvenanceExtension>();
-        provenance->source = std::string(request_source);
-        origin.resize(9);  // "messages["
-        origin += std::to_string(out.size());
-        origin += ']';
-        provenance->message_id = origin;
-        auto extensions = std::make_shared<cmf::Extensions>();
-        extensions->provenance = std::move(provenance);
-        out.emplace_back(*role, std::move(parts), std::nullopt, std::move(extensions));
+        out.push_back(plain_request_message(
+            *role, content && content->is_string() ? content->get_ref<const std::string&>() : "",
+            out.size()));
     }
     return out;
 }

@@ -149,6 +149,17 @@ std::vector<cmf::Message> read_chat_request_messages(const Json& body);
 // content, nothing else: what read_chat_request_messages gives, straight off the tree; nullopt
 // for any other body (the readers then read it).
 std::optional<std::vector<cmf::Message>> plain_chat_request_messages(const Json& body);
+// The role of a plain message: a known role's name that reads with no member besides content
+// (not tool); nullopt otherwise.
+std::optional<cmf::Role> plain_request_role(std::string_view name);
+// A plain message as the readers make it: one text part (none for an empty content), from
+// messages[index] of the request.
+cmf::Message plain_request_message(cmf::Role role, std::string content, std::size_t index);
+// ---- chat_request_text.cpp: the same read straight from the body's text (BodyTextReader,
+// cmfpipe/body_text_reader.hpp): a body of plain messages, "stream" absent or false and no other
+// member holding an object or an array.
+std::optional<std::vector<cmf::Message>> scan_chat_request(std::string_view text,
+                                                           const Json& options);
 Json with_chat_request_messages(const Json& body, const std::vector<cmf::Message>& messages);
 Json with_chat_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
                                  const Json& options);

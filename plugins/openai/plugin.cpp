@@ -3,6 +3,7 @@
 // the form by its shape unless options.apiType names it.
 #include <string_view>
 
+#include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/plugin.hpp"
 #include "cmfpipe/wire/incomplete.hpp"
@@ -65,7 +66,9 @@ Api body_api(const Json& body, const Json& options) {
     return Api::chat;
 }
 
-class OpenAIAdapter final : public Adapter {
+// Also a BodyTextReader: the proxy reads a plain Chat Completions request and answer without a
+// tree.
+class OpenAIAdapter final : public Adapter, public BodyTextReader {
   public:
     Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
                  const Json& options) const override {
@@ -134,6 +137,15 @@ class OpenAIAdapter final : public Adapter {
                                                const Json& options) const override {
         if (body_api(body, options) == Api::responses) return responses_request_messages(body);
         return chat_request_messages(body);
+    }
+
+    std::optional<std::vector<cmf::Message>> request_text_messages(
+        std::string_view text, const Json& options) const override {
+        return scan_chat_request(text, options);
+    }
+    std::optional<std::vector<cmf::Message>> answer_text_messages(
+        std::string_view text, const Json& options) const override {
+        return scan_chat_completion(text, options);
     }
 
     Json with_request_messages(const Json& body, const std::vector<cmf::Message>& messages,

@@ -9,8 +9,10 @@
 
 #include <random>
 
+#include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/errors.hpp"
+#include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 #include "openai_wire.hpp"
@@ -59,7 +61,9 @@ class AnswerMaker {
               usual({"1700000000", "0", "-5", "null", "1.5", "\"1\"", "253402300800",
                      "123456789012345678", "1e3"}));
         maybe(members, 0.9, "\"model\"", usual({"\"gpt-4o\"", "null", "[]", "\"m\\n\""}));
-        maybe(members, 0.5, "\"system_fingerprint\"", usual({"\"fp_1\"", "null", "{\"a\":[1,2]}"}));
+        maybe(
+            members, 0.5, "\"system_fingerprint\"",
+            usual({"\"fp_1\"", "null", "{\"a\":[1,2]}", "{\"a\":1,\"a\":2}", "[{\"\\u0061\":1}]"}));
         maybe(members, 0.9, "\"choices\"", choices());
         maybe(members, 0.8, "\"usage\"", usage());
         maybe(members, 0.05, usual({"\"error\"", "\"output\"", "\"data\"", "\"messages\""}),
@@ -127,7 +131,8 @@ class AnswerMaker {
         maybe(members, 0.9, "\"index\"", usual({"0", "1", "null", "\"0\""}));
         maybe(members, 0.95, "\"message\"",
               chance(0.95) ? message() : pick({"null", "[]", "\"m\""}));
-        maybe(members, 0.5, "\"logprobs\"", usual({"null", "{\"content\":[]}"}));
+        maybe(members, 0.5, "\"logprobs\"",
+              usual({"null", "{\"content\":[]}", "{\"content\":[{\"t\":1,\"t\":2}]}"}));
         maybe(members, 0.9, "\"finish_reason\"",
               chance(0.95)
                   ? pick({"\"stop\"", "\"length\"", "\"tool_calls\"", "\"content_filter\"", "null"})
@@ -181,6 +186,14 @@ void check_both_paths(const std::string& text, const Json& options, ScanTally& t
         INFO(text << "\noptions: " << options.dump());
         REQUIRE(full.has_value());
         REQUIRE(*fast == *full);
+        // It vouches that the text may go back as it came: its keys plain and distinct.
+        cmfpipe::JsonKeyFacts facts;
+        (void)cmfpipe::parse_json_noting_keys(text, "answer", facts);
+        REQUIRE_FALSE(facts.byte_order_mark);
+        REQUIRE_FALSE(facts.escaped_key);
+        REQUIRE_FALSE(facts.duplicate_key);
+        REQUIRE_FALSE(facts.unread_tail);
+        REQUIRE(facts.most_keys <= cmfpipe::body_text_most_keys);
         ++tally.fast;
     }
     if (!full) {
@@ -211,7 +224,11 @@ TEST_CASE("openai scan_chat_completion: the common answer reads as the full path
     CHECK(messages->front().text_content() == "echo: hi");
     CHECK(messages->front().completion()->tokens->total_tokens == 8);
     CHECK(messages->front().provenance()->message_id == "chatcmpl-1");
-    // The plugin's from_wire takes it (what the proxy calls) and gives the same.
+    // The adapter's BodyTextReader (what the proxy asks first) and from_wire give the same.
+    const auto* reader =
+        dynamic_cast<const cmfpipe::BodyTextReader*>(&cmfpipe::testing::bundled_adapter("openai"));
+    REQUIRE(reader != nullptr);
+    CHECK(reader->answer_text_messages(text, Json{{"apiType", "chat"}}) == messages);
     CHECK(cmfpipe::cmf::messages_to_json(cmfpipe::testing::bundled_adapter("openai").from_wire(
               text, Json{{"apiType", "chat"}})) == cmfpipe::cmf::messages_to_json(*messages));
 }
@@ -235,6 +252,11 @@ TEST_CASE("openai scan_chat_completion: what it leaves to the full path") {
     leaves(with(R"({"role":"tool","content":"x"})"));
     leaves(with(message, R"("\u006fbject":"chat.completion",)"));  // a key with an escape
     leaves(with(message, R"("error":null,)"));
+    // A key twice or escaped in a member it skips: the text could not go back as it came.
+    leaves(with(message, R"("x":{"a":1,"a":2},)"));
+    leaves(with(message, R"("x":[{"\u0061":1}],)"));
+    CHECK(openai::scan_chat_completion(with(message, R"("x":{"a":[{"b":1}],"c":{}},)"), Json())
+              .has_value());
     leaves(R"({"object":"chat.completion.chunk","choices":[{"message":)" + message + "}]}");
     leaves(R"({"choices":[{"message":)" + message + "}]}");  // no object: read by its shape
     leaves(with(message) + " x");

@@ -77,14 +77,14 @@ class RequestMaker {
         if (chance(0.04)) members.emplace_back("name", pick<Json>({"ann", Json(), 4}));
         if (chance(0.03)) {
             members.emplace_back(
-                "tool_calls",
-                Json::array({{{"id", "c1"},
-                              {"type", "function"},
-                              {"function", {{"name", "f"}, {"arguments", "{}"}}}}}));
+                "tool_calls", Json::array({{{"id", "c1"},
+                                            {"type", "function"},
+                                            {"function", {{"name", "f"}, {"arguments", "{}"}}}}}));
         }
         if (chance(0.02)) members.emplace_back("tool_call_id", "c1");
-        if (chance(0.03)) members.emplace_back(pick<std::string>({"refusal", "reasoning_content"}),
-                                               pick<Json>({"no", Json()}));
+        if (chance(0.03))
+            members.emplace_back(pick<std::string>({"refusal", "reasoning_content"}),
+                                 pick<Json>({"no", Json()}));
         if (chance(0.03)) members.emplace_back("cache_control", Json{{"type", "ephemeral"}});
         if (chance(0.02)) members.emplace_back("extra", pick<Json>({"text", 1, Json()}));
         std::shuffle(members.begin(), members.end(), random_);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/json_scan.hpp"
 
@@ -412,4 +413,73 @@ TEST_CASE("wire: JsonScan never takes a mutated event parse_json refuses, and de
         if (expected.size() == scanned->size()) CHECK(*scanned == expected);
     }
     CHECK(taken > 2000);  // the property says something: many mutations stay valid
+}
+
+namespace {
+
+// skip_plain over the whole text, and the same question asked of the parser's key facts.
+bool scan_plain_whole(std::string_view text, std::size_t most_keys) {
+    wire::JsonScan scan(text);
+    return scan.skip_plain(most_keys) && scan.at_end();
+}
+
+bool parse_plain(std::string_view text, std::size_t most_keys) {
+    cmfpipe::JsonKeyFacts facts;
+    try {
+        (void)cmfpipe::parse_json_noting_keys(text, "t", facts, cmfpipe::InputLimits{64});
+    } catch (const cmfpipe::Error&) {
+        return false;
+    }
+    return !facts.byte_order_mark && !facts.escaped_key && !facts.duplicate_key &&
+           !facts.unread_tail && facts.most_keys <= most_keys;
+}
+
+}  // namespace
+
+TEST_CASE("wire: JsonScan::skip_plain takes a value whose objects' keys are plain and distinct") {
+    CHECK(scan_plain_whole(R"({"a":{"b":[{"a":1},{"a":2}]},"b":{"a":{}}})", 64));
+    CHECK_FALSE(scan_plain_whole(R"({"a":[{"b":1,"b":2}]})", 64));  // twice, nested
+    CHECK_FALSE(scan_plain_whole(R"({"a":{"\u0062":1}})", 64));     // escaped
+    CHECK(scan_plain_whole(R"({"a":1,"b":2,"c":3})", 3));
+    CHECK_FALSE(scan_plain_whole(R"({"a":1,"b":2,"c":3})", 2));  // past the most keys
+    // An object's keys are its own: the same key in a sibling or a child is no duplicate.
+    CHECK(scan_plain_whole(R"([{"k":1},{"k":{"k":[{"k":0}]}}])", 64));
+    CHECK_FALSE(scan_plain_whole(R"({"k":{"x":1},"k":2})", 64));
+    // Keys in UTF-8, checked; a bad value anywhere fails it.
+    CHECK(scan_plain_whole("{\"caf\xC3\xA9\":1,\"cafe\":2}", 64));
+    CHECK_FALSE(scan_plain_whole("{\"\xC3\":1}", 64));
+    CHECK_FALSE(scan_plain_whole(R"({"a":[1,]})", 64));
+    // Nesting past the scan's bound fails, as parse_json's LimitExceeded.
+    wire::JsonScan shallow("[[[]]]", 2);
+    CHECK_FALSE(shallow.skip_plain(64));
+}
+
+TEST_CASE("wire: JsonScan::skip_plain says what the parser's key facts say, on mutated texts") {
+    const std::string texts[] = {
+        R"({"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},)"
+        R"("logprobs":{"content":[{"token":"hi","logprob":-0.1,"top_logprobs":[]}]}}],)"
+        R"("usage":{"prompt_tokens":5,"details":{"cached":0,"audio":0}},"a":{"b":{"c":[1,2]}}})",
+        R"([{"k":1,"l":[{"k":2,"m":{"k":3}}]},{"n":null,"o":true}])"};
+    std::mt19937 random(404);
+    const std::string alphabet = "{}[]\",:\\u0061klmbc ";
+    long plain = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string text =
+            mutated(texts[i % 2], i < 2 ? 0 : 1 + static_cast<int>(random() % 3), random, alphabet);
+        if (random() % 5 == 0 && text.size() > 8) {  // a span twice: duplicate keys
+            const std::size_t at = random() % (text.size() - 8);
+            text.insert(at, text.substr(at, 1 + random() % 8));
+        }
+        INFO(text);
+        const std::size_t most = i % 3 == 0 ? 2 : 64;
+        const bool scanned = scan_plain_whole(text, most);
+        // The scan may doubt what the parser takes (a number it is not sure of), never the
+        // reverse.
+        if (scanned) {
+            REQUIRE(parse_plain(text, most));
+            ++plain;
+        }
+        if (!parse_plain(text, most)) REQUIRE_FALSE(scanned);
+    }
+    CHECK(plain > 2000);
 }

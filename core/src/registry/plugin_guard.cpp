@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/cmf/message.hpp"
 #include "cmfpipe/errors.hpp"
 
@@ -121,9 +122,23 @@ class GuardedPluginStream final : public GuardedStream {
     std::string who_;
 };
 
-class GuardedAdapter final : public Guarded<Adapter> {
+// A BodyTextReader too, answering for the plugin's adapter when that is one (and declining
+// otherwise), so that the host asks the guarded adapter as it would the plugin's.
+class GuardedAdapter final : public Guarded<Adapter>, public BodyTextReader {
   public:
     using Guarded::Guarded;
+    std::optional<std::vector<cmf::Message>> request_text_messages(
+        std::string_view text, const Json& options) const override {
+        if (text_reader_ == nullptr) return std::nullopt;
+        return call(
+            [&](const Adapter&) { return text_reader_->request_text_messages(text, options); });
+    }
+    std::optional<std::vector<cmf::Message>> answer_text_messages(
+        std::string_view text, const Json& options) const override {
+        if (text_reader_ == nullptr) return std::nullopt;
+        return call(
+            [&](const Adapter&) { return text_reader_->answer_text_messages(text, options); });
+    }
     Json to_wire(const std::vector<cmf::Message>& messages, const Json& agent,
                  const Json& options) const override {
         return call([&](const Adapter& a) { return a.to_wire(messages, agent, options); });
@@ -158,6 +173,9 @@ class GuardedAdapter final : public Guarded<Adapter> {
         });
         return std::make_unique<GuardedPluginStream>(plugin(), std::move(stream), who());
     }
+
+  private:
+    const BodyTextReader* text_reader_ = dynamic_cast<const BodyTextReader*>(plugin().get());
 };
 
 class GuardedProcessor final : public Guarded<Processor> {

@@ -5,6 +5,7 @@
 #include <boost/beast/core/string.hpp>
 #include <chrono>
 
+#include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/request_fields.hpp"
 #include "forwarded_headers.hpp"
@@ -106,21 +107,40 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
         none.service = shared_service;
         return none;
     }
-    JsonKeyFacts keys;  // for the pass-through below, noted by the same parse
-    const Json body = parse_json_noting_keys(text, std::string(body_source), keys);
-    if (!body.is_object()) {
-        throw ValueError(
-            "the request body must be a JSON object, got " + std::string(body.type_name()),
-            {std::string(body_source)});
-    }
     const host::Service& service = *shared_service;
-    const auto adapter = service.adapter(provider.adapter);
     const bool embeddings = provider.input == Provider::Input::embedding_inputs;
+    // The adapter reads the common body straight from its text when it can (no tree; it vouches
+    // that the text may go on as it came, body_text_reader.hpp); else the body is parsed, noting
+    // its keys for the pass-through below in the same pass. The body's own errors (400) come
+    // before the adapter's, as without the fast read.
+    std::shared_ptr<const Adapter> adapter;
+    std::optional<std::vector<cmf::Message>> read_from_text;
+    if (!embeddings) {
+        try {
+            adapter = service.adapter(provider.adapter);
+        } catch (const Error&) {
+            // asked again below, once the body is known to be readable
+        }
+        if (const auto* reader = dynamic_cast<const BodyTextReader*>(adapter.get()))
+            read_from_text = reader->request_text_messages(text, provider.adapter_options);
+    }
+    JsonKeyFacts keys;
+    std::optional<Json> body;
+    if (!read_from_text) {
+        body = parse_json_noting_keys(text, std::string(body_source), keys);
+        if (!body->is_object()) {
+            throw ValueError(
+                "the request body must be a JSON object, got " + std::string(body->type_name()),
+                {std::string(body_source)});
+        }
+        if (!adapter) adapter = service.adapter(provider.adapter);
+    }
     EmbeddingTexts texts;
-    if (embeddings) texts = embedding_texts(body);
+    if (embeddings) texts = embedding_texts(*body);
     pipeline::PipelineResult result = service.process(
-        "llm_input",
-        embeddings ? texts.messages : adapter->request_messages(body, provider.adapter_options));
+        "llm_input", embeddings       ? texts.messages
+                     : read_from_text ? std::move(*read_from_text)
+                                      : adapter->request_messages(*body, provider.adapter_options));
     record_(result.decisions, Metrics::route_label(provider.route), request_id);
     if (result.stopped) {
         return {{},
@@ -133,21 +153,24 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
     }
     // Nothing changed: the client's bytes go up as they came (what the parser read is what the
     // upstream reads: no duplicate keys). Otherwise the body made from what the processors left.
-    const bool as_sent = !changed_any(result.decisions) && keys_plain_and_distinct(keys);
+    const bool as_sent = !changed_any(result.decisions) && (!body || keys_plain_and_distinct(keys));
     std::optional<Json> rewritten;
     if (!as_sent) {
-        rewritten = embeddings ? with_embedding_texts(body, texts, result.messages)
-                               : adapter->with_request_messages(body, result.messages,
+        // Read from its text, the body parses (the adapter vouched for it): its tree now.
+        if (!body) body = parse_json(text, std::string(body_source));
+        rewritten = embeddings ? with_embedding_texts(*body, texts, result.messages)
+                               : adapter->with_request_messages(*body, result.messages,
                                                                 provider.adapter_options);
     }
-    const Json& processed = rewritten ? *rewritten : body;
+    // A body read from its text is not streamed (body_text_reader.hpp): no tree for a guard.
+    const Json* processed = rewritten ? &*rewritten : body ? &*body : nullptr;
     Prepared prepared{rewritten ? rewritten->dump() : std::move(text),
                       std::nullopt,
                       adapter,
                       nullptr,
                       nullptr,
                       shared_service};
-    if (provider.guards_answer && processed.value("stream", false) == true) {
+    if (provider.guards_answer && processed && processed->value("stream", false) == true) {
         // The guard runs the llm_output processors on every step of the stream; the last run's
         // decisions go to the log once the stream is over (proxy_stream.cpp).
         prepared.decisions = std::make_shared<StreamDecisions>();
@@ -158,7 +181,7 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
         };
         options.processors = shared_service->has_pipeline();
         prepared.guarded = adapter->guard_stream(
-            processed,
+            *processed,
             [shared_service, decisions = prepared.decisions](std::vector<cmf::Message> messages) {
                 return guard(*shared_service, std::move(messages), *decisions);
             },
@@ -208,14 +231,21 @@ Response Proxy::finish(const Provider& provider, const host::Service& service,
                 (parsed.value ? "a JSON " + std::string(parsed.value->type_name()) : parsed.error));
     }
     const auto adapter = service.adapter(provider.adapter);
+    // The common answer read straight from its text, vouched to go back as it came
+    // (body_text_reader.hpp); else from_wire, and the text's keys checked below.
+    std::optional<std::vector<cmf::Message>> read_from_text;
+    if (const auto* reader = dynamic_cast<const BodyTextReader*>(adapter.get()))
+        read_from_text = reader->answer_text_messages(text, provider.adapter_options);
     std::vector<cmf::Message> messages;
     try {
-        messages = adapter->from_wire(text, provider.adapter_options);
+        messages = read_from_text ? std::move(*read_from_text)
+                                  : adapter->from_wire(text, provider.adapter_options);
     } catch (const ValueError& e) {
         throw unreadable_answer(provider, e);
     } catch (const LimitExceeded& e) {
         throw unreadable_answer(provider, e);
     }
+    const bool plain_keys = read_from_text.has_value();
     pipeline::PipelineResult result = service.process("llm_output", std::move(messages));
     record_(result.decisions, Metrics::route_label(provider.route), request_id);
     if (result.stopped) {
@@ -225,7 +255,7 @@ Response Proxy::finish(const Provider& provider, const host::Service& service,
     Response answer{http::status::ok, 11};
     answer.set(http::field::content_type, "application/json");
     // Nothing changed: the upstream's bytes go back as they came (see prepare).
-    if (!changed_any(result.decisions) && keys_plain_and_distinct(text)) {
+    if (!changed_any(result.decisions) && (plain_keys || keys_plain_and_distinct(text))) {
         answer.body() = std::move(text);
         return answer;
     }

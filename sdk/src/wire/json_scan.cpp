@@ -114,6 +114,77 @@ bool JsonScan::value(std::size_t depth) {
     }
 }
 
+bool JsonScan::skip_plain_container(std::size_t most_keys) {
+    // Reused by the thread: no allocation once it has grown.
+    thread_local std::vector<std::string_view> keys;
+    keys.clear();
+    return plain_value(depth_, most_keys, keys);
+}
+
+bool JsonScan::plain_value(std::size_t depth, std::size_t most_keys,
+                           std::vector<std::string_view>& keys) {
+    space();
+    if (!ok_ || p_ == end_) return fail();
+    if (*p_ == '[') {
+        if (depth + 1 > max_depth_) return fail();
+        ++p_;
+        space();
+        if (p_ != end_ && *p_ == ']') {
+            ++p_;
+            return true;
+        }
+        for (;;) {
+            if (!plain_value(depth + 1, most_keys, keys)) return false;
+            space();
+            if (p_ != end_ && *p_ == ',') {
+                ++p_;
+                continue;
+            }
+            if (p_ != end_ && *p_ == ']') {
+                ++p_;
+                return true;
+            }
+            return fail();
+        }
+    }
+    if (*p_ != '{') return value(depth);  // a string, a number or a literal
+    if (depth + 1 > max_depth_) return fail();
+    ++p_;
+    space();
+    if (p_ != end_ && *p_ == '}') {
+        ++p_;
+        return true;
+    }
+    const std::size_t first = keys.size();
+    for (;;) {
+        space();
+        if (p_ == end_ || *p_ != '"') return fail();
+        const char* const begin = p_ + 1;
+        const char* const close = key_rest(begin);  // nullptr for a key with an escape
+        if (close == nullptr || keys.size() - first >= most_keys) return fail();
+        const std::string_view key(begin, static_cast<std::size_t>(close - begin));
+        for (std::size_t i = first; i < keys.size(); ++i)
+            if (keys[i] == key) return fail();
+        keys.push_back(key);
+        p_ = close + 1;
+        space();
+        if (p_ == end_ || *p_ != ':') return fail();
+        ++p_;
+        if (!plain_value(depth + 1, most_keys, keys)) return false;
+        space();
+        if (p_ != end_ && *p_ == ',') {
+            ++p_;
+            continue;
+        }
+        if (p_ != end_ && *p_ == '}') {
+            ++p_;
+            keys.resize(first);
+            return true;
+        }
+        return fail();
+    }
+}
+
 bool JsonScan::integer_rest(std::int64_t& out) {
     space();
     if (!ok_) return false;

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cmfpipe/json_string_bytes.hpp"
 
@@ -32,6 +33,26 @@ template <std::size_t N>
 inline bool key_is(std::string_view key, const char (&word)[N]) {
     return key.size() == N - 1 && std::memcmp(key.data(), word, N - 1) == 0;
 }
+
+// The keys of one object read so far, for a reader that vouches for every key of its text: a
+// key twice, or more than `Most` keys, is refused (the parser keeps the last of duplicates, a
+// reader behind a proxy maybe the first).
+template <std::size_t Most>
+class DistinctKeys {
+  public:
+    // False for a key already added, or one past Most.
+    bool add(std::string_view key) {
+        if (count_ == Most) return false;
+        for (std::size_t i = 0; i < count_; ++i)
+            if (keys_[i] == key) return false;
+        keys_[count_++] = key;
+        return true;
+    }
+
+  private:
+    std::string_view keys_[Most];
+    std::size_t count_ = 0;
+};
 
 class JsonScan {
   public:
@@ -60,6 +81,16 @@ class JsonScan {
     // The value next as an integer of at most 18 digits, no fraction or exponent. False (failed)
     // otherwise.
     bool integer(std::int64_t& out);
+    // The value next as true or false. False (failed) otherwise.
+    bool boolean(bool& out);
+    // The value next, read and checked, when it is a string, a number or a literal: a reader
+    // that vouches for every key of the text takes no object or array it does not read itself.
+    // False (failed) for one, or for a bad value.
+    bool skip_scalar();
+    // The value next, read and checked, when each object in it has distinct keys (at most
+    // `most_keys`), none spelled with an escape: what a reader that vouches for every key of the
+    // text skips. False (failed) otherwise.
+    bool skip_plain(std::size_t most_keys);
     // Only white space is left (and nothing failed).
     bool at_end() {
         space();
@@ -147,6 +178,10 @@ class JsonScan {
     bool string_rest(const char* begin, std::string* out);
     bool integer_rest(std::int64_t& out);
     bool value(std::size_t depth);
+    // skip_plain's walk of an object or an array: `keys` holds the keys of the objects open,
+    // innermost last.
+    bool skip_plain_container(std::size_t most_keys);
+    bool plain_value(std::size_t depth, std::size_t most_keys, std::vector<std::string_view>& keys);
 
     const char* p_;
     const char* end_;
@@ -247,6 +282,34 @@ inline bool JsonScan::integer(std::int64_t& out) {
     }
     p_ = p;
     return integer_rest(out);
+}
+
+inline bool JsonScan::boolean(bool& out) {
+    const char* const p = after_space(p_, end_);
+    if (end_ - p >= 4 && std::memcmp(p, "true", 4) == 0) {
+        out = true;
+        p_ = p + 4;
+        return true;
+    }
+    if (end_ - p >= 5 && std::memcmp(p, "false", 5) == 0) {
+        out = false;
+        p_ = p + 5;
+        return true;
+    }
+    return fail();
+}
+
+inline bool JsonScan::skip_scalar() {
+    p_ = after_space(p_, end_);
+    if (p_ == end_ || *p_ == '{' || *p_ == '[') return fail();
+    return skip();
+}
+
+// A string, a number or a literal takes skip's inline steps; only a container is walked.
+inline bool JsonScan::skip_plain(std::size_t most_keys) {
+    p_ = after_space(p_, end_);
+    if (p_ != end_ && *p_ != '{' && *p_ != '[') return skip();
+    return skip_plain_container(most_keys);
 }
 
 [[gnu::always_inline]] inline bool JsonScan::null() {

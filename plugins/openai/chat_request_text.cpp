@@ -1,0 +1,81 @@
+// A Chat Completions request's plain messages read straight from the body's text
+// (BodyTextReader, cmfpipe/body_text_reader.hpp), for cmfpipe serve's hot path: no Json tree is
+// built when the body is the common one, its messages each a role and a string content (its other
+// members, tools and options, are skipped). It vouches for every key of the text (each object's
+// keys distinct and unescaped, in what it skips too), so that the proxy may pass the text on as it
+// came; any doubt gives nullopt and the proxy parses the body. The messages are
+// plain_chat_request_messages' of the parsed body (tests/openai/request_text_test.cpp checks both
+// on thousands of generated and mutated bodies).
+#include "cmfpipe/body_text_reader.hpp"
+#include "cmfpipe/limits.hpp"
+#include "cmfpipe/wire/json_scan.hpp"
+#include "openai_wire.hpp"
+
+namespace cmfpipe::openai {
+namespace {
+
+using wire::JsonScan;
+using wire::key_is;
+
+using BodyKeys = wire::DistinctKeys<body_text_most_keys>;
+
+// One element of "messages": {"role": ..., "content": ...} in either order, content optional.
+bool scan_plain_message(JsonScan& scan, std::vector<cmf::Message>& out) {
+    if (!scan.enter_object()) return false;
+    std::optional<cmf::Role> role;
+    bool has_content = false;
+    std::string content;
+    std::string role_name;
+    while (const auto key = scan.next_key()) {
+        if (key_is(*key, "role") && !role) {
+            if (!scan.string(role_name) || !(role = plain_request_role(role_name))) return false;
+        } else if (key_is(*key, "content") && !has_content) {
+            has_content = true;
+            if (!scan.null() && !scan.string(content)) return false;
+        } else {
+            return false;  // another member, or one twice: the readers' to read or refuse
+        }
+    }
+    if (!scan.ok() || !role) return false;
+    out.push_back(plain_request_message(*role, std::move(content), out.size()));
+    return true;
+}
+
+// The body names the Chat Completions API, or is read as one by its shape (see body_api).
+bool named_chat(const Json& options) {
+    const auto named = options.find("apiType");  // end() when options is no object
+    if (named == options.end()) return true;
+    return named->is_string() && named->get_ref<const std::string&>() == "chat";
+}
+
+}  // namespace
+
+std::optional<std::vector<cmf::Message>> scan_chat_request(std::string_view text,
+                                                           const Json& options) {
+    if (!named_chat(options)) return std::nullopt;
+    const bool by_shape = !options.is_object() || !options.contains("apiType");
+    JsonScan scan(text, input_limits().max_depth);
+    if (!scan.enter_object()) return std::nullopt;
+    BodyKeys keys;
+    std::optional<std::vector<cmf::Message>> messages;
+    while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return std::nullopt;
+        if (key_is(*key, "messages")) {
+            if (!scan.enter_array()) return std::nullopt;
+            messages.emplace();
+            while (scan.next_element())
+                if (!scan_plain_message(scan, *messages)) return std::nullopt;
+        } else if (key_is(*key, "stream")) {
+            bool stream = false;
+            if (!scan.boolean(stream) || stream) return std::nullopt;  // a guard needs the tree
+        } else if (by_shape && (key_is(*key, "input") || key_is(*key, "output"))) {
+            return std::nullopt;  // read as a Responses body
+        } else if (!scan.skip_plain(body_text_most_keys)) {
+            return std::nullopt;
+        }
+    }
+    if (!scan.at_end() || !messages) return std::nullopt;
+    return messages;
+}
+
+}  // namespace cmfpipe::openai
