@@ -38,15 +38,16 @@ class InlineCallback {
     ~InlineCallback() { reset(); }
 
     explicit operator bool() const { return ops_ != nullptr; }
-    // Const as std::function's: the callable itself may change (a mutable lambda).
-    void operator()(Arg arg) const { ops_->call(storage_, std::move(arg)); }
+    // Const as std::function's: the callable itself may change (a mutable lambda). The argument
+    // goes through as an rvalue reference: a callable that takes it so is given it unmoved.
+    void operator()(Arg&& arg) const { ops_->call(storage_, std::move(arg)); }
 
   private:
     static constexpr std::size_t room = 48;
     template <class Fn>
-    static constexpr bool fits = sizeof(Fn) <= room &&
-                                 alignof(Fn) <= alignof(std::max_align_t) &&
-                                 std::is_nothrow_move_constructible_v<Fn>;
+    static constexpr bool fits =
+        sizeof(Fn) <= room &&
+        alignof(Fn) <= alignof(std::max_align_t) && std::is_nothrow_move_constructible_v<Fn>;
     struct Ops {
         void (*call)(void* storage, Arg&& arg);
         void (*relocate)(void* from, void* to) noexcept;  // moved to `to`, `from` destroyed

@@ -276,7 +276,7 @@ void Session::on_body(beast::error_code error) {
     state_.router->handle(std::move(request), request_id_, state_.unready, loopback_peer_,
                           state_.answer_bound, socket_.get_executor(), shared_from_this(),
                           cancellation_,
-                          [self = shared_from_this()](std::optional<Response> response) {
+                          [self = shared_from_this()](std::optional<Response>&& response) {
                               // An answer made on the session's own thread (a proxied one, a cheap
                               // route's) is taken at once: no handler made for dispatch to run at
                               // once anyway.
@@ -293,7 +293,7 @@ bool Session::on_own_thread() {
     return loop != nullptr && loop->running_in_this_thread();
 }
 
-void Session::answered(std::optional<Response> response) {
+void Session::answered(std::optional<Response>&& response) {
     stop_watching();
     if (!response) return streamed(keep_alive_);
     answer(std::move(*response), keep_alive_);
@@ -408,7 +408,7 @@ void Session::streamed(bool keep_alive) {
     read_request();
 }
 
-void Session::answer(Response response, bool keep_alive) {
+void Session::answer(Response&& response, bool keep_alive) {
     if (closed_) return;
     // The body's share becomes the answer's, held until it is written: an answer that would take
     // the server over --max-buffered is dropped for a 503.

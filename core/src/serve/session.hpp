@@ -72,10 +72,10 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     // Whether this thread runs the session's I/O loop now.
     bool on_own_thread();
     // The router's answer (nothing: it was streamed), on the session's thread.
-    void answered(std::optional<Response> response);
+    void answered(std::optional<Response>&& response);
     // Writes `response` (the connection kept after it when `keep_alive` and the server is not
     // stopping).
-    void answer(Response response, bool keep_alive);
+    void answer(Response&& response, bool keep_alive);
     // A streamed answer was written whole: the request is done, the connection goes on.
     void streamed(bool keep_alive);
     // Notices a client that closes the connection while its request is in flight.
