@@ -6,9 +6,10 @@
 // key spelled with an escape, a member of another type, anything the full path reads that is not
 // listed here, bad syntax, nesting past max_depth) gives nullopt and the caller takes the full
 // path, which says what is wrong. So it vouches for every key of the text, and an answer it reads
-// may go back as it came (BodyTextReader::answer_text_messages, cmfpipe/body_text_reader.hpp). At
-// one connection the tree and the readers over it cost a proxied answer more than the rest of its
-// reading together (allocations, code touched cold).
+// may go back as it came (BodyTextReader::answer_text_messages, cmfpipe/body_text_reader.hpp,
+// what the proxy asks first; from_wire stays the full path, so that an answer this declines is not
+// scanned twice). At one connection the tree and the readers over it cost a proxied answer more
+// than the rest of its reading together (allocations, code touched cold).
 #include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_scan.hpp"

@@ -93,7 +93,6 @@ class OpenAIAdapter final : public Adapter, public BodyTextReader {
             wire::SseStream stream = wire::sse_events(text, "openai stream");
             return read_stream(stream.events, options, stream.done);
         }
-        if (auto answer = scan_chat_completion(text, options)) return std::move(*answer);
         Json doc = wire::parse_wire_json(text, "openai response");
         if (doc.is_array()) return read_stream(doc.get<std::vector<Json>>(), options, std::nullopt);
         wire::WireNode body("openai response", doc);

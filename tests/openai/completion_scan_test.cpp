@@ -224,7 +224,8 @@ TEST_CASE("openai scan_chat_completion: the common answer reads as the full path
     CHECK(messages->front().text_content() == "echo: hi");
     CHECK(messages->front().completion()->tokens->total_tokens == 8);
     CHECK(messages->front().provenance()->message_id == "chatcmpl-1");
-    // The adapter's BodyTextReader (what the proxy asks first) and from_wire give the same.
+    // The adapter's BodyTextReader (what the proxy asks first) and its from_wire (the full path)
+    // give the same.
     const auto* reader =
         dynamic_cast<const cmfpipe::BodyTextReader*>(&cmfpipe::testing::bundled_adapter("openai"));
     REQUIRE(reader != nullptr);
