@@ -53,6 +53,9 @@ struct BlockState {
     mutable Json delta_shape;
     mutable std::string delta_shape_data;
     mutable bool delta_shape_stale = false;
+    // The newest such data is that of the block's last held event: copied into
+    // delta_shape_data once, when the run of deltas settles, not on every delta.
+    bool delta_shape_held = false;
     Events held;            // a tool_use block's events
     bool complete = false;  // a tool_use block's content_block_stop came
 
@@ -105,7 +108,7 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         line_ = event.line;
         if (read_plain_text_delta(event.data, plain_) && plain_fits(plain_)) {
             if (!passed_at_once(event, out)) {
-                const bool held_whole = add_plain_delta(event);
+                const bool held_whole = add_plain_delta(SseEvent(event));
                 settle_plain_deltas(plain_.index, held_whole, out);
             }
             return out;
@@ -366,13 +369,17 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     // A plain delta, the common event: no Json tree is made of it. Its text joins its block; the
     // event itself is held whole (true) when the block holds only such events' text, to go out as
     // it came once all its text may go (settle_plain_deltas).
-    bool add_plain_delta(SseEvent event) {
+    bool add_plain_delta(SseEvent&& event) {
         BlockState& block = blocks_[plain_.index];
         wire::HeldBackText& text = *block.text;
-        block.delta_shape_data.assign(event.data);
         block.delta_shape_stale = true;
         const bool held_whole = block.events.can_hold(text);
-        if (held_whole) block.events.hold(std::move(event), plain_.text.size());
+        block.delta_shape_held = held_whole;
+        if (held_whole) {
+            block.events.hold(std::move(event), plain_.text.size());
+        } else {  // the event ends here: its data is the shape's, taken, not copied
+            block.delta_shape_data.swap(event.data);
+        }
         text.add(plain_.text);
         return held_whole;
     }
@@ -383,6 +390,9 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
     void settle_plain_deltas(std::size_t index, bool held_whole, Events& out) {
         BlockState& block = blocks_[index];
         wire::HeldBackText& text = *block.text;
+        if (block.delta_shape_held && !block.events.empty())  // the run's last event's shape
+            block.delta_shape_data.assign(block.events.back().data);
+        block.delta_shape_held = false;
         if (!run_guard(Scope{.blocks = {index}}, out)) return;
         const std::size_t before = out.size();
         if (held_whole && block.events.release_ready(text, false, final_length_, out)) {

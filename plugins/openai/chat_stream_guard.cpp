@@ -54,7 +54,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         line_ = event.line;
         if (read_plain_text_delta(event.data, plain_) && head_known(plain_)) {
             if (!passed_at_once(event, plain_, out)) {
-                const bool held_whole = add_plain_delta(event, plain_);
+                const bool held_whole = add_plain_delta(SseEvent(event), plain_);
                 settle_plain_deltas(plain_.index, plain_.field, held_whole, out);
             }
             return out;
@@ -364,13 +364,13 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     // A plain text delta (chat_plain_delta.hpp), the common event: no Json tree is made of it.
     // Its text joins its part; the event itself is held whole (true) when the part holds only
     // such events' text, to go out as it came once all its text may go (settle_plain_deltas).
-    bool add_plain_delta(SseEvent event, const PlainTextDelta& plain) {
+    bool add_plain_delta(SseEvent&& event, const PlainTextDelta& plain) {
         ChoiceState& state = choices_[plain.index];
         TextPart* part = state.text(plain.field);
         so_far_.add_text(plain.index, plain.field, plain.text);
         state.text_shape_stale = true;
         if (part) {
-            part->key = plain.key;
+            if (part->key != plain.key) part->key = plain.key;
         } else {
             part = &state.texts.emplace_back(
                 TextPart{plain.field, plain.key,

@@ -13,6 +13,7 @@ std::vector<SseEvent> GuardedStreamBase::push(const SseEvent& event) {
 
 std::vector<SseEvent> GuardedStreamBase::push_all(std::span<SseEvent> events) {
     std::vector<SseEvent> out;
+    out.reserve(events.size() + 2);  // mostly as many as came: the upstream's own, passed on
     push_events(events, out);
     released(out);
     return out;

@@ -27,8 +27,8 @@ class HeldEvents {
         return !events_.empty() || part.held().empty();
     }
     // `event` carries the next `bytes` of the part's text (its text not added to the part yet).
-    void hold(SseEvent event, std::size_t bytes) {
-        events_.push_back({std::move(event), bytes});
+    void hold(SseEvent&& event, std::size_t bytes) {
+        events_.emplace_back(std::move(event), bytes);
         bytes_ += bytes;
     }
     // When the text the part holds is these events' text as it came: those that may go now
@@ -48,6 +48,7 @@ class HeldEvents {
 
   private:
     struct Held {
+        Held(SseEvent&& e, std::size_t n) : event(std::move(e)), bytes(n) {}
         SseEvent event;
         std::size_t bytes = 0;
     };
