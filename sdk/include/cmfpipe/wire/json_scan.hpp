@@ -44,13 +44,20 @@ class DistinctKeys {
     bool add(std::string_view key) {
         if (count_ == Most) return false;
         for (std::size_t i = 0; i < count_; ++i)
-            if (keys_[i] == key) return false;
-        keys_[count_++] = key;
+            if (keys_[i].size == key.size() &&
+                std::memcmp(keys_[i].data, key.data(), key.size()) == 0)
+                return false;
+        keys_[count_++] = {key.data(), key.size()};
         return true;
     }
 
   private:
-    std::string_view keys_[Most];
+    // Left uninitialised past count_ (a string_view would be set Most times an object).
+    struct Key {
+        const char* data;
+        std::size_t size;
+    };
+    Key keys_[Most];
     std::size_t count_ = 0;
 };
 
