@@ -9,10 +9,10 @@
 
 #include <random>
 
+#include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
-#include "cmfpipe/body_text_reader.hpp"
 #include "openai_wire.hpp"
 #include "support/registry.hpp"
 
@@ -40,8 +40,7 @@ TreeRead text_tree_read(std::string_view text, const Json& options) {
         const Json body = cmfpipe::parse_json_noting_keys(text, "request body", facts);
         if (!body.is_object()) return read;
         read.passes_as_sent = !facts.byte_order_mark && !facts.escaped_key &&
-                              !facts.duplicate_key && facts.most_keys <= 64 &&
-                              !facts.unread_tail;
+                              !facts.duplicate_key && facts.most_keys <= 64 && !facts.unread_tail;
         const auto stream = body.find("stream");
         read.streamed = stream != body.end() && *stream == true;
         read.messages =
@@ -59,7 +58,8 @@ std::optional<std::string> text_fast_read(std::string_view text, const Json& opt
 
 // Request texts: the common body mostly, spelled in every way JSON allows (spaces, key order,
 // escapes, UTF-8), with members it skips (tools, options), and sometimes what the reader must
-// leave: a key twice or escaped (at the top or in what it skips), "stream": true, messages it does not read, a byte order mark, a tail.
+// leave: a key twice or escaped (at the top or in what it skips), "stream": true, messages it does
+// not read, a byte order mark, a tail.
 class RequestTextMaker {
   public:
     explicit RequestTextMaker(std::uint32_t seed) : random_(seed) {}
@@ -117,8 +117,8 @@ class RequestTextMaker {
               chance(0.93)
                   ? pick({"\"hi\"", "\"\"", "null", "\"caf\xC3\xA9 \\u00e9 \\n \\\"q\\\"\"",
                           "\"\xF0\x9F\x98\x80 joe@example.com\"", "\"tab\\tend\\/\""})
-                  : pick({"[{\"type\":\"text\",\"text\":\"b\"}]", "5", "\"\\ud800\"",
-                          "\"\x01\"", "\"\xC3\"", "{}"}));
+                  : pick({"[{\"type\":\"text\",\"text\":\"b\"}]", "5", "\"\\ud800\"", "\"\x01\"",
+                          "\"\xC3\"", "{}"}));
         maybe(members, 0.03, "name", "\"ann\"");
         maybe(members, 0.02, "tool_call_id", "\"c1\"");
         maybe(members, 0.02, "cache_control", "{\"type\":\"ephemeral\"}");
@@ -182,8 +182,8 @@ TEST_CASE("openai request text: the common body is read from its text as from it
     // What it leaves to the tree's path.
     for (const std::string left :
          {R"({"messages": [], "stream": true})", R"({"messages": [], "tools": [{"a": 1, "a": 2}]})",
-          R"({"messages": [], "metadata": {"k\u0065y": 1}})",
-          R"({"messages": [], "messages": []})", R"({"messages": [{"role": "tool"}]})",
+          R"({"messages": [], "metadata": {"k\u0065y": 1}})", R"({"messages": [], "messages": []})",
+          R"({"messages": [{"role": "tool"}]})",
           R"({"messages": [{"role": "user", "content": "a", "content": "b"}]})",
           R"({"model": "m"})", R"({"messages": []} x)", "\xEF\xBB\xBF{\"messages\": []}",
           R"({"m\u0065ssages": []})", R"([])"}) {
