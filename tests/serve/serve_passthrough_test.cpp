@@ -102,3 +102,27 @@ TEST_CASE("passthrough: a body that begins with a byte order mark is rewritten w
     CHECK(passthrough_received_body(upstream) ==
           R"({"model":"gpt-test","messages":[{"role":"user","content":"hi"}]})");
 }
+
+TEST_CASE(
+    "passthrough: members the proxy skips pass as they came - unless a key in them is twice") {
+    MockUpstream upstream;
+    ServeProcess server({"--upstream", "openai=" + upstream.url()});
+    HttpConnection client(server.port());
+    // Read from its text (no tree): tools and options skipped, their keys checked all the same.
+    const std::string clean =
+        R"({"model": "gpt-test", "tools": [{"type": "function", "function": {"name": "f", )"
+        R"("parameters": {"type": "object", "properties": {}}}}], "response_format": )"
+        R"({"type": "json_object"}, "messages": [{"role": "user", "content": "hi"}]})";
+    REQUIRE(client.request("POST", "/v1/chat/completions", clean).status == 200);
+    CHECK(passthrough_received_body(upstream) == clean);
+    // A key twice deep in a skipped member: the proxy's rewrite, the last value kept.
+    const std::string twice =
+        R"({"model": "gpt-test", "tools": [{"type": "function", "function": {"name": "f", )"
+        R"("name": "g"}}], "messages": [{"role": "user", "content": "hi"}]})";
+    REQUIRE(client.request("POST", "/v1/chat/completions", twice).status == 200);
+    const auto received = upstream.received();
+    REQUIRE(received.size() == 2);
+    CHECK(received[1]["body"] ==
+          R"({"model":"gpt-test","tools":[{"type":"function","function":{"name":"g"}}],)"
+          R"("messages":[{"role":"user","content":"hi"}]})");
+}
