@@ -85,6 +85,42 @@ TEST_CASE("wire: the window keeps what is not sent and some sent text, however l
     CHECK(part.release(true) == whole.substr(whole.size() - 4));
 }
 
+TEST_CASE("wire: the sent text of a long part is checked whole at its end, in every chunk") {
+    // Over 200 KB sent in pieces of 3-7 KB (the text is kept in chunks of 64 KiB): sent() is all
+    // of it, and a change anywhere in it (every 1021st byte, in every chunk) fails the check.
+    wire::HeldBackText part(8);
+    std::string whole;
+    for (int i = 0; whole.size() < 200 * 1024; ++i) {
+        const std::string piece(3000 + 997 * (i % 5), char('a' + i % 26));
+        whole += piece;
+        part.add(piece);
+        REQUIRE(part.update(part.window()));
+        part.release(false);
+        if (i % 7 == 0) {
+            CHECK(part.sent() == whole.substr(0, part.sent().size()));  // asked for midway too
+        }
+        if (auto cut = part.narrowing_cut())
+            part.narrow(*cut, std::string_view(part.window()).substr(*cut));
+    }
+    const std::string sent = part.sent();
+    REQUIRE(sent.size() + 8 == whole.size());
+    REQUIRE(sent == whole.substr(0, sent.size()));
+    std::vector<std::size_t> places = {sent.size() - 1};
+    for (std::size_t at = 0; at < sent.size(); at += 1021) places.push_back(at);
+    std::size_t refused = 0;
+    for (std::size_t at : places) {
+        std::string changed = whole;
+        changed[at] = 'X';
+        wire::HeldBackText copy = part;
+        refused += copy.update_whole(changed) ? 0 : 1;
+    }
+    CHECK(refused == places.size());
+    CHECK_FALSE(part.update_whole(whole.substr(0, sent.size() - 1)));
+    REQUIRE(part.update_whole(whole + " and more"));
+    CHECK(part.release(true) == whole.substr(sent.size()) + " and more");
+    CHECK(part.sent() == whole + " and more");
+}
+
 TEST_CASE("wire: a window narrows only where the processors make the same of the shorter one") {
     wire::HeldBackText part(0);
     std::string whole;

@@ -72,8 +72,13 @@ bool HeldBackText::update_whole(std::string_view processed) {
         false;  // processed_ now follows the whole part, not the window: no narrowing from here
     narrow_at_ = std::string::npos;
     processed_.resize(window_sent_);
-    if (!processed.starts_with(sent_)) return false;
-    processed_.append(processed.substr(sent_.size()));
+    if (processed.size() < sent_size_) return false;
+    std::size_t at = 0;
+    for (const std::string& chunk : sent_chunks_) {
+        if (processed.compare(at, chunk.size(), chunk) != 0) return false;
+        at += chunk.size();
+    }
+    processed_.append(processed.substr(sent_size_));
     return true;
 }
 
@@ -106,14 +111,21 @@ std::string HeldBackText::release_prefix(std::size_t bytes, bool whole) {
 
 void HeldBackText::mark_sent(std::size_t bytes, bool whole) {
     const std::string_view went = held().substr(0, bytes);
-    sent_.append(went);
+    if (!went.empty()) {
+        if (sent_chunks_.empty() ||
+            sent_chunks_.back().size() + went.size() > sent_chunks_.back().capacity()) {
+            sent_chunks_.emplace_back().reserve(std::max(sent_chunk_bytes, went.size()));
+        }
+        sent_chunks_.back().append(went);
+        sent_size_ += went.size();
+    }
     window_sent_ += went.size();
     if (map_raw_) follow_raw(whole);
 }
 
 void HeldBackText::follow_raw(bool whole) {
     const std::size_t raw_start = raw_size_ - window_.size();
-    const std::size_t processed_start = sent_.size() - window_sent_;
+    const std::size_t processed_start = sent_size_ - window_sent_;
     if (raw_anchor_ < raw_start || processed_anchor_ < processed_start) {
         // Narrowed past the anchor: the window starts where raw and processed text match.
         raw_anchor_ = raw_start;
@@ -148,6 +160,20 @@ void HeldBackText::follow_raw(bool whole) {
     processed_anchor_ = processed_start + sent_at;
     if (whole) raw_anchor_ = raw_size_;
     raw_released_ = std::max(raw_released_, raw_anchor_);
+}
+
+const std::string& HeldBackText::sent() const {
+    // The last chunk may have grown since it was joined: joined again from it on.
+    if (sent_joined_.size() != sent_size_) {
+        std::size_t joined = 0;
+        for (std::size_t k = 0; k < sent_joined_chunks_; ++k) joined += sent_chunks_[k].size();
+        sent_joined_.resize(joined);
+        for (std::size_t k = sent_joined_chunks_; k < sent_chunks_.size(); ++k)
+            sent_joined_.append(sent_chunks_[k]);
+        // Every chunk but the last is full: it never grows again.
+        sent_joined_chunks_ = sent_chunks_.empty() ? 0 : sent_chunks_.size() - 1;
+    }
+    return sent_joined_;
 }
 
 std::optional<std::size_t> HeldBackText::narrowing_cut() const {

@@ -114,7 +114,7 @@ class HeldBackText {
     bool narrow(std::size_t cut, std::string_view processed_tail);
 
     // All the text sent so far (what update_whole checks).
-    const std::string& sent() const { return sent_; }
+    const std::string& sent() const;
     // Passed by the processors, not sent yet.
     std::string_view held() const { return std::string_view(processed_).substr(window_sent_); }
 
@@ -130,10 +130,17 @@ class HeldBackText {
     std::string window_;           // raw text from the window's start
     std::string processed_;        // processed text from the window's start: sent, then held
     std::size_t window_sent_ = 0;  // bytes of processed_ sent
-    std::string sent_;             // all the processed text sent
-    std::size_t narrow_at_;        // the window size (bytes) at which narrowing is tried next
-    std::size_t reach_ = 2;        // raw bytes a narrowed window keeps per processed byte
-    bool fresh_ = false;           // processed_ is what the processors made of the whole window
+    // All the processed text sent, in chunks of at least sent_chunk_bytes (reserved whole: a
+    // long part's sent text is never copied again as it grows), and joined only when sent() is
+    // asked for.
+    static constexpr std::size_t sent_chunk_bytes = 64 * 1024;
+    std::vector<std::string> sent_chunks_;
+    std::size_t sent_size_ = 0;
+    mutable std::string sent_joined_;
+    mutable std::size_t sent_joined_chunks_ = 0;  // whole chunks in sent_joined_
+    std::size_t narrow_at_;  // the window size (bytes) at which narrowing is tried next
+    std::size_t reach_ = 2;  // raw bytes a narrowed window keeps per processed byte
+    bool fresh_ = false;     // processed_ is what the processors made of the whole window
 
     // map_raw. Offsets from the part's start: raw_anchor_ raw bytes are processed_anchor_ bytes
     // of processed text, exactly (a point where both are known to match).
