@@ -19,8 +19,15 @@ using wire::key_is;
 
 using BodyKeys = wire::DistinctKeys<body_text_most_keys>;
 
+// A message read, made into CMF only once the whole text is read: a text declined late wastes
+// no messages.
+struct ScannedMessage {
+    cmf::Role role;
+    std::string content;
+};
+
 // One element of "messages": {"role": ..., "content": ...} in either order, content optional.
-bool scan_plain_message(JsonScan& scan, std::vector<cmf::Message>& out) {
+bool scan_plain_message(JsonScan& scan, std::vector<ScannedMessage>& out) {
     if (!scan.enter_object()) return false;
     std::optional<cmf::Role> role;
     bool has_content = false;
@@ -37,7 +44,7 @@ bool scan_plain_message(JsonScan& scan, std::vector<cmf::Message>& out) {
         }
     }
     if (!scan.ok() || !role) return false;
-    out.push_back(plain_request_message(*role, std::move(content), out.size()));
+    out.push_back({*role, std::move(content)});
     return true;
 }
 
@@ -50,31 +57,57 @@ bool named_chat(const Json& options) {
 
 }  // namespace
 
+namespace {
+
+// The body's messages onto `scanned`; false for a body the reader does not vouch for.
+bool scan_request_body(std::string_view text, bool by_shape, std::vector<ScannedMessage>& scanned) {
+    JsonScan scan(text, input_limits().max_depth);
+    if (!scan.enter_object()) return false;
+    BodyKeys keys;
+    bool has_messages = false;
+    while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
+        if (key_is(*key, "messages")) {
+            if (!scan.enter_array()) return false;
+            has_messages = true;
+            while (scan.next_element())
+                if (!scan_plain_message(scan, scanned)) return false;
+        } else if (key_is(*key, "stream")) {
+            bool stream = false;
+            if (!scan.boolean(stream) || stream) return false;  // a guard needs the tree
+        } else if (by_shape && (key_is(*key, "input") || key_is(*key, "output"))) {
+            return false;  // read as a Responses body
+        } else if (!scan.skip_plain(body_text_most_keys)) {
+            return false;
+        }
+    }
+    return scan.at_end() && has_messages;
+}
+
+}  // namespace
+
 std::optional<std::vector<cmf::Message>> scan_chat_request(std::string_view text,
                                                            const Json& options) {
     if (!named_chat(options)) return std::nullopt;
     const bool by_shape = !options.is_object() || !options.contains("apiType");
-    JsonScan scan(text, input_limits().max_depth);
-    if (!scan.enter_object()) return std::nullopt;
-    BodyKeys keys;
+    // Reused by the thread: no allocation for the list once it has grown.
+    thread_local std::vector<ScannedMessage> thread_scanned;
+    std::vector<ScannedMessage>& scanned = thread_scanned;
+    scanned.clear();
     std::optional<std::vector<cmf::Message>> messages;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return std::nullopt;
-        if (key_is(*key, "messages")) {
-            if (!scan.enter_array()) return std::nullopt;
-            messages.emplace();
-            while (scan.next_element())
-                if (!scan_plain_message(scan, *messages)) return std::nullopt;
-        } else if (key_is(*key, "stream")) {
-            bool stream = false;
-            if (!scan.boolean(stream) || stream) return std::nullopt;  // a guard needs the tree
-        } else if (by_shape && (key_is(*key, "input") || key_is(*key, "output"))) {
-            return std::nullopt;  // read as a Responses body
-        } else if (!scan.skip_plain(body_text_most_keys)) {
-            return std::nullopt;
-        }
+    if (scan_request_body(text, by_shape, scanned)) {
+        messages.emplace();
+        messages->reserve(scanned.size());
+        for (ScannedMessage& message : scanned)
+            messages->push_back(
+                plain_request_message(message.role, std::move(message.content), messages->size()));
     }
-    if (!scan.at_end() || !messages) return std::nullopt;
+    // Nothing of this text is kept for the next, nor what one long conversation grew.
+    constexpr std::size_t most_kept = 1024;
+    if (scanned.capacity() > most_kept)
+        std::vector<ScannedMessage>().swap(scanned);
+    else
+        scanned.clear();
     return messages;
 }
 
