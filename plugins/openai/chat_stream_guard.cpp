@@ -23,7 +23,10 @@
 
 #include "chat_logprobs.hpp"
 #include "chat_plain_delta.hpp"
+#include "chat_stream_guard_chunks.hpp"
+#include "chat_stream_guard_logprobs.hpp"
 #include "chat_stream_guard_state.hpp"
+#include "chat_window_messages.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/wire/guarded_stream_base.hpp"
@@ -69,6 +72,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         view_key_.reset();
         window_message_.reset();
         narrowed_key_.reset();
+        narrowed_message_.reset();
         std::optional<Json> chunk = parse_object(event, out);
         if (!chunk) return out;
         if (!null_or_absent(*chunk, "error")) {  // the provider's own error: it ends the stream
@@ -118,20 +122,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     void released(Events& out) override {
         for (const SseEvent& event : out) {
             if (content_sent_) return;
-            const JsonParse data = try_parse_json(event.data);
-            if (!data.value || !data.value->is_object()) continue;
-            auto choices = data.value->find("choices");
-            if (choices == data.value->end() || !choices->is_array()) continue;
-            for (const Json& choice : *choices) {
-                auto delta = choice.is_object() ? choice.find("delta") : choice.end();
-                if (!choice.is_object() || delta == choice.end() || !delta->is_object()) continue;
-                for (const auto& [key, value] : delta->items()) {
-                    if ((value.is_string() && !value.get_ref<const std::string&>().empty() &&
-                         key != "role") ||
-                        (key == "tool_calls" && value.is_array() && !value.empty()))
-                        content_sent_ = true;
-                }
-            }
+            content_sent_ = carries_answer(event);
         }
     }
 
@@ -454,65 +445,6 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return state.text_shape;
     }
 
-    static bool has_logprobs(const Json& choice) {
-        auto it = choice.find("logprobs");
-        return it != choice.end() && it->is_object();
-    }
-
-    // The logprobs a chunk of the choice carries (null: none): the entries of the tokens whose
-    // text has gone out by now (chat_logprobs.hpp), in the shape of `upstream`'s logprobs (the
-    // choice as the upstream's chunk carried it) or, for a chunk the guard makes, of the last the
-    // upstream sent. Entries of a member that carried no text in `upstream` (`delta`) stay with it.
-    // A chunk that carries no entry has logprobs null.
-    Json released_logprobs(ChoiceState& state, const Json* upstream = nullptr,
-                           const ChoiceDelta* delta = nullptr) const {
-        std::map<std::string, Json> entries = {{"content", Json::array()},
-                                               {"refusal", Json::array()}};
-        for (TextPart& part : state.texts) {
-            if (part.field == ChatText::reasoning) continue;
-            for (Json& entry :
-                 part.logprobs.release(part.text.raw_released(), part.text.take_rewrites()))
-                entries[logprobs_key(part.field)].push_back(std::move(entry));
-        }
-        const bool from_upstream = upstream && has_logprobs(*upstream);
-        if (from_upstream) {
-            for (auto& [key, list] : entries) {
-                const Json& theirs = (*upstream)["logprobs"].value(key, Json());
-                if (!theirs.is_array() || carried_text(*upstream, *delta, key)) continue;
-                for (const Json& entry : theirs) list.push_back(entry);
-            }
-        }
-        if (entries["content"].empty() && entries["refusal"].empty()) {
-            // The upstream's as it came when it listed nothing either (a role chunk's), else none.
-            if (!from_upstream) return nullptr;
-            for (const auto& [key, list] : (*upstream)["logprobs"].items()) {
-                if ((key == "content" || key == "refusal") && list.is_array() && !list.empty())
-                    return nullptr;
-            }
-            return (*upstream)["logprobs"];
-        }
-        Json out = from_upstream                      ? (*upstream)["logprobs"]
-                   : state.logprobs_shape.is_object() ? state.logprobs_shape
-                                                      : Json::object();
-        for (auto& [key, list] : entries) {
-            if (!list.empty() || (out.contains(key) && out[key].is_array()))
-                out[key] = std::move(list);
-            else
-                out[key] = nullptr;
-        }
-        return out;
-    }
-
-    // Whether `delta`'s text member whose tokens logprobs.`key` lists carried text in `choice`.
-    static bool carried_text(const Json& choice, const ChoiceDelta& delta, const std::string& key) {
-        for (const auto& [field, member] : delta.texts) {
-            if (field != ChatText::reasoning && logprobs_key(field) == key &&
-                !choice["delta"][member].get_ref<const std::string&>().empty())
-                return true;
-        }
-        return false;
-    }
-
     // What the part still holds goes out (the end of the choice or of the stream), with the
     // logprob entries of its tokens.
     void release_rest(ChoiceState& state, TextPart& part, Events& out) {
@@ -525,24 +457,6 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         Json delta = Json::object();
         if (!rest.empty()) delta[part.key] = std::move(rest);
         out.push_back(shape_of(state).with(std::move(delta), std::move(logprobs)));
-    }
-
-    // The (choice, call) whose fragments are the only thing `chunk` carries (its role and empty
-    // text aside): then the upstream's event itself is held, and goes out as it came.
-    static std::optional<std::pair<std::int64_t, std::int64_t>> held_whole(
-        const Json& chunk, const std::vector<ChoiceDelta>& deltas) {
-        if (deltas.size() != 1 || deltas[0].calls.empty() || deltas[0].finished ||
-            !null_or_absent(chunk, "usage"))
-            return std::nullopt;
-        const ChoiceDelta& d = deltas[0];
-        for (std::int64_t k : d.calls) {
-            if (k != d.calls[0]) return std::nullopt;
-        }
-        const Json& delta = chunk["choices"][d.position]["delta"];
-        for (const auto& [field, key] : d.texts) {
-            if (!delta[key].get_ref<const std::string&>().empty()) return std::nullopt;
-        }
-        return std::make_pair(d.index, d.calls[0]);
     }
 
     // The body the processors see for `scope`: the turn so far (calls not complete left out), or
@@ -622,23 +536,9 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         view_texts_stale_ = false;
     }
 
-    // The parts read_chat_completion makes of the window view's message (view_of): thinking for
-    // reasoning_content (even ""), then the content's text when there is some. A refusal is no
-    // such part alone (it is custom data too): no parts then (nullopt).
     std::optional<cmf::Content> window_parts(const ViewKey& key) const {
-        if (key.refusal) return std::nullopt;
-        const ChoiceState& state = choices_.at(key.index);
-        auto window = [&](ChatText field) -> std::string {
-            const TextPart* part = state.text(field);
-            return part ? part->text.window() : std::string();
-        };
-        cmf::Content parts;
-        if (key.reasoning) parts.push_back(cmf::ContentPart::thinking(window(ChatText::reasoning)));
-        if (key.content) {
-            std::string text = window(ChatText::content);
-            if (!text.empty()) parts.push_back(cmf::ContentPart::text(std::move(text)));
-        }
-        return parts;
+        return chat_guard::window_parts(choices_.at(key.index), key.content, key.reasoning,
+                                        key.refusal);
     }
 
     // The window's turn made straight from its texts (no view, no read): while the view's key
@@ -670,13 +570,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         window_message_.reset();
         view_texts_stale_ = false;
         if (!view_key_ || turn.size() != 1 || wire::wants_structured_output(options_)) return;
-        const std::optional<cmf::Content> parts = window_parts(*view_key_);
-        if (!parts || parts->size() != turn[0].content().size()) return;
-        for (std::size_t k = 0; k < parts->size(); ++k) {
-            if (!((*parts)[k] && turn[0].content()[k] && *(*parts)[k] == *turn[0].content()[k]))
-                return;
-        }
-        window_message_ = turn[0];
+        if (same_parts(window_parts(*view_key_), turn[0])) window_message_ = turn[0];
     }
 
     // Runs the processors over `scope`. False when they stopped it or rewrote text already sent:
@@ -739,25 +633,54 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
                 part.text.narrow(*cut, std::string_view(part.text.window()).substr(*cut));
                 continue;
             }
-            const Json& body = narrowed_view(index, part.field, *cut);
+            const std::string_view tail = std::string_view(part.text.window()).substr(*cut);
             std::vector<cmf::Message> turn;
-            try {
-                turn = read_chat_completion(wire::WireNode("the window", body), options_);
-            } catch (const ValueError&) {
-                continue;
+            if (std::optional<cmf::Message> made = narrowed_message(index, part.field, tail)) {
+                turn.push_back(std::move(*made));  // made from the one read before
+            } else {
+                try {
+                    turn = read_chat_completion(
+                        wire::WireNode("the window", narrowed_view(index, part.field, *cut)),
+                        options_);
+                } catch (const ValueError&) {
+                    continue;
+                }
+                keep_narrowed_message(part.field, tail, turn);
             }
             GuardVerdict verdict = guard_(std::move(turn));
             if (verdict.stopped) continue;
             if (!verdict.changed) {
-                part.text.narrow(*cut, std::string_view(part.text.window()).substr(*cut));
+                part.text.narrow(*cut, tail);
                 continue;
             }
-            const Json processed = with_chat_response_messages(body, verdict.messages, options_);
-            std::string tail;
+            const Json processed = with_chat_response_messages(
+                narrowed_view(index, part.field, *cut), verdict.messages, options_);
+            std::string processed_tail;
             for (const Json& choice : processed["choices"])
-                tail = message_text(choice["message"], part.field);
-            part.text.narrow(*cut, tail);
+                processed_tail = message_text(choice["message"], part.field);
+            part.text.narrow(*cut, processed_tail);
         }
+    }
+
+    // The narrowed window's message made straight from `tail`, as window_turn makes the
+    // window's: the one read_chat_completion made of the narrowed view of this (choice, part)
+    // last, with the tail's parts. nullopt when there is none to make it from.
+    std::optional<cmf::Message> narrowed_message(std::int64_t index, ChatText field,
+                                                 std::string_view tail) const {
+        if (!narrowed_message_ || narrowed_key_ != std::make_pair(index, field))
+            return std::nullopt;
+        std::optional<cmf::Content> parts = narrowed_parts(field, tail);
+        if (!parts) return std::nullopt;
+        return narrowed_message_->with_content(std::move(*parts));
+    }
+
+    // After read_chat_completion read the narrowed view holding `tail`: its message kept for
+    // narrowed_message when it is what that would make of it (keep_window_message's check).
+    void keep_narrowed_message(ChatText field, std::string_view tail,
+                               const std::vector<cmf::Message>& turn) {
+        narrowed_message_.reset();
+        if (turn.size() != 1 || wire::wants_structured_output(options_)) return;
+        if (same_parts(narrowed_parts(field, tail), turn[0])) narrowed_message_ = turn[0];
     }
 
     // The body the processors see for a narrowed window of one text part: the turn's head and
@@ -766,6 +689,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         const TextPart& part = *choices_.at(index).text(field);
         const std::string_view tail = std::string_view(part.text.window()).substr(cut);
         if (narrowed_key_ != std::make_pair(index, field)) {
+            narrowed_message_.reset();
             Json message = {{"role", "assistant"}, {"content", nullptr}};
             message[body_key(field)] = "";
             narrowed_view_ = so_far_.head();
@@ -809,28 +733,6 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         return true;
     }
 
-    // The call at `position` of choice `index`'s message in `body`; given `like` (the call as
-    // the processors saw it), the one with its id when the processors moved it.
-    static const Json* call_in(const Json& body, std::int64_t index, std::size_t position,
-                               const Json* like) {
-        for (const Json& choice : body["choices"]) {
-            if (choice["index"] != index) continue;
-            const Json& message = choice["message"];
-            auto calls = message.find("tool_calls");
-            if (calls == message.end() || !calls->is_array()) return nullptr;
-            const Json& list = *calls;
-            if (position < list.size() &&
-                (!like || list[position].value("id", "") == like->value("id", "")))
-                return &list[position];
-            if (!like) return nullptr;
-            for (const Json& c : list) {
-                if (c.value("id", "") == like->value("id", "")) return &c;
-            }
-            return nullptr;
-        }
-        return nullptr;
-    }
-
     // The turn is over ([DONE], or the upstream's body ended whole): calls still open complete,
     // the processors see the whole turn once more, and all that is held goes out.
     void end_of_turn(Events& out) {
@@ -859,6 +761,7 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
     bool view_texts_stale_ = false;
     Json narrowed_view_;  // narrowed_view's body, of this (choice, part) while the head holds
     std::optional<std::pair<std::int64_t, ChatText>> narrowed_key_;
+    std::optional<cmf::Message> narrowed_message_;  // read from narrowed_view_ (narrowed_message)
     PlainTextDelta plain_;            // the plain delta in hand (its text's buffer reused)
     mutable unsigned head_seen_ = 0;  // the head members head_known found (bits)
 };
