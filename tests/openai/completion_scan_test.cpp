@@ -186,6 +186,10 @@ void check_both_paths(const std::string& text, const Json& options, ScanTally& t
         INFO(text << "\noptions: " << options.dump());
         REQUIRE(full.has_value());
         REQUIRE(*fast == *full);
+        // from_wire too, its routing by shape and apiType included (what the contract names).
+        REQUIRE(cmfpipe::cmf::messages_to_json(
+                    cmfpipe::testing::bundled_adapter("openai").from_wire(text, options))
+                    .dump() == *fast);
         // It vouches that the text may go back as it came: its keys plain and distinct.
         cmfpipe::JsonKeyFacts facts;
         (void)cmfpipe::parse_json_noting_keys(text, "answer", facts);
