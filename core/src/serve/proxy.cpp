@@ -267,58 +267,82 @@ Response Proxy::finish(const Provider& provider, const host::Service& service,
 }
 
 // `provider` is one of the static ones of provider_of and models_provider: it outlives the call.
-net::awaitable<std::optional<Response>> Proxy::answer(const Provider& provider,
-                                                      std::shared_ptr<const host::Service> service,
-                                                      Request request, std::string path,
-                                                      std::string request_id,
-                                                      std::shared_ptr<ClientStream> client,
-                                                      std::shared_ptr<Cancellation> cancellation) {
-    Upstream& upstream = *upstreams_.at(provider.upstream);
-
-    Prepared prepared;
-    if (request.body().size() <= inline_work_bytes) {
-        prepared = prepare(provider, service, request.body(), request_id);
-    } else {
-        // The work is a named local, not a temporary inside the co_await: g++ 12 destroys the
-        // captures of such a temporary twice.
-        auto prepare_work = [this, &provider, service, body = std::move(request.body()),
-                             request_id]() mutable {
-            return prepare(provider, service, body, request_id);
-        };
-        prepared = co_await host_->async_call(std::move(prepare_work), net::use_awaitable);
-    }
-    if (prepared.refusal) co_return std::move(*prepared.refusal);
-
-    Upstream::Headers headers = upstream_request_headers(request, request_id);
-    if (provider.method == http::verb::post)
-        headers.emplace_back("content-type", "application/json");
-    if (prepared.guarded) {
-        std::optional<Response> streamed =
-            co_await stream(provider, upstream, std::move(path), std::move(prepared),
-                            std::move(headers), *client, *cancellation, std::move(request_id));
-        co_return streamed;
-    }
-
-    const auto started = std::chrono::steady_clock::now();
-    Response upstream_answer;
+net::awaitable<void> Proxy::answer(const Provider& provider,
+                                   std::shared_ptr<const host::Service> service, Request request,
+                                   std::string path, std::string request_id,
+                                   std::shared_ptr<ClientStream> client,
+                                   std::shared_ptr<Cancellation> cancellation, Deliver deliver) {
+    // The answer is delivered from inside the try: what the request made (its body, the
+    // upstream's answer, the fields) is destroyed after the client's write, not before it.
+    std::exception_ptr failed;
+    bool delivered = false;
     try {
-        upstream_answer =
-            co_await upstream.call(provider.method, std::move(path), std::move(prepared.body),
-                                   std::move(headers), cancellation.get());
-    } catch (const UpstreamFailure& e) {
-        metrics_.upstream_error(upstream.name(), e.reason());
-        throw;
+        Upstream& upstream = *upstreams_.at(provider.upstream);
+
+        Prepared prepared;
+        if (request.body().size() <= inline_work_bytes) {
+            prepared = prepare(provider, service, request.body(), request_id);
+        } else {
+            // The work is a named local, not a temporary inside the co_await: g++ 12 destroys the
+            // captures of such a temporary twice.
+            auto prepare_work = [this, &provider, service, body = std::move(request.body()),
+                                 request_id]() mutable {
+                return prepare(provider, service, body, request_id);
+            };
+            prepared = co_await host_->async_call(std::move(prepare_work), net::use_awaitable);
+        }
+        if (prepared.refusal) {
+            delivered = true;
+            deliver(std::move(prepared.refusal));
+            co_return;
+        }
+
+        Upstream::Headers headers = upstream_request_headers(request, request_id);
+        if (provider.method == http::verb::post)
+            headers.emplace_back("content-type", "application/json");
+        if (prepared.guarded) {
+            std::optional<Response> streamed =
+                co_await stream(provider, upstream, std::move(path), std::move(prepared),
+                                std::move(headers), *client, *cancellation, std::move(request_id));
+            delivered = true;
+            deliver(std::move(streamed));
+            co_return;
+        }
+
+        const auto started = std::chrono::steady_clock::now();
+        Response upstream_answer;
+        try {
+            upstream_answer = co_await upstream.call(provider.method, path, prepared.body, headers,
+                                                     cancellation.get());
+        } catch (const UpstreamFailure& e) {
+            metrics_.upstream_error(upstream.name(), e.reason());
+            throw;
+        }
+        // The upstream's time is taken here, counted once the client's answer is written.
+        const auto upstream_time = std::chrono::steady_clock::now() - started;
+        std::optional<Response> answer;
+        try {
+            answer = co_await not_streamed(provider, service, upstream, std::move(upstream_answer),
+                                           request_id);
+        } catch (...) {
+            metrics_.upstream(upstream.name(), upstream_time);
+            throw;
+        }
+        delivered = true;
+        deliver(std::move(answer));
+        metrics_.upstream(upstream.name(), upstream_time);
+        co_return;
+    } catch (...) {
+        failed = std::current_exception();
     }
-    metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
-    Response answer = co_await not_streamed(provider, std::move(service), upstream,
-                                            std::move(upstream_answer), std::move(request_id));
-    co_return answer;
+    if (delivered) std::rethrow_exception(failed);  // the delivery itself failed
+    deliver(failure_answer(provider, failed));
 }
 
 net::awaitable<Response> Proxy::not_streamed(const Provider& provider,
-                                             std::shared_ptr<const host::Service> service,
-                                             Upstream& upstream, Response upstream_answer,
-                                             std::string request_id) {
+                                             const std::shared_ptr<const host::Service>& service,
+                                             Upstream& upstream, Response&& upstream_answer,
+                                             const std::string& request_id) {
     const bool refused = upstream_answer.result_int() / 100 != 2;
     if (refused || !provider.guards_answer) {
         // The provider's own refusal (401, 429, 500...) goes back as it came, and so does an

@@ -24,6 +24,7 @@
 #include "cmfpipe/core/host/async.hpp"
 #include "cmfpipe/stream_guard.hpp"
 #include "http_answer.hpp"
+#include "inline_callback.hpp"
 #include "local_work.hpp"
 #include "metrics.hpp"
 #include "upstream.hpp"
@@ -70,14 +71,20 @@ class Proxy {
     const Provider* provider_for(Metrics::Route route, const Request& request) const;
     // The --upstream options that would serve `route`, for the 404 that says none is configured.
     static std::string missing_upstream_hint(Metrics::Route route);
-    // The answer to give, or nothing when it was streamed to `client` already. `service`: the
-    // adapters and processors the request started with, used to its end (a reload does not
-    // change them under it). `path`: below the upstream's base path. `cancellation` fires when
-    // the client goes away.
-    boost::asio::awaitable<std::optional<Response>> answer(
-        const Provider& provider, std::shared_ptr<const host::Service> service, Request request,
-        std::string path, std::string request_id, std::shared_ptr<ClientStream> client,
-        std::shared_ptr<Cancellation> cancellation);
+    // Takes the answer once it is made (nothing: it was streamed).
+    using Deliver = InlineCallback<std::optional<Response>, 80>;
+    // Hands `deliver` the answer to give (a failure as the provider spells it), or nothing when
+    // it was streamed to `client` already: exactly once, before the request's objects (its
+    // fields and body, the upstream's answer) are destroyed, so that the client's write does not
+    // wait for them. `service`: the adapters and processors the request started with, used to
+    // its end (a reload does not change them under it). `path`: below the upstream's base path.
+    // `cancellation` fires when the client goes away.
+    boost::asio::awaitable<void> answer(const Provider& provider,
+                                        std::shared_ptr<const host::Service> service,
+                                        Request request, std::string path, std::string request_id,
+                                        std::shared_ptr<ClientStream> client,
+                                        std::shared_ptr<Cancellation> cancellation,
+                                        Deliver deliver);
     // What answer() threw, as `provider` spells an error.
     static Response failure_answer(const Provider& provider, std::exception_ptr error);
 
@@ -108,10 +115,10 @@ class Proxy {
     static GuardVerdict guard(const host::Service& service, std::vector<cmf::Message> messages,
                               StreamDecisions& decisions);
     // An answer the upstream gave that is not its stream (an error status, or a whole body).
-    boost::asio::awaitable<Response> not_streamed(const Provider& provider,
-                                                  std::shared_ptr<const host::Service> service,
-                                                  Upstream& upstream, Response upstream_answer,
-                                                  std::string request_id);
+    // `upstream_answer` is the caller's: what is left of it dies with the caller's objects.
+    boost::asio::awaitable<Response> not_streamed(
+        const Provider& provider, const std::shared_ptr<const host::Service>& service,
+        Upstream& upstream, Response&& upstream_answer, const std::string& request_id);
 
     std::shared_ptr<host::Host> host_;
     std::map<std::string, std::unique_ptr<Upstream>> upstreams_;
