@@ -65,3 +65,35 @@ TEST_CASE("inline callback: a capture too large to keep inline works the same fr
     }
     CHECK(*destroyed == 1);
 }
+
+TEST_CASE(
+    "inline callback: a larger room keeps another callback and a pointer, as Proxy::Deliver") {
+    // The router's delivery: the session's completion and the proxy's span, moved into the
+    // proxy's coroutine and called once from there.
+    auto session = std::make_shared<std::string>("session");
+    auto destroyed = std::make_shared<int>(0);
+    std::optional<std::string> got;
+    {
+        InlineCallback<std::optional<std::string>> done =
+            [session, counter = DestroyCounter(destroyed), &got](std::optional<std::string>&& v) {
+                got = *session + ":" + v.value_or("streamed");
+            };
+        InlineCallback<std::optional<std::string>, 80> deliver =
+            [span = std::make_unique<int>(7),
+             done = std::move(done)](std::optional<std::string>&& answer) mutable {
+                if (answer) *answer += "/" + std::to_string(*span);
+                done(std::move(answer));
+            };
+        static_assert(sizeof(deliver) > sizeof(done));
+        InlineCallback<std::optional<std::string>, 80> moved = std::move(deliver);
+        CHECK_FALSE(deliver);
+        moved(std::string("answer"));
+        CHECK(got == "session:answer/7");
+        moved(std::nullopt);
+        CHECK(got == "session:streamed");
+        CHECK(session.use_count() == 2);
+        CHECK(*destroyed == 0);
+    }
+    CHECK(*destroyed == 1);
+    CHECK(session.use_count() == 1);
+}

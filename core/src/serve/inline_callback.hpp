@@ -1,8 +1,8 @@
 #pragma once
 // A move-only void(Arg) callable that keeps a small capture inline (a shared_ptr and a little
-// more). std::function allocates for every capture that is not trivially copyable: the router's
-// completion of each request (it holds the session's shared_ptr) cost an allocation so. A larger
-// callable goes to the heap, as it would have.
+// more: `Room` bytes). std::function allocates for every capture that is not trivially copyable:
+// the router's completion of each request (it holds the session's shared_ptr) cost an allocation
+// so. A larger callable goes to the heap, as it would have.
 #include <cstddef>
 #include <new>
 #include <type_traits>
@@ -10,7 +10,7 @@
 
 namespace cmfpipe::serve {
 
-template <class Arg>
+template <class Arg, std::size_t Room = 48>
 class InlineCallback {
   public:
     InlineCallback() = default;
@@ -43,7 +43,7 @@ class InlineCallback {
     void operator()(Arg&& arg) const { ops_->call(storage_, std::move(arg)); }
 
   private:
-    static constexpr std::size_t room = 48;
+    static constexpr std::size_t room = Room;
     template <class Fn>
     static constexpr bool fits =
         sizeof(Fn) <= room &&

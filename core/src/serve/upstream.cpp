@@ -238,9 +238,9 @@ net::awaitable<std::shared_ptr<Upstream::Connection>> Upstream::connect(
     co_return connection;
 }
 
-net::awaitable<Response> Upstream::call(http::verb method, std::string path, std::string body,
-                                        Headers headers, Cancellation* cancellation,
-                                        StreamSink* sink) {
+net::awaitable<Response> Upstream::call(http::verb method, std::string_view path,
+                                        std::string_view body, const Headers& headers,
+                                        Cancellation* cancellation, StreamSink* sink) {
     // Whatever ends the call, the cancellation no longer refers to its connection.
     struct Forget {
         Cancellation* cancellation;

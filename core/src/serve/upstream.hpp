@@ -93,9 +93,12 @@ class Upstream {
     // `method` base_path + path (a body only where `body` is not empty); the answer, whatever its
     // status (its body empty when `sink` took it). UpstreamFailure when none came, or when the
     // answer broke off; reason "cancelled" when `cancellation` fired (the connection is closed at
-    // once, the upstream sees the call end).
-    boost::asio::awaitable<Response> call(http::verb method, std::string path, std::string body,
-                                          Headers headers, Cancellation* cancellation = nullptr,
+    // once, the upstream sees the call end). `path`, `body` and `headers` are the caller's, alive
+    // until the call ends: they are destroyed with the caller's objects (after the client's answer
+    // is written), not when the call's frame is, before it.
+    boost::asio::awaitable<Response> call(http::verb method, std::string_view path,
+                                          std::string_view body, const Headers& headers,
+                                          Cancellation* cancellation = nullptr,
                                           StreamSink* sink = nullptr);
 
     struct Connection;
