@@ -418,8 +418,12 @@ void Session::answer(Response&& response, bool keep_alive) {
         response = busy_answer(state_);
     }
     answer_keep_alive_ = keep_alive && !state_.unready;
-    answer_since_ = std::chrono::steady_clock::now();
-    deadline_.expires_after(state_.options.client_timeout);
+    // --client-timeout and the stall's start bind an answer that waits for its client: set only
+    // when the write does not end at once (the next request's read sets the deadline anew).
+    auto wait_for_client = [this] {
+        answer_since_ = std::chrono::steady_clock::now();
+        deadline_.expires_after(state_.options.client_timeout);
+    };
     auto written = [self = shared_from_this()](beast::error_code error, std::size_t) {
         self->on_written(error, self->answer_keep_alive_);
     };
@@ -437,6 +441,7 @@ void Session::answer(Response&& response, bool keep_alive) {
         if (response.chunked()) {  // never made here (prepare_payload): Beast's serializer would
             response_ = std::move(response);
             serializer_.emplace(response_);
+            wait_for_client();
             http::write(socket_, *serializer_, error);
             if (error != net::error::would_block) return on_written(error, answer_keep_alive_);
             return http::async_write(socket_, *serializer_, std::move(written));
@@ -456,6 +461,7 @@ void Session::answer(Response&& response, bool keep_alive) {
     }
     if (error || sent == head_.size() + response_.body().size())
         return on_written(error, answer_keep_alive_);
+    wait_for_client();
     net::async_write(socket_, unsent_pieces(pieces, sent), std::move(written));
 }
 
