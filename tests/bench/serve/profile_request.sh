@@ -146,13 +146,15 @@ row() {  # row LABEL COUNT
 }
 row "router's own work: route, request id, answer's hand-back (Router::handle less the coroutine it starts)" "$router"
 stage "client body -> upstream body (Proxy::prepare)" 'serve::Proxy::prepare\('
-stage "  JSON parse, all (json_text::parse: the body; from_wire's parse of the answer)" 'cmfpipe::json_text::parse\('
+stage "  the body read from its text, no tree (the adapter's request_text_messages)" 'GuardedAdapter::request_text_messages\('
+stage "  JSON parse, all (json_text::parse: a body or answer no text reader took)" 'cmfpipe::json_text::parse\('
 stage "  JSON to CMF (adapter request_messages)" 'GuardedAdapter::request_messages\('
 stage "  processors, both hooks (Pipeline::run)" 'pipeline::Pipeline::run\('
 stage "  CMF back to the body (with_request_messages)" 'GuardedAdapter::with_request_messages\('
 stage "  serialise, both ways (json dump)" 'basic_json<.*>::dump\('
 stage "  the pass-through check (keys_plain_and_distinct), both ways" 'keys_plain_and_distinct\('
 stage "upstream answer -> client answer (Proxy::finish)" 'serve::Proxy::finish\('
+stage "  the answer read from its text, no tree (the adapter's answer_text_messages)" 'GuardedAdapter::answer_text_messages\('
 stage "  answer parse (try_parse_json)" 'cmfpipe::try_parse_json\('
 stage "  adapter from_wire (its parse included)" 'GuardedAdapter::from_wire\('
 stage "  answer CMF back (with_response_messages)" 'GuardedAdapter::with_response_messages\('
