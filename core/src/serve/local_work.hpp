@@ -18,7 +18,8 @@
 //
 // By cost a byte (StepCost), for a streamed answer's steps (proxy_stream.cpp): each read's batch
 // of events is guarded where it was read while its bytes times the stream's measured cost a byte
-// stay under `slice`, and goes to the pool otherwise. The hop is dear for a stream: one a read,
+// stay under `slice`, and goes to the pool otherwise; so is its end (the processors over the
+// whole turn), by the bytes the stream brought. The hop is dear for a stream: one a read,
 // and on this 2-core VM (firecracker: waking an idle vCPU is slow) it measured ~45 us of CPU a
 // read (stream_bench, 1 MB of 200-character deltas: 3.28 us a delta hopping every read, 2.34
 // guarding every read on the I/O thread, ~48 deltas a 16 KiB read). A 16 KiB read's step with
@@ -27,8 +28,10 @@
 // a quarter of a millisecond a read. A heavy processor (a model call, a slow scan) measures more
 // and its stream's steps go to the pool from its first measured step on. Steps smaller than
 // inline_work_bytes run here whatever they cost (the size rule above) and are not recorded: their
-// fixed cost a step would overstate the cost a byte. Unmeasured, a stream's large step goes to
-// the pool: its first run tells.
+// fixed cost a step would overstate the cost a byte. The streams of one proxy share the measure
+// (Proxy::stream_steps_): a new stream's first large batch, and a short answer's end, run here
+// once steps were measured cheap (a short answer would otherwise pay two hops for one read, ~2.5
+// us a delta of a 40-delta answer). Unmeasured, a large step goes to the pool: its run tells.
 #include <time.h>
 
 #include <atomic>
@@ -80,8 +83,8 @@ class MeasuredCost {
     std::atomic<std::uint64_t> average_ns_{unmeasured};
 };
 
-// One stream's steps: used by one coroutine, its steps one after the other (on the I/O thread or
-// the pool, handed over by the co_await): no atomics. A step is timed in the CPU time of the
+// The streams' steps of one proxy, on any thread: relaxed atomics (a lost update under a race
+// only delays the average by a step, as MeasuredCost's). A step is timed in the CPU time of the
 // thread that runs it, not in wall time: on a busy machine a step preempted midway measured
 // several times its work, and sent the next ones on a hop that costs more than they do (two
 // clock reads a step, ~0.2 us each here, against a ~50 us step).
@@ -102,20 +105,25 @@ class StepCost {
 
     // Whether a step of `bytes` is expected to take less than the slice.
     bool fits(std::size_t bytes) const {
-        if (ps_per_byte_ == unmeasured) return false;
+        const std::uint64_t ps_per_byte = ps_per_byte_.load(std::memory_order_relaxed);
+        if (ps_per_byte == unmeasured) return false;
         const std::uint64_t slice_ps = static_cast<std::uint64_t>(slice.count()) * 1'000'000;
-        return static_cast<std::uint64_t>(bytes) * ps_per_byte_ < slice_ps;
+        // (a step past 2^44 bytes never fits: no overflow to make it look cheap)
+        return bytes < (std::uint64_t{1} << 44) &&
+               static_cast<std::uint64_t>(bytes) * ps_per_byte < slice_ps;
     }
-    bool measured() const { return ps_per_byte_ != unmeasured; }
+    bool measured() const { return ps_per_byte_.load(std::memory_order_relaxed) != unmeasured; }
 
-    // A step of `bytes` took `took`; folded in with weight 1/4 (a stream's steps are alike: a
-    // change shows within a few reads). Steps under inline_work_bytes are not recorded.
+    // A step of `bytes` took `took`; folded in with weight 1/4 (the steps are alike: a change
+    // shows within a few reads). Steps under inline_work_bytes are not recorded.
     void record(std::size_t bytes, Clock::duration took) {
         if (bytes < inline_work_bytes) return;
         const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
         const std::uint64_t ps =
             static_cast<std::uint64_t>(ns < 0 ? 0 : ns) * 1000 / static_cast<std::uint64_t>(bytes);
-        ps_per_byte_ = ps_per_byte_ == unmeasured ? ps : ps_per_byte_ - ps_per_byte_ / 4 + ps / 4;
+        const std::uint64_t old = ps_per_byte_.load(std::memory_order_relaxed);
+        ps_per_byte_.store(old == unmeasured ? ps : old - old / 4 + ps / 4,
+                           std::memory_order_relaxed);
     }
 
     // Times a step of `bytes` on the scope's end, whether it returned or threw.
@@ -135,7 +143,7 @@ class StepCost {
 
   private:
     static constexpr std::uint64_t unmeasured = UINT64_MAX;
-    std::uint64_t ps_per_byte_ = unmeasured;  // picoseconds a byte of the steps' events
+    std::atomic<std::uint64_t> ps_per_byte_{unmeasured};  // picoseconds a byte of the events
 };
 
 }  // namespace cmfpipe::serve

@@ -114,6 +114,8 @@ class Proxy {
         std::string request_id);
     static GuardVerdict guard(const host::Service& service, std::vector<cmf::Message> messages,
                               StreamDecisions& decisions);
+    // What the streams' guarded steps cost a byte: where a read's step runs (local_work.hpp).
+    StepCost stream_steps_;
     // An answer the upstream gave that is not its stream (an error status, or a whole body).
     // `upstream_answer` is the caller's: what is left of it dies with the caller's objects.
     boost::asio::awaitable<Response> not_streamed(

@@ -119,7 +119,8 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     // The guarded stream's steps on the pool: a read's batch of events measured to be dear (the
     // others run here, below), and the end, which runs the processors over the whole turn. The
     // batch is the reader's: it stays as it is until the next read, after this step.
-    StepCost step_cost;  // this stream's steps, a byte (local_work.hpp)
+    StepCost& step_cost = stream_steps_;  // the proxy's streams' steps, a byte (local_work.hpp)
+    std::size_t turn_bytes = 0;           // of the events read: what the end's run goes over
     auto guarded_steps = [&](std::span<wire::SseEvent> events, std::optional<bool> finish) {
         auto work = [&guarded, &step_cost, events, finish] {
             const StepCost::Timer timer(step_cost, finish ? 0 : data_bytes(events));
@@ -144,6 +145,7 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         // microsecond an event, less than the hop at any size a read brings); and a batch this
         // stream's steps were measured to guard within the slice (local_work.hpp, StepCost).
         const std::size_t size = events.empty() ? 0 : data_bytes(events);
+        turn_bytes += size;
         if (!events.empty() && (checks_only || size <= inline_work_bytes || step_cost.fits(size))) {
             const StepCost::Timer timer(step_cost, checks_only ? 0 : size);
             out = guarded_steps_of(guarded, events, std::nullopt);
@@ -202,7 +204,12 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         }
         std::exception_ptr failed;
         try {
-            ending = co_await guarded_steps(last, !cut);
+            // The end runs the processors over the whole turn: here when the turn is as cheap
+            // as a step that runs here (a short answer), on the pool otherwise.
+            if (checks_only || step_cost.fits(turn_bytes + data_bytes(last)))
+                ending = guarded_steps_of(guarded, last, !cut);
+            else
+                ending = co_await guarded_steps(last, !cut);
         } catch (...) {
             failed = std::current_exception();
         }
