@@ -1,6 +1,7 @@
 #pragma once
 // The pieces of the anthropic adapter (one file each); plugin.cpp dispatches between them.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,14 @@ std::vector<cmf::Message> body_request_messages(const Json& body);
 Json with_body_request_messages(const Json& body, const std::vector<cmf::Message>& messages);
 Json with_body_response_messages(const Json& body, const std::vector<cmf::Message>& messages,
                                  const Json& options);
+
+// ---- request_text.cpp, answer_text.cpp: the common request and answer read straight from their
+// text, no Json tree (BodyTextReader, cmfpipe/body_text_reader.hpp): exactly
+// body_request_messages(parse_json(text)) and from_wire(text, options) for a text they vouch may
+// pass on as it came; nullopt for any other (the caller takes the tree's path).
+std::optional<std::vector<cmf::Message>> scan_messages_request(std::string_view text);
+std::optional<std::vector<cmf::Message>> scan_messages_answer(std::string_view text,
+                                                              const Json& options);
 
 // ---- stream.cpp: streamed events -> the message object they add up to, one event at a time;
 // the whole-stream reader and the guarded stream share it.

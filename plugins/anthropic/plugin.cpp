@@ -2,6 +2,7 @@
 // {"default_max_tokens": N} (4096 when absent), used when the agent sets no maxOutputTokens.
 #include "cmfpipe/plugin.hpp"
 #include "anthropic_wire.hpp"
+#include "cmfpipe/body_text_reader.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/incomplete.hpp"
 #include "cmfpipe/wire/sse.hpp"
@@ -19,7 +20,8 @@ std::vector<cmf::Message> read_stream(const std::vector<Json>& events, const Jso
     return messages;
 }
 
-class AnthropicAdapter final : public Adapter {
+// Also a BodyTextReader: the proxy reads a plain Messages request and answer without a tree.
+class AnthropicAdapter final : public Adapter, public BodyTextReader {
   public:
     explicit AnthropicAdapter(std::int64_t default_max_tokens)
         : default_max_tokens_(default_max_tokens) {}
@@ -54,6 +56,15 @@ class AnthropicAdapter final : public Adapter {
 
     std::vector<cmf::Message> request_messages(const Json& body, const Json&) const override {
         return body_request_messages(body);
+    }
+
+    std::optional<std::vector<cmf::Message>> request_text_messages(std::string_view text,
+                                                                   const Json&) const override {
+        return scan_messages_request(text);
+    }
+    std::optional<std::vector<cmf::Message>> answer_text_messages(
+        std::string_view text, const Json& options) const override {
+        return scan_messages_answer(text, options);
     }
 
     Json with_request_messages(const Json& body, const std::vector<cmf::Message>& messages,

@@ -1,0 +1,194 @@
+// The common Messages API answer read straight from its text into CMF, without a Json tree
+// (BodyTextReader::answer_text_messages, cmfpipe/body_text_reader.hpp): `"type": "message"`, role
+// assistant, a content of text blocks only (their other members, citations..., skipped: the full
+// path does not read them either), and id, model, stop_reason, stop_sequence and usage as
+// read_response reads them. It gives exactly what from_wire gives
+// (tests/anthropic/answer_text_test.cpp checks both paths on thousands of generated and mutated
+// answers) and answers only what it is sure of: any doubt (another block, a key twice or
+// escaped in any object, a member of another type, bad syntax, nesting past max_depth) gives
+// nullopt and the proxy takes from_wire, which says what is wrong. It vouches for every key of
+// the text, so an answer it reads may go back as it came.
+#include "anthropic_wire.hpp"
+#include "cmfpipe/body_text_reader.hpp"
+#include "cmfpipe/limits.hpp"
+#include "cmfpipe/wire/json_scan.hpp"
+#include "cmfpipe/wire/structured_output.hpp"
+
+namespace cmfpipe::anthropic {
+namespace {
+
+using wire::JsonScan;
+using wire::key_is;
+
+using AnswerKeys = wire::DistinctKeys<body_text_most_keys>;
+
+// A member the full path does not read: skipped, its objects' keys checked as this reader's.
+bool skip_unread_member(JsonScan& scan) {
+    return scan.skip_plain(body_text_most_keys);
+}
+
+// A string or null (JsonReader::find / optional_string: null reads as absent); false for anything
+// else.
+bool scan_string_or_null(JsonScan& scan, std::optional<std::string>& out) {
+    if (scan.null()) {
+        out.reset();
+        return true;
+    }
+    if (!scan.string(out.emplace())) return false;
+    return true;
+}
+
+// An integer or null (JsonReader::optional_integer); false for anything else.
+bool scan_integer_or_null(JsonScan& scan, std::optional<std::int64_t>& out) {
+    if (scan.null()) {
+        out.reset();
+        return true;
+    }
+    std::int64_t value = 0;
+    if (!scan.integer(value)) return false;
+    out = value;
+    return true;
+}
+
+// usage: input_tokens and output_tokens (the cache counts and the rest are not read).
+bool scan_answer_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
+    if (scan.null()) {
+        usage.reset();
+        return true;
+    }
+    if (!scan.enter_object()) return false;
+    std::optional<std::int64_t> input, output;
+    AnswerKeys keys;
+    while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
+        if (key_is(*key, "input_tokens")) {
+            if (!scan_integer_or_null(scan, input)) return false;
+        } else if (key_is(*key, "output_tokens")) {
+            if (!scan_integer_or_null(scan, output)) return false;
+        } else if (!skip_unread_member(scan)) {
+            return false;
+        }
+    }
+    if (!scan.ok()) return false;
+    cmf::TokenUsage tokens;
+    tokens.input_tokens = input.value_or(0);
+    tokens.output_tokens = output.value_or(0);
+    tokens.total_tokens = tokens.input_tokens + tokens.output_tokens;
+    usage = tokens;
+    return true;
+}
+
+// One block of the content: a text block, {"type": "text", "text": ...}; its other members are
+// not read by the full path (citations, cache_control...).
+bool scan_answer_text_block(JsonScan& scan, std::vector<std::string>& texts) {
+    if (!scan.enter_object()) return false;
+    AnswerKeys keys;
+    bool typed = false;
+    std::optional<std::string> text;
+    std::string type;
+    while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
+        if (key_is(*key, "type")) {
+            if (!scan.string(type) || type != "text") return false;
+            typed = true;
+        } else if (key_is(*key, "text")) {
+            if (!scan.string(text.emplace())) return false;
+        } else if (!skip_unread_member(scan)) {
+            return false;
+        }
+    }
+    if (!scan.ok() || !typed || !text) return false;
+    texts.push_back(std::move(*text));
+    return true;
+}
+
+struct ScannedAnswer {
+    std::optional<std::string> id, model, stop_reason, stop_sequence;
+    std::optional<cmf::TokenUsage> usage;
+    std::vector<std::string> texts;
+};
+
+// What read_response's stop_reason_of maps; others are kept as the provider's.
+std::optional<cmf::StopReason> answer_stop_reason(std::string_view reason) {
+    if (reason == "end_turn") return cmf::StopReason::end;
+    if (reason == "max_tokens") return cmf::StopReason::max_tokens;
+    if (reason == "stop_sequence") return cmf::StopReason::stop_sequence;
+    if (reason == "tool_use") return cmf::StopReason::call;
+    return std::nullopt;
+}
+
+bool scan_answer(std::string_view text, ScannedAnswer& answer) {
+    JsonScan scan(text, input_limits().max_depth);
+    if (!scan.enter_object()) return false;
+    AnswerKeys keys;
+    bool message = false, has_content = false;
+    while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
+        if (key_is(*key, "type")) {
+            // Only a whole message: an error, or an event of a stream, reads otherwise.
+            std::string type;
+            if (!scan.string(type) || type != "message") return false;
+            message = true;
+        } else if (key_is(*key, "role")) {
+            if (scan.null()) continue;
+            std::string role;
+            if (!scan.string(role) || role != "assistant") return false;
+        } else if (key_is(*key, "content")) {
+            if (!scan.enter_array()) return false;
+            has_content = true;
+            while (scan.next_element())
+                if (!scan_answer_text_block(scan, answer.texts)) return false;
+        } else if (key_is(*key, "id")) {
+            if (!scan_string_or_null(scan, answer.id)) return false;
+        } else if (key_is(*key, "model")) {
+            if (!scan_string_or_null(scan, answer.model)) return false;
+        } else if (key_is(*key, "stop_reason")) {
+            if (!scan_string_or_null(scan, answer.stop_reason)) return false;
+        } else if (key_is(*key, "stop_sequence")) {
+            if (!scan_string_or_null(scan, answer.stop_sequence)) return false;
+        } else if (key_is(*key, "usage")) {
+            if (!scan_answer_usage(scan, answer.usage)) return false;
+        } else if (key_is(*key, "messages")) {
+            return false;  // from_wire may read it as a request body
+        } else if (!skip_unread_member(scan)) {
+            return false;
+        }
+    }
+    return scan.at_end() && message && has_content;
+}
+
+}  // namespace
+
+std::optional<std::vector<cmf::Message>> scan_messages_answer(std::string_view text,
+                                                              const Json& options) {
+    ScannedAnswer answer;
+    if (!scan_answer(text, answer)) return std::nullopt;
+    cmf::Content parts;
+    parts.reserve(answer.texts.size());
+    for (std::string& part : answer.texts) parts.push_back(cmf::ContentPart::text(std::move(part)));
+    Json custom = Json::object();
+    wire::add_structured_output(custom, parts, options);  // no tool_use: a plain answer
+    auto completion = std::make_shared<cmf::CompletionExtension>();
+    if (answer.stop_reason) {
+        completion->stop_reason = answer_stop_reason(*answer.stop_reason);
+        if (!completion->stop_reason) custom["provider_stop_reason"] = *answer.stop_reason;
+    }
+    if (answer.stop_sequence) custom["stop_sequence"] = std::move(*answer.stop_sequence);
+    completion->tokens = answer.usage;
+    completion->model = std::move(answer.model);
+    completion->raw_format = "anthropic";
+    cmf::Message message =
+        cmf::Message(cmf::Role::assistant, std::move(parts)).with_completion(std::move(completion));
+    if (answer.id) {
+        auto provenance = std::make_shared<cmf::ProvenanceExtension>();
+        provenance->source = "anthropic";
+        provenance->message_id = std::move(*answer.id);
+        message = message.with_provenance(std::move(provenance));
+    }
+    if (auto slot = finish_custom(std::move(custom))) message = message.with_custom(std::move(slot));
+    std::vector<cmf::Message> out;
+    out.push_back(std::move(message));
+    return out;
+}
+
+}  // namespace cmfpipe::anthropic
