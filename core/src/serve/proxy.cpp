@@ -322,8 +322,12 @@ net::awaitable<void> Proxy::answer(const Provider& provider,
         const auto upstream_time = std::chrono::steady_clock::now() - started;
         std::optional<Response> answer;
         try {
-            answer = co_await not_streamed(provider, service, upstream, std::move(upstream_answer),
-                                           request_id);
+            // Made here when it takes no hop to the pool: no coroutine frame for not_streamed.
+            answer = not_streamed_here(provider, *service, upstream, upstream_answer, request_id);
+            if (!answer) {
+                answer = co_await not_streamed(provider, service, upstream,
+                                               std::move(upstream_answer), request_id);
+            }
         } catch (...) {
             metrics_.upstream(upstream.name(), upstream_time);
             throw;
@@ -339,10 +343,10 @@ net::awaitable<void> Proxy::answer(const Provider& provider,
     deliver(failure_answer(provider, failed));
 }
 
-net::awaitable<Response> Proxy::not_streamed(const Provider& provider,
-                                             const std::shared_ptr<const host::Service>& service,
-                                             Upstream& upstream, Response&& upstream_answer,
-                                             const std::string& request_id) {
+std::optional<Response> Proxy::not_streamed_here(const Provider& provider,
+                                                 const host::Service& service, Upstream& upstream,
+                                                 Response& upstream_answer,
+                                                 const std::string& request_id) const {
     const bool refused = upstream_answer.result_int() / 100 != 2;
     if (refused || !provider.guards_answer) {
         // The provider's own refusal (401, 429, 500...) goes back as it came, and so does an
@@ -356,20 +360,30 @@ net::awaitable<Response> Proxy::not_streamed(const Provider& provider,
         if (!type.empty()) passed.set(http::field::content_type, type);
         add_provider_headers(provider_answer_headers(upstream_answer), passed);
         passed.body() = std::move(upstream_answer.body());
-        co_return passed;
+        return passed;
     }
+    if (upstream_answer.body().size() > inline_work_bytes) return std::nullopt;
     // The provider's fields go with the answer made from its body (a stop's 403 included).
     const http::fields provider_headers = provider_answer_headers(upstream_answer);
-    Response answer;
-    if (upstream_answer.body().size() <= inline_work_bytes) {
-        answer = finish(provider, *service, upstream_answer, request_id);
-    } else {
-        auto finish_work = [this, &provider, service, upstream_answer = std::move(upstream_answer),
-                            request_id]() mutable {
-            return finish(provider, *service, upstream_answer, request_id);
-        };
-        answer = co_await host_->async_call(std::move(finish_work), net::use_awaitable);
-    }
+    Response answer = finish(provider, service, upstream_answer, request_id);
+    add_provider_headers(provider_headers, answer);
+    return answer;
+}
+
+net::awaitable<Response> Proxy::not_streamed(const Provider& provider,
+                                             const std::shared_ptr<const host::Service>& service,
+                                             Upstream& upstream, Response&& upstream_answer,
+                                             const std::string& request_id) {
+    if (std::optional<Response> answer =
+            not_streamed_here(provider, *service, upstream, upstream_answer, request_id))
+        co_return std::move(*answer);
+    // A large body is read on the pool.
+    const http::fields provider_headers = provider_answer_headers(upstream_answer);
+    auto finish_work = [this, &provider, service, upstream_answer = std::move(upstream_answer),
+                        request_id]() mutable {
+        return finish(provider, *service, upstream_answer, request_id);
+    };
+    Response answer = co_await host_->async_call(std::move(finish_work), net::use_awaitable);
     add_provider_headers(provider_headers, answer);
     co_return answer;
 }

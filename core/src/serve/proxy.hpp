@@ -106,6 +106,12 @@ class Proxy {
                      std::string& body, const std::string& request_id) const;
     Response finish(const Provider& provider, const host::Service& service,
                     Response& upstream_answer, const std::string& request_id) const;
+    // not_streamed's answer when it takes no hop to the pool (an answer that goes back as it
+    // came, or a small body): made at once, without a coroutine frame; nothing for a large body.
+    std::optional<Response> not_streamed_here(const Provider& provider,
+                                              const host::Service& service, Upstream& upstream,
+                                              Response& upstream_answer,
+                                              const std::string& request_id) const;
     // The upstream's answer to a streamed request, read and guarded as it comes
     // (proxy_stream.cpp).
     boost::asio::awaitable<std::optional<Response>> stream(
