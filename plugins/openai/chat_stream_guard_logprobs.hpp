@@ -30,8 +30,7 @@ inline bool carried_text(const Json& choice, const ChoiceDelta& delta, const std
 // A chunk that carries no entry has logprobs null.
 inline Json released_logprobs(ChoiceState& state, const Json* upstream = nullptr,
                               const ChoiceDelta* delta = nullptr) {
-    std::map<std::string, Json> entries = {{"content", Json::array()},
-                                           {"refusal", Json::array()}};
+    std::map<std::string, Json> entries = {{"content", Json::array()}, {"refusal", Json::array()}};
     for (TextPart& part : state.texts) {
         if (part.field == ChatText::reasoning) continue;
         for (Json& entry :
