@@ -185,7 +185,8 @@ std::optional<std::vector<cmf::Message>> scan_messages_answer(std::string_view t
         provenance->message_id = std::move(*answer.id);
         message = message.with_provenance(std::move(provenance));
     }
-    if (auto slot = finish_custom(std::move(custom))) message = message.with_custom(std::move(slot));
+    if (auto slot = finish_custom(std::move(custom)))
+        message = message.with_custom(std::move(slot));
     std::vector<cmf::Message> out;
     out.push_back(std::move(message));
     return out;

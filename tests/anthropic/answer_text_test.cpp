@@ -40,8 +40,8 @@ MessagesFullRead messages_full_read(std::string_view text, const Json& options) 
         out.messages = cmfpipe::cmf::messages_to_json(out.read).dump();
         cmfpipe::JsonKeyFacts facts;
         cmfpipe::parse_json_noting_keys(text, "answer", facts);
-        out.passes_as_sent = !facts.byte_order_mark && !facts.escaped_key &&
-                             !facts.duplicate_key && facts.most_keys <= 64 && !facts.unread_tail;
+        out.passes_as_sent = !facts.byte_order_mark && !facts.escaped_key && !facts.duplicate_key &&
+                             facts.most_keys <= 64 && !facts.unread_tail;
     } catch (const std::exception&) {  // cmfpipe::Error, or the tree's own type errors
     }
     return out;
@@ -68,7 +68,8 @@ class MessagesAnswerMaker : public cmfpipe::testing::JsonTextMaker {
         maybe(members, 0.9, "stop_sequence", usual({"null", "\"\\n\\nHuman:\"", "5", "[]"}));
         maybe(members, 0.85, "usage", usage());
         maybe(members, 0.1, "container", usual({"null", "{\"id\":\"c\",\"id\":\"d\"}", "[{}]"}));
-        maybe(members, 0.03, pick({"error", "messages"}), pick({"null", "{\"message\":\"x\"}", "[]"}));
+        maybe(members, 0.03, pick({"error", "messages"}),
+              pick({"null", "{\"message\":\"x\"}", "[]"}));
         if (chance(0.04)) members.push_back("\"\\u0069d\"" + space() + ":" + "\"escaped\"");
         std::string out = object(members, 0.04);
         if (chance(0.02)) out = "\xEF\xBB\xBF" + out;
@@ -78,10 +79,10 @@ class MessagesAnswerMaker : public cmfpipe::testing::JsonTextMaker {
 
   private:
     std::string text_value() {
-        return chance(0.95)
-                   ? pick({"\"echo: hi\"", "\"\"", "\"line\\nbreak \\\"q\\\" \\u00e9\"",
-                           "\"\xE2\x82\xAC and \xF0\x9F\x98\x80\"", "\"{\\\"a\\\": 1}\"", "\"[1, 2\""})
-                   : pick({"null", "5", "\"\\ud800 lone\"", "\"\x01\"", "\"\xC3\""});
+        return chance(0.95) ? pick({"\"echo: hi\"", "\"\"", "\"line\\nbreak \\\"q\\\" \\u00e9\"",
+                                    "\"\xE2\x82\xAC and \xF0\x9F\x98\x80\"", "\"{\\\"a\\\": 1}\"",
+                                    "\"[1, 2\""})
+                            : pick({"null", "5", "\"\\ud800 lone\"", "\"\x01\"", "\"\xC3\""});
     }
     std::string block() {
         std::vector<std::string> members;
@@ -171,18 +172,19 @@ TEST_CASE("anthropic answer text: the common answer is read from its text as by 
     CHECK((*paused_read)[0].custom()->at("provider_stop_reason") == "pause_turn");
     CHECK(*paused_read == messages_answer_adapter().from_wire(paused, Json::object()));
     // What it leaves to from_wire.
-    for (const std::string left : {
-             R"({"type": "error", "error": {"type": "overloaded_error", "message": "x"}})",
-             R"({"content": [{"type": "text", "text": "a"}]})",
-             R"({"type": "message", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]})",
-             R"({"type": "message", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}]})",
-             R"({"type": "message", "content": [], "usage": {"input_tokens": 1, "input_tokens": 2}})",
-             R"({"type": "message", "content": [{"type": "text", "text": "a", "citations": [{"\u0061": 1}]}]})",
-             R"({"type": "message", "content": [], "messages": []})",
-             R"({"type": "message", "role": "user", "content": []})",
-             R"({"type": "message", "content": []} x)",
-             R"({"type": "message"})",
-         }) {
+    for (
+        const std::string left : {
+            R"({"type": "error", "error": {"type": "overloaded_error", "message": "x"}})",
+            R"({"content": [{"type": "text", "text": "a"}]})",
+            R"({"type": "message", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]})",
+            R"({"type": "message", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}]})",
+            R"({"type": "message", "content": [], "usage": {"input_tokens": 1, "input_tokens": 2}})",
+            R"({"type": "message", "content": [{"type": "text", "text": "a", "citations": [{"\u0061": 1}]}]})",
+            R"({"type": "message", "content": [], "messages": []})",
+            R"({"type": "message", "role": "user", "content": []})",
+            R"({"type": "message", "content": []} x)",
+            R"({"type": "message"})",
+        }) {
         INFO(left);
         CHECK_FALSE(messages_answer_reader().answer_text_messages(left, Json::object()));
     }
@@ -192,7 +194,8 @@ TEST_CASE("anthropic answer text: generated answers, both paths alike") {
     MessagesAnswerMaker maker(7321);
     MessagesAnswerTally tally;
     const std::vector<Json> options = messages_answer_options();
-    for (std::size_t i = 0; i < 6000; ++i) check_messages_answer(maker.answer(), options[i % 3], tally);
+    for (std::size_t i = 0; i < 6000; ++i)
+        check_messages_answer(maker.answer(), options[i % 3], tally);
     INFO("fast " << tally.fast << ", refused " << tally.refused << " of " << tally.total);
     CHECK(tally.fast > 1500);
     CHECK(tally.refused > 600);

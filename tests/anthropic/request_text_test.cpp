@@ -43,8 +43,8 @@ MessagesTreeRead messages_tree_read(std::string_view text) {
         cmfpipe::JsonKeyFacts facts;
         const Json body = cmfpipe::parse_json_noting_keys(text, "request body", facts);
         if (!body.is_object()) return out;
-        out.passes_as_sent = !facts.byte_order_mark && !facts.escaped_key &&
-                             !facts.duplicate_key && facts.most_keys <= 64 && !facts.unread_tail;
+        out.passes_as_sent = !facts.byte_order_mark && !facts.escaped_key && !facts.duplicate_key &&
+                             facts.most_keys <= 64 && !facts.unread_tail;
         const auto stream = body.find("stream");
         out.streamed = stream != body.end() && *stream == true;
         out.read = messages_request_adapter().request_messages(body, Json::object());
@@ -65,13 +65,15 @@ class MessagesRequestMaker : public cmfpipe::testing::JsonTextMaker {
 
     std::string text() {
         std::vector<std::string> members;
-        maybe(members, 0.9, "model", usual({"\"claude-sonnet-4-5\"", "null", "5", "{\"id\":\"m\"}"}));
+        maybe(members, 0.9, "model",
+              usual({"\"claude-sonnet-4-5\"", "null", "5", "{\"id\":\"m\"}"}));
         maybe(members, 0.9, "max_tokens", usual({"1024", "null", "1.5"}));
         maybe(members, 0.97, "messages", chance(0.97) ? messages() : pick({"{}", "null", "\"m\""}));
         maybe(members, 0.4, "system", system());
         maybe(members, 0.3, "stream", usual({"false", "true", "null", "0", "\"no\""}));
         maybe(members, 0.2, "temperature", usual({"0.7", "1", "-0", "1e2", "1e400"}));
-        maybe(members, 0.15, pick({"tools", "metadata", "tool_choice", "stop_sequences", "thinking"}),
+        maybe(members, 0.15,
+              pick({"tools", "metadata", "tool_choice", "stop_sequences", "thinking"}),
               pick({"[]", "{}", "{\"user_id\":\"u1\"}",
                     "[{\"name\":\"f\",\"input_schema\":{\"type\":\"object\"}}]",
                     "{\"a\":1,\"a\":2}", "{\"\\u0061\":[{\"b\":null}]}", "[[[{}]]]", "[\"\\n\"]"}));
@@ -174,26 +176,27 @@ TEST_CASE("anthropic request text: the common body is read from its text as from
     CHECK((*messages)[3].provenance()->message_id == "messages[2]");
     CHECK((*messages)[3].provenance()->source == "anthropic request");
     CHECK(*messages == messages_request_adapter().request_messages(cmfpipe::parse_json(text, "b"),
-                                                                    Json::object()));
+                                                                   Json::object()));
     // What it leaves to the tree's path.
-    for (const std::string left : {
-             R"({"messages": [], "stream": true})",
-             R"({"messages": [], "tools": [{"a": 1, "a": 2}]})",
-             R"({"messages": [], "metadata": {"us\u0065r_id": 1}})",
-             R"({"messages": [], "messages": []})",
-             R"({"messages": [{"role": "system", "content": "x"}]})",
-             R"({"messages": [{"role": "user", "content": "a", "content": "b"}]})",
-             R"({"messages": [{"role": "user", "content": "a", "name": "ann"}]})",
-             R"({"messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]})",
-             R"({"messages": [{"role": "user", "content": [{"type": "text", "text": "a", "citations": []}]}]})",
-             R"({"messages": [], "system": [{"type": "text", "text": "a", "text": "b"}]})",
-             R"({"messages": [], "system": 5})",
-             R"({"model": "m"})",
-             R"({"messages": []} x)",
-             "\xEF\xBB\xBF{\"messages\": []}",
-             R"({"m\u0065ssages": []})",
-             R"([])",
-         }) {
+    for (
+        const std::string left : {
+            R"({"messages": [], "stream": true})",
+            R"({"messages": [], "tools": [{"a": 1, "a": 2}]})",
+            R"({"messages": [], "metadata": {"us\u0065r_id": 1}})",
+            R"({"messages": [], "messages": []})",
+            R"({"messages": [{"role": "system", "content": "x"}]})",
+            R"({"messages": [{"role": "user", "content": "a", "content": "b"}]})",
+            R"({"messages": [{"role": "user", "content": "a", "name": "ann"}]})",
+            R"({"messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]})",
+            R"({"messages": [{"role": "user", "content": [{"type": "text", "text": "a", "citations": []}]}]})",
+            R"({"messages": [], "system": [{"type": "text", "text": "a", "text": "b"}]})",
+            R"({"messages": [], "system": 5})",
+            R"({"model": "m"})",
+            R"({"messages": []} x)",
+            "\xEF\xBB\xBF{\"messages\": []}",
+            R"({"m\u0065ssages": []})",
+            R"([])",
+        }) {
         INFO(left);
         CHECK_FALSE(messages_request_reader().request_text_messages(left, Json::object()));
     }
