@@ -60,8 +60,11 @@ bool HeldBackText::update(std::string_view processed) {
     fresh_ = false;
     if (!processed.starts_with(sent_in_window())) {
         processed_.resize(window_sent_);
+        raw_processed_ = false;
         return false;
     }
+    // The caller's own window handed back (the processors changed nothing): byte for byte.
+    raw_processed_ = processed.data() == window_.data() && processed.size() == window_.size();
     processed_.assign(processed);
     fresh_ = true;
     return true;
@@ -71,6 +74,7 @@ bool HeldBackText::update_whole(std::string_view processed) {
     fresh_ =
         false;  // processed_ now follows the whole part, not the window: no narrowing from here
     narrow_at_ = std::string::npos;
+    raw_processed_ = false;
     processed_.resize(window_sent_);
     if (processed.size() < sent_size_) return false;
     std::size_t at = 0;
@@ -137,7 +141,10 @@ void HeldBackText::follow_raw(bool whole) {
     const std::size_t sent_at = whole ? processed_.size() : window_sent_;
     const std::string_view raw = std::string_view(window_).substr(raw_at);
     const std::string_view processed = std::string_view(processed_).substr(processed_at);
-    const std::size_t equal = common_prefix(raw, processed);
+    // Processed text that is the window as it came matches from the same offset to the end.
+    const std::size_t equal = raw_processed_ && raw_at == processed_at
+                                  ? std::min(raw.size(), processed.size())
+                                  : common_prefix(raw, processed);
     if (processed_at + equal >= sent_at && !(whole && equal < raw.size())) {
         raw_anchor_ += sent_at - processed_at;  // all sent text matches the raw text one to one
     } else {
@@ -216,6 +223,7 @@ bool HeldBackText::narrow(std::size_t cut, std::string_view processed_tail) {
         narrow_at_ = std::max(narrow_at_, 2 * window_.size());
         return false;
     }
+    raw_processed_ = raw_processed_ && cut == dropped;
     window_.erase(0, cut);
     processed_.erase(0, dropped);
     window_sent_ -= dropped;

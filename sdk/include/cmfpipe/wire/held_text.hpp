@@ -55,6 +55,7 @@ class HeldBackText {
     void add(std::string_view raw) {
         window_.append(raw);
         raw_size_ += raw.size();
+        raw_processed_ = false;
     }
     // The raw text the processors see on a step: from the window's start to the end.
     const std::string& window() const { return window_; }
@@ -138,9 +139,10 @@ class HeldBackText {
     std::size_t sent_size_ = 0;
     mutable std::string sent_joined_;
     mutable std::size_t sent_joined_chunks_ = 0;  // whole chunks in sent_joined_
-    std::size_t narrow_at_;  // the window size (bytes) at which narrowing is tried next
-    std::size_t reach_ = 2;  // raw bytes a narrowed window keeps per processed byte
-    bool fresh_ = false;     // processed_ is what the processors made of the whole window
+    std::size_t narrow_at_;       // the window size (bytes) at which narrowing is tried next
+    std::size_t reach_ = 2;       // raw bytes a narrowed window keeps per processed byte
+    bool fresh_ = false;          // processed_ is what the processors made of the whole window
+    bool raw_processed_ = false;  // processed_ is window_, byte for byte
 
     // map_raw. Offsets from the part's start: raw_anchor_ raw bytes are processed_anchor_ bytes
     // of processed text, exactly (a point where both are known to match).
