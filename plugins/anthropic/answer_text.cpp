@@ -10,6 +10,7 @@
 // the text, so an answer it reads may go back as it came.
 #include "anthropic_wire.hpp"
 #include "cmfpipe/body_text_reader.hpp"
+#include "cmfpipe/cmf/extensions.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_scan.hpp"
 #include "cmfpipe/wire/structured_output.hpp"
@@ -177,16 +178,18 @@ std::optional<std::vector<cmf::Message>> scan_messages_answer(std::string_view t
     completion->tokens = answer.usage;
     completion->model = std::move(answer.model);
     completion->raw_format = "anthropic";
-    cmf::Message message =
-        cmf::Message(cmf::Role::assistant, std::move(parts)).with_completion(std::move(completion));
+    // The extensions read_response sets one by one, made at once (one message, not four).
+    auto extensions = std::make_shared<cmf::Extensions>();
+    extensions->completion = std::move(completion);
     if (answer.id) {
         auto provenance = std::make_shared<cmf::ProvenanceExtension>();
         provenance->source = "anthropic";
         provenance->message_id = std::move(*answer.id);
-        message = message.with_provenance(std::move(provenance));
+        extensions->provenance = std::move(provenance);
     }
-    if (auto slot = finish_custom(std::move(custom)))
-        message = message.with_custom(std::move(slot));
+    extensions->custom = finish_custom(std::move(custom));
+    cmf::Message message(cmf::Role::assistant, std::move(parts), std::nullopt,
+                         std::move(extensions));
     std::vector<cmf::Message> out;
     out.push_back(std::move(message));
     return out;

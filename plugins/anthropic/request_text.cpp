@@ -11,6 +11,7 @@
 // bodies).
 #include "anthropic_wire.hpp"
 #include "cmfpipe/body_text_reader.hpp"
+#include "cmfpipe/cmf/extensions.hpp"
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_scan.hpp"
 
@@ -132,13 +133,18 @@ bool scan_request_body(std::string_view text, std::optional<std::vector<std::str
     return scan.at_end() && has_messages;
 }
 
+// What with_body_origin gives, the provenance set as the message is made (not a second message).
 cmf::Message request_text_message(cmf::Role role, std::vector<std::string>& texts,
                                   std::string origin) {
     cmf::Content parts;
     parts.reserve(texts.size());
     for (std::string& text : texts) parts.push_back(cmf::ContentPart::text(std::move(text)));
-    return wire::with_body_origin(cmf::Message(role, std::move(parts)), request_text_source,
-                                  std::move(origin));
+    auto provenance = std::make_shared<cmf::ProvenanceExtension>();
+    provenance->source = std::string(request_text_source);
+    provenance->message_id = std::move(origin);
+    auto extensions = std::make_shared<cmf::Extensions>();
+    extensions->provenance = std::move(provenance);
+    return cmf::Message(role, std::move(parts), std::nullopt, std::move(extensions));
 }
 
 }  // namespace
