@@ -240,7 +240,7 @@ bool Router::proxied(Metrics::Route route) {
            route == Route::count_tokens;
 }
 
-void Router::handle(Request request, const std::string& request_id, bool unready,
+void Router::handle(Request&& request, const std::string& request_id, bool unready,
                     bool loopback_peer, const host::AnswerBound& answer_bound,
                     const boost::asio::any_io_executor& executor,
                     std::shared_ptr<ClientStream> client,

@@ -82,7 +82,7 @@ class Router {
     // `answer_bound`: a prompt route's answer is refused with 413 past it. `executor`: the
     // connection's, where a proxied request's I/O runs; `client` streams a proxied answer there;
     // `cancellation` fires when the client goes away.
-    void handle(Request request, const std::string& request_id, bool unready, bool loopback_peer,
+    void handle(Request&& request, const std::string& request_id, bool unready, bool loopback_peer,
                 const host::AnswerBound& answer_bound, const boost::asio::any_io_executor& executor,
                 std::shared_ptr<ClientStream> client, std::shared_ptr<Cancellation> cancellation,
                 Done done);

@@ -439,6 +439,7 @@ void Session::answer(Response&& response, bool keep_alive) {
         response.keep_alive(answer_keep_alive_);
         response.prepare_payload();
         if (response.chunked()) {  // never made here (prepare_payload): Beast's serializer would
+            answer_status_ = response.result_int();
             response_ = std::move(response);
             serializer_.emplace(response_);
             wait_for_client();
@@ -448,19 +449,21 @@ void Session::answer(Response&& response, bool keep_alive) {
         }
         append_message_head(head_, response.base());
     }
-    response_ = std::move(response);
+    answer_status_ = response.result_int();
     // Written now as far as the socket takes it (it is non-blocking: would_block, never a wait):
     // most answers fit whole, with no I/O operation whose completion would be posted. The rest
-    // is written as the client reads.
-    const std::array<net::const_buffer, 2> pieces{net::buffer(head_),
-                                                  net::buffer(response_.body())};
+    // is written as the client reads. Written from the caller's answer: it is moved here only
+    // when its write must wait (one written at once dies with the caller's objects, after it).
+    std::array<net::const_buffer, 2> pieces{net::buffer(head_), net::buffer(response.body())};
     std::size_t sent = socket_.send(pieces, 0, error);
     if (error == net::error::would_block) {
         error = {};
         sent = 0;
     }
-    if (error || sent == head_.size() + response_.body().size())
+    if (error || sent == head_.size() + response.body().size())
         return on_written(error, answer_keep_alive_);
+    response_ = std::move(response);
+    pieces[1] = net::buffer(response_.body());  // a short body moves its bytes: their new place
     wait_for_client();
     net::async_write(socket_, unsent_pieces(pieces, sent), std::move(written));
 }
@@ -468,7 +471,7 @@ void Session::answer(Response&& response, bool keep_alive) {
 void Session::on_written(beast::error_code error, bool keep_alive) {
     if (counted_) {
         counted_ = false;
-        state_.metrics.request_finished(route_, response_.result_int(),
+        state_.metrics.request_finished(route_, answer_status_,
                                         std::chrono::steady_clock::now() - started_);
     }
     answer_since_.reset();

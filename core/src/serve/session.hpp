@@ -117,8 +117,9 @@ class Session : public std::enable_shared_from_this<Session>, public ClientStrea
     // written. Declared before response_, so that it is given back after that is freed.
     MemoryBudget::Share held_;
     std::optional<std::chrono::steady_clock::time_point> answer_since_;  // its write began
-    Response response_;  // alive while it is written
-    std::string head_;   // response_'s head, as sent (its capacity kept for the next answer)
+    Response response_;           // alive while it is written, when its write waits for the client
+    unsigned answer_status_ = 0;  // the answer being written's (for the metrics)
+    std::string head_;  // response_'s head, as sent (its capacity kept for the next answer)
     ServerState& state_;
     bool loopback_peer_ = false;  // the client is on this machine
     std::string request_id_;
