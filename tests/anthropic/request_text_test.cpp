@@ -11,6 +11,7 @@
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
+#include "cmfpipe/limits.hpp"
 #include "json_text_maker.hpp"
 #include "support/registry.hpp"
 
@@ -247,4 +248,21 @@ TEST_CASE("anthropic request text: keys and sizes at the limits") {
         R"({"messages": [{"role": "user", "content": ")" + long_text + "\"}]}", Json::object());
     REQUIRE(long_read.has_value());
     CHECK((*long_read)[0].text_content() == long_text);
+}
+
+TEST_CASE("anthropic request text: nesting at the limits policy's depth, both paths alike") {
+    // A skipped member nested up to and past max_depth: the reader answers exactly when the
+    // parse takes the text (it vouches for what it skips, nesting included).
+    const std::size_t most = cmfpipe::input_limits().max_depth;
+    MessagesRequestTally tally;
+    for (std::size_t depth = most - 2; depth <= most + 1; ++depth) {
+        // The body's own object is one level: `depth` levels in all.
+        const std::string nested = std::string(depth - 1, '[') + std::string(depth - 1, ']');
+        const std::string text = R"({"messages": [], "metadata": )" + nested + "}";
+        check_messages_request(text, tally);
+        CHECK(messages_request_reader().request_text_messages(text, Json::object()).has_value() ==
+              (depth <= most));
+    }
+    CHECK(tally.fast == 3);
+    CHECK(tally.refused == 1);
 }
