@@ -10,7 +10,8 @@ the finish chunk and "data: [DONE]" (stream_bench.sh); "paced-KIND-N-MS" with a 
 are written one every MS milliseconds (the role chunk at once): KIND prose (N deltas of prose as
 above), words (N deltas of one word each, " word" as models send them), email (an e-mail address
 split over three deltas, "Please write to jo" "e.k@exam" "ple.com today, ", then N prose deltas);
-every other request with "echo: " + the last user text (serve_bench.sh).
+every other request with "echo: " + the last user text (serve_bench.sh), a request to a path
+ending in /messages in Anthropic's Messages shape (profile_request.sh --route messages).
 
 Prints "listening on PORT" once it accepts. One asyncio loop, no thread a request: it spends
 about a third of the CPU a request that tests/serve/mock_upstream.py (http.server, a thread a
@@ -82,6 +83,21 @@ def paced(model):
     return head, events, int(parts[3]) / 1000.0
 
 
+def anthropic_answer_for(body):
+    text = ""
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") == "user":
+            content = message.get("content")
+            text = content if isinstance(content, str) else ""
+            break
+    answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
+              "content": [{"type": "text", "text": "echo: " + text}], "stop_reason": "end_turn",
+              "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}}
+    data = json.dumps(answer).encode()
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+            % len(data)) + data
+
+
 def answer_for(body):
     model = str(body.get("model", ""))
     if model.startswith("deltas-") and model[7:].isdigit():
@@ -121,12 +137,16 @@ class Connection(asyncio.Protocol):
                     length = int(value)
             if len(self.buffer) < end + 4 + length:
                 return
+            self.request_line = self.buffer[:end].split(b"\r\n")[0]
             body = self.buffer[end + 4:end + 4 + length]
             self.buffer = self.buffer[end + 4 + length:]
             try:
                 request = json.loads(body or b"{}")
                 pacing = paced(str(request.get("model", "")))
-                reply = None if pacing else answer_for(request)
+                target = self.request_line.split(b" ")[1] if self.request_line else b""
+                reply = None if pacing else (anthropic_answer_for(request)
+                                             if target.endswith(b"/messages")
+                                             else answer_for(request))
             except ValueError:
                 pacing, reply = None, b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
             if pacing:

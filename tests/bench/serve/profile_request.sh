@@ -4,7 +4,7 @@
 # the counters are zeroed (callgrind_control -z), REQUESTS more are sent, the counters dumped
 # (-d). Prints instructions a request and the inclusive share of each stage. Instruction counts
 # do not depend on the machine's load, unlike times.
-# usage: tests/bench/serve/profile_request.sh [--route chat|prompt|stream | --peer nginx] [REQUESTS] [-- SERVE-OPTIONS...]
+# usage: tests/bench/serve/profile_request.sh [--route chat|prompt|stream|messages | --peer nginx] [REQUESTS] [-- SERVE-OPTIONS...]
 #   REQUESTS measured (default 2000, after 200 warm-up; stream: a streamed answer of 100 deltas
 #   each, DELTAS=N for another length); SERVE-OPTIONS go to `cmfpipe serve`
 #   (e.g. --no-pipeline). env: CMFPIPE_BUILD_DIR (default build/); KEEP=DIR keeps the profile
@@ -58,6 +58,12 @@ else
       serve+=(--upstream "openai=http://127.0.0.1:$(port_of upstream)/v1")
       path=/v1/chat/completions
       body='{"model": "bench", "messages": [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "What is the capital of France? Answer in one word please."}]}'
+      ;;
+    messages)
+      start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
+      serve+=(--upstream "anthropic=http://127.0.0.1:$(port_of upstream)/v1")
+      path=/v1/messages
+      body='{"model": "bench", "max_tokens": 256, "system": "You are a helpful assistant.", "messages": [{"role": "user", "content": "What is the capital of France? Answer in one word please."}]}'
       ;;
     stream)  # a streamed answer of DELTAS (100) deltas of 200 characters a request
       start upstream python3 "$root/tests/bench/serve/bench_upstream.py"
