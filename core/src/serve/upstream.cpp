@@ -241,6 +241,14 @@ net::awaitable<std::shared_ptr<Upstream::Connection>> Upstream::connect(
 net::awaitable<Response> Upstream::call(http::verb method, std::string_view path,
                                         std::string_view body, const Headers& headers,
                                         Cancellation* cancellation, StreamSink* sink) {
+    Response answer;
+    co_await call_into(answer, method, path, body, headers, cancellation, sink);
+    co_return answer;
+}
+
+net::awaitable<void> Upstream::call_into(Response& answer, http::verb method, std::string_view path,
+                                         std::string_view body, const Headers& headers,
+                                         Cancellation* cancellation, StreamSink* sink) {
     // Whatever ends the call, the cancellation no longer refers to its connection.
     struct Forget {
         Cancellation* cancellation;
@@ -269,7 +277,7 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string_view path
         append_upstream_request_head(connection->head, method, url_.base_path, path, host_field_,
                                      headers, body.size());
         boost::system::error_code error;
-        Response answer;
+        if (attempt > 0) answer = {};  // never set by a failed attempt; as new all the same
         Exchanged exchanged;
         auto set_deadline = [&deadline = connection->deadline](Clock::time_point at) {
             deadline.expires_at(at);
@@ -278,13 +286,13 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string_view path
         try {
             // if/else, not ?: : g++ 12 mishandles co_await inside a conditional expression.
             if (connection->secure) {
-                answer = co_await exchange(*connection->secure, connection->buffer,
-                                           connection->head, body, options_.max_answer, deadlines,
-                                           set_deadline, name_, sink, exchanged);
+                co_await exchange_into(answer, *connection->secure, connection->buffer,
+                                       connection->head, body, options_.max_answer, deadlines,
+                                       set_deadline, name_, sink, exchanged);
             } else {
-                answer = co_await exchange(*connection->plain, connection->buffer, connection->head,
-                                           body, options_.max_answer, deadlines, set_deadline,
-                                           name_, sink, exchanged);
+                co_await exchange_into(answer, *connection->plain, connection->buffer,
+                                       connection->head, body, options_.max_answer, deadlines,
+                                       set_deadline, name_, sink, exchanged);
             }
         } catch (const boost::system::system_error& e) {
             error = e.code();
@@ -303,7 +311,7 @@ net::awaitable<Response> Upstream::call(http::verb method, std::string_view path
                 if (cancellation) cancellation->on_cancel({});
                 give_back(std::move(connection));
             }
-            co_return answer;
+            co_return;
         }
         // Only a reused connection that was closed meanwhile is tried again, once, on a new one:
         // the request never reached the upstream then.

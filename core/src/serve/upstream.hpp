@@ -100,6 +100,13 @@ class Upstream {
                                           std::string_view body, const Headers& headers,
                                           Cancellation* cancellation = nullptr,
                                           StreamSink* sink = nullptr);
+    // call, the answer read into `answer` (the caller's, not moved out through the coroutines:
+    // a Response move is ~100 instructions, and each coroutine's return took two).
+    boost::asio::awaitable<void> call_into(Response& answer, http::verb method,
+                                           std::string_view path, std::string_view body,
+                                           const Headers& headers,
+                                           Cancellation* cancellation = nullptr,
+                                           StreamSink* sink = nullptr);
 
     struct Connection;
 

@@ -69,12 +69,15 @@ inline boost::asio::mutable_buffer answer_space(boost::beast::flat_buffer& buffe
 // answer: interim answers dropped, a 101 refused. The body of a
 // streamed answer (the sink wants it) is handed over as it comes, the silence deadline restarted
 // by each whole event; any other body is read whole under the deadline set before the call.
+// The answer is read into `answer` (the caller's: not moved out through the coroutines), whose
+// header is set once the final one has come; untouched before.
 template <class Stream, class SetDeadline>
-boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buffer& buffer,
-                                          std::string_view head, std::string_view body_out,
-                                          std::size_t max_answer, const Deadlines& deadlines,
-                                          SetDeadline set_deadline, const std::string& upstream,
-                                          StreamSink* sink, Exchanged& exchanged) {
+boost::asio::awaitable<void> exchange_into(Response& answer, Stream& stream,
+                                           boost::beast::flat_buffer& buffer, std::string_view head,
+                                           std::string_view body_out, std::size_t max_answer,
+                                           const Deadlines& deadlines, SetDeadline set_deadline,
+                                           const std::string& upstream, StreamSink* sink,
+                                           Exchanged& exchanged) {
     namespace net = boost::asio;
     const std::array<net::const_buffer, 2> pieces{net::buffer(head.data(), head.size()),
                                                   net::buffer(body_out.data(), body_out.size())};
@@ -128,7 +131,8 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
     }
     // The header's fields move to the answer (no copy of each): the parser reads the body, and a
     // chunked body's trailer fields, which the answer never had, into what is left.
-    Response answer{std::move(parser->get().base())};
+    answer.base() = std::move(parser->get().base());
+    answer.body().clear();
     const bool streamed = sink != nullptr && sink->wants(answer.base());
     // A streamed body is handed over piece by piece from a buffer of its own; any other is read
     // straight into the answer (no 16 KiB array in every exchange's coroutine frame, whose
@@ -182,7 +186,7 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
             const std::size_t events = sink->events;
             if (!co_await sink->piece({into, size})) {
                 exchanged.reusable = false;
-                co_return answer;
+                co_return;
             }
             if (sink->events != events) last_event = Clock::now();
         }
@@ -191,6 +195,18 @@ boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buf
     exchanged.reusable = parser->keep_alive();
     // A pooled connection does not keep a stream's receive space while it waits.
     if (streamed && buffer.size() == 0) buffer.shrink_to_fit();
+}
+
+// exchange_into, the answer returned.
+template <class Stream, class SetDeadline>
+boost::asio::awaitable<Response> exchange(Stream& stream, boost::beast::flat_buffer& buffer,
+                                          std::string_view head, std::string_view body_out,
+                                          std::size_t max_answer, const Deadlines& deadlines,
+                                          SetDeadline set_deadline, const std::string& upstream,
+                                          StreamSink* sink, Exchanged& exchanged) {
+    Response answer;
+    co_await exchange_into(answer, stream, buffer, head, body_out, max_answer, deadlines,
+                           set_deadline, upstream, sink, exchanged);
     co_return answer;
 }
 
