@@ -312,8 +312,9 @@ net::awaitable<void> Proxy::answer(const Provider& provider,
         const auto started = std::chrono::steady_clock::now();
         Response upstream_answer;
         try {
-            upstream_answer = co_await upstream.call(provider.method, path, prepared.body, headers,
-                                                     cancellation.get());
+            // Read into the answer here: not moved out through the upstream client's coroutines.
+            co_await upstream.call_into(upstream_answer, provider.method, path, prepared.body,
+                                        headers, cancellation.get());
         } catch (const UpstreamFailure& e) {
             metrics_.upstream_error(upstream.name(), e.reason());
             throw;
