@@ -149,7 +149,9 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
                 nullptr,
                 nullptr,
                 nullptr,
-                shared_service};
+                shared_service,
+                std::nullopt,
+                std::nullopt};
     }
     // Nothing changed: the client's bytes go up as they came (what the parser read is what the
     // upstream reads: no duplicate keys). Otherwise the body made from what the processors left.
@@ -169,7 +171,9 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
                       adapter,
                       nullptr,
                       nullptr,
-                      shared_service};
+                      shared_service,
+                      std::nullopt,
+                      std::nullopt};
     if (provider.guards_answer && processed && processed->value("stream", false) == true) {
         // The guard runs the llm_output processors on every step of the stream; the last run's
         // decisions go to the log once the stream is over (proxy_stream.cpp).
@@ -187,6 +191,7 @@ Proxy::Prepared Proxy::prepare(const Provider& provider,
             },
             options, provider.adapter_options);
     }
+    prepared.spent_request.emplace(std::move(result));
     return prepared;
 }
 
@@ -215,7 +220,8 @@ UpstreamFailure unreadable_answer(const Proxy::Provider& provider, const Error& 
 }  // namespace
 
 Response Proxy::finish(const Provider& provider, const host::Service& service,
-                       Response& upstream_answer, const std::string& request_id) const {
+                       Response& upstream_answer, const std::string& request_id,
+                       std::optional<pipeline::PipelineResult>* spent) const {
     std::string& text = upstream_answer.body();
     // Only an object is read: the adapter would take other text for a stream or a model's own
     // words. The adapter parses it (once); the reason a text is not an object is asked for only
@@ -257,12 +263,13 @@ Response Proxy::finish(const Provider& provider, const host::Service& service,
     // Nothing changed: the upstream's bytes go back as they came (see prepare).
     if (!changed_any(result.decisions) && (plain_keys || keys_plain_and_distinct(text))) {
         answer.body() = std::move(text);
-        return answer;
+    } else {
+        const Json parsed = parse_json(text, "upstream answer");  // from_wire read it: it parses
+        answer.body() =
+            adapter->with_response_messages(parsed, result.messages, provider.adapter_options)
+                .dump(-1, ' ', false, Json::error_handler_t::replace);
     }
-    const Json parsed = parse_json(text, "upstream answer");  // from_wire read it: it parses
-    answer.body() =
-        adapter->with_response_messages(parsed, result.messages, provider.adapter_options)
-            .dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (spent) spent->emplace(std::move(result));
     return answer;
 }
 
@@ -324,7 +331,8 @@ net::awaitable<void> Proxy::answer(const Provider& provider,
         std::optional<Response> answer;
         try {
             // Made here when it takes no hop to the pool: no coroutine frame for not_streamed.
-            answer = not_streamed_here(provider, *service, upstream, upstream_answer, request_id);
+            answer = not_streamed_here(provider, *service, upstream, upstream_answer, request_id,
+                                       &prepared.spent_answer);
             if (!answer) {
                 answer = co_await not_streamed(provider, service, upstream,
                                                std::move(upstream_answer), request_id);
@@ -344,10 +352,10 @@ net::awaitable<void> Proxy::answer(const Provider& provider,
     deliver(failure_answer(provider, failed));
 }
 
-std::optional<Response> Proxy::not_streamed_here(const Provider& provider,
-                                                 const host::Service& service, Upstream& upstream,
-                                                 Response& upstream_answer,
-                                                 const std::string& request_id) const {
+std::optional<Response> Proxy::not_streamed_here(
+    const Provider& provider, const host::Service& service, Upstream& upstream,
+    Response& upstream_answer, const std::string& request_id,
+    std::optional<pipeline::PipelineResult>* spent) const {
     const bool refused = upstream_answer.result_int() / 100 != 2;
     if (refused || !provider.guards_answer) {
         // The provider's own refusal (401, 429, 500...) goes back as it came, and so does an
@@ -366,7 +374,7 @@ std::optional<Response> Proxy::not_streamed_here(const Provider& provider,
     if (upstream_answer.body().size() > inline_work_bytes) return std::nullopt;
     // The provider's fields go with the answer made from its body (a stop's 403 included).
     const http::fields provider_headers = provider_answer_headers(upstream_answer);
-    Response answer = finish(provider, service, upstream_answer, request_id);
+    Response answer = finish(provider, service, upstream_answer, request_id, spent);
     add_provider_headers(provider_headers, answer);
     return answer;
 }
@@ -376,7 +384,7 @@ net::awaitable<Response> Proxy::not_streamed(const Provider& provider,
                                              Upstream& upstream, Response&& upstream_answer,
                                              const std::string& request_id) {
     if (std::optional<Response> answer =
-            not_streamed_here(provider, *service, upstream, upstream_answer, request_id))
+            not_streamed_here(provider, *service, upstream, upstream_answer, request_id, nullptr))
         co_return std::move(*answer);
     // A large body is read on the pool.
     const http::fields provider_headers = provider_answer_headers(upstream_answer);

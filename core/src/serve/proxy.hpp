@@ -101,17 +101,23 @@ class Proxy {
         std::unique_ptr<GuardedStream> guarded;        // set for a streamed request
         std::shared_ptr<StreamDecisions> decisions;    // the guard's latest, for a streamed request
         std::shared_ptr<const host::Service> service;  // what the request started with
+        // What the processors made of the request and of the answer (not_streamed_here): kept
+        // to be destroyed with the exchange, after the client's write, off the critical path.
+        std::optional<pipeline::PipelineResult> spent_request, spent_answer;
     };
     Prepared prepare(const Provider& provider, const std::shared_ptr<const host::Service>& service,
                      std::string& body, const std::string& request_id) const;
+    // `spent`, when given, takes what the processors made of the answer (Prepared::spent_answer).
     Response finish(const Provider& provider, const host::Service& service,
-                    Response& upstream_answer, const std::string& request_id) const;
+                    Response& upstream_answer, const std::string& request_id,
+                    std::optional<pipeline::PipelineResult>* spent = nullptr) const;
     // not_streamed's answer when it takes no hop to the pool (an answer that goes back as it
     // came, or a small body): made at once, without a coroutine frame; nothing for a large body.
     std::optional<Response> not_streamed_here(const Provider& provider,
                                               const host::Service& service, Upstream& upstream,
                                               Response& upstream_answer,
-                                              const std::string& request_id) const;
+                                              const std::string& request_id,
+                                              std::optional<pipeline::PipelineResult>* spent) const;
     // The upstream's answer to a streamed request, read and guarded as it comes
     // (proxy_stream.cpp).
     boost::asio::awaitable<std::optional<Response>> stream(
