@@ -28,29 +28,6 @@ bool skip_unread_member(JsonScan& scan) {
     return scan.skip_plain(body_text_most_keys);
 }
 
-// A string or null (JsonReader::find / optional_string: null reads as absent); false for anything
-// else.
-bool scan_string_or_null(JsonScan& scan, std::optional<std::string>& out) {
-    if (scan.null()) {
-        out.reset();
-        return true;
-    }
-    if (!scan.string(out.emplace())) return false;
-    return true;
-}
-
-// An integer or null (JsonReader::optional_integer); false for anything else.
-bool scan_integer_or_null(JsonScan& scan, std::optional<std::int64_t>& out) {
-    if (scan.null()) {
-        out.reset();
-        return true;
-    }
-    std::int64_t value = 0;
-    if (!scan.integer(value)) return false;
-    out = value;
-    return true;
-}
-
 // usage: input_tokens and output_tokens (the cache counts and the rest are not read).
 bool scan_answer_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
     if (scan.null()) {
@@ -63,9 +40,9 @@ bool scan_answer_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
     while (const auto key = scan.next_key()) {
         if (!keys.add(*key)) return false;
         if (key_is(*key, "input_tokens")) {
-            if (!scan_integer_or_null(scan, input)) return false;
+            if (!scan.optional_integer(input)) return false;
         } else if (key_is(*key, "output_tokens")) {
-            if (!scan_integer_or_null(scan, output)) return false;
+            if (!scan.optional_integer(output)) return false;
         } else if (!skip_unread_member(scan)) {
             return false;
         }
@@ -140,13 +117,13 @@ bool scan_answer(std::string_view text, ScannedAnswer& answer) {
             while (scan.next_element())
                 if (!scan_answer_text_block(scan, answer.texts)) return false;
         } else if (key_is(*key, "id")) {
-            if (!scan_string_or_null(scan, answer.id)) return false;
+            if (!scan.optional_string(answer.id)) return false;
         } else if (key_is(*key, "model")) {
-            if (!scan_string_or_null(scan, answer.model)) return false;
+            if (!scan.optional_string(answer.model)) return false;
         } else if (key_is(*key, "stop_reason")) {
-            if (!scan_string_or_null(scan, answer.stop_reason)) return false;
+            if (!scan.optional_string(answer.stop_reason)) return false;
         } else if (key_is(*key, "stop_sequence")) {
-            if (!scan_string_or_null(scan, answer.stop_sequence)) return false;
+            if (!scan.optional_string(answer.stop_sequence)) return false;
         } else if (key_is(*key, "usage")) {
             if (!scan_answer_usage(scan, answer.usage)) return false;
         } else if (key_is(*key, "messages")) {

@@ -31,31 +31,6 @@ bool skip_unread(JsonScan& scan) {
     return scan.skip_plain(body_text_most_keys);
 }
 
-// A string or null (JsonReader::optional_string); false for anything else.
-bool scan_optional_string(JsonScan& scan, std::optional<std::string>& out) {
-    if (scan.null()) {
-        out.reset();
-        return true;
-    }
-    std::string text;
-    if (!scan.string(text)) return false;
-    out = std::move(text);
-    return true;
-}
-
-// An integer or null (JsonReader::optional_integer); false for anything else, or one of more
-// digits than the scan vouches for.
-bool scan_optional_integer(JsonScan& scan, std::optional<std::int64_t>& out) {
-    if (scan.null()) {
-        out.reset();
-        return true;
-    }
-    std::int64_t value = 0;
-    if (!scan.integer(value)) return false;
-    out = value;
-    return true;
-}
-
 // A member the fast path takes only when it says nothing: null (and for tool_calls, []).
 bool scan_absent(JsonScan& scan, bool empty_array_too) {
     if (scan.null()) return true;
@@ -74,11 +49,11 @@ bool scan_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
     while (const auto key = scan.next_key()) {
         if (!keys.add(*key)) return false;
         if (key_is(*key, "prompt_tokens")) {
-            if (!scan_optional_integer(scan, input)) return false;
+            if (!scan.optional_integer(input)) return false;
         } else if (key_is(*key, "completion_tokens")) {
-            if (!scan_optional_integer(scan, output)) return false;
+            if (!scan.optional_integer(output)) return false;
         } else if (key_is(*key, "total_tokens")) {
-            if (!scan_optional_integer(scan, total)) return false;
+            if (!scan.optional_integer(total)) return false;
         } else if (!skip_unread(scan)) {
             return false;
         }
@@ -133,7 +108,7 @@ bool scan_choice(JsonScan& scan, ScannedChoice& choice) {
             if (!scan_message(scan, choice.content)) return false;
             has_message = true;
         } else if (key_is(*key, "finish_reason")) {
-            if (!scan_optional_string(scan, choice.finish_reason)) return false;
+            if (!scan.optional_string(choice.finish_reason)) return false;
         } else if (!skip_unread(scan)) {
             return false;
         }
@@ -164,11 +139,11 @@ std::optional<std::vector<cmf::Message>> scan_chat_completion(std::string_view t
     while (const auto key = scan.next_key()) {
         if (!keys.add(*key)) return std::nullopt;
         if (key_is(*key, "id")) {
-            if (!scan_optional_string(scan, info.id)) return std::nullopt;
+            if (!scan.optional_string(info.id)) return std::nullopt;
         } else if (key_is(*key, "model")) {
-            if (!scan_optional_string(scan, info.model)) return std::nullopt;
+            if (!scan.optional_string(info.model)) return std::nullopt;
         } else if (key_is(*key, "created")) {
-            if (!scan_optional_integer(scan, info.created)) return std::nullopt;
+            if (!scan.optional_integer(info.created)) return std::nullopt;
         } else if (key_is(*key, "usage")) {
             if (!scan_usage(scan, info.usage)) return std::nullopt;
         } else if (key_is(*key, "object")) {

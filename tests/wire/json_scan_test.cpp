@@ -483,3 +483,29 @@ TEST_CASE("wire: JsonScan::skip_plain says what the parser's key facts say, on m
     }
     CHECK(plain > 2000);
 }
+
+TEST_CASE("wire: JsonScan optional_string and optional_integer read a value or null") {
+    wire::JsonScan scan(R"({"a":"x\u00e9","b":null,"c":42,"d":null,"e":1.5})");
+    REQUIRE(scan.enter_object());
+    std::optional<std::string> text = std::string("before");
+    std::optional<std::int64_t> number = 7;
+    REQUIRE(scan.next_key() == std::string_view("a"));
+    REQUIRE(scan.optional_string(text));
+    CHECK(text == std::optional<std::string>("x\xC3\xA9"));
+    REQUIRE(scan.next_key() == std::string_view("b"));
+    REQUIRE(scan.optional_string(text));
+    CHECK_FALSE(text.has_value());
+    REQUIRE(scan.next_key() == std::string_view("c"));
+    REQUIRE(scan.optional_integer(number));
+    CHECK(number == std::optional<std::int64_t>(42));
+    REQUIRE(scan.next_key() == std::string_view("d"));
+    REQUIRE(scan.optional_integer(number));
+    CHECK_FALSE(number.has_value());
+    REQUIRE(scan.next_key() == std::string_view("e"));
+    CHECK_FALSE(scan.optional_integer(number));  // a fraction is no integer: the scan fails
+    CHECK_FALSE(scan.ok());
+    wire::JsonScan not_text("[1]");
+    REQUIRE(not_text.enter_array());
+    REQUIRE(not_text.next_element());
+    CHECK_FALSE(not_text.optional_string(text));
+}

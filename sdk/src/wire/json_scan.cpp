@@ -185,6 +185,22 @@ bool JsonScan::plain_value(std::size_t depth, std::size_t most_keys,
     }
 }
 
+bool JsonScan::optional_string(std::optional<std::string>& out) {
+    if (null()) {
+        out.reset();
+        return true;
+    }
+    return string(out.emplace());
+}
+
+bool JsonScan::optional_integer(std::optional<std::int64_t>& out) {
+    if (null()) {
+        out.reset();
+        return true;
+    }
+    return integer(out.emplace());
+}
+
 bool JsonScan::integer_rest(std::int64_t& out) {
     space();
     if (!ok_) return false;

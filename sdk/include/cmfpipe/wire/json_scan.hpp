@@ -90,6 +90,11 @@ class JsonScan {
     bool integer(std::int64_t& out);
     // The value next as true or false. False (failed) otherwise.
     bool boolean(bool& out);
+    // The value next as a string (decoded into `out`, made anew) or null (`out` reset): a
+    // reader's optional member (JsonReader::optional_string). False (failed) otherwise.
+    bool optional_string(std::optional<std::string>& out);
+    // The value next as an integer (integer()) or null (`out` reset); false (failed) otherwise.
+    bool optional_integer(std::optional<std::int64_t>& out);
     // The value next, read and checked, when it is a string, a number or a literal: a reader
     // that vouches for every key of the text takes no object or array it does not read itself.
     // False (failed) for one, or for a bad value.
