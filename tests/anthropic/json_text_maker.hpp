@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "support/byte_edits.hpp"
+
 namespace cmfpipe::testing {
 
 class JsonTextMaker {
@@ -51,23 +53,7 @@ class JsonTextMaker {
     // One to two byte edits of `text` (erase, insert, overwrite, a span twice).
     void mutate(std::string& text) {
         const std::string bytes = std::string("{}[],:\"\\ 0atfn-\n\x01\xC3\xFF") + '\0';
-        const std::size_t edits = 1 + random_() % 2;
-        for (std::size_t e = 0; e < edits && !text.empty(); ++e) {
-            const std::size_t at = random_() % text.size();
-            switch (random_() % 4) {
-                case 0:
-                    text.erase(at, 1);
-                    break;
-                case 1:
-                    text.insert(at, 1, bytes[random_() % bytes.size()]);
-                    break;
-                case 2:
-                    text[at] = bytes[random_() % bytes.size()];
-                    break;
-                default:
-                    text.insert(at, text.substr(at, random_() % 12));
-            }
-        }
+        edit_bytes(text, 1 + random_() % 2, random_, bytes, LastEdit::repeat_span);
     }
 
   private:

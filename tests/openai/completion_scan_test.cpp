@@ -16,6 +16,7 @@
 #include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/json_node.hpp"
 #include "openai_wire.hpp"
+#include "support/byte_edits.hpp"
 #include "support/registry.hpp"
 
 namespace {
@@ -298,23 +299,8 @@ TEST_CASE("openai scan_chat_completion: mutated answers, both paths alike") {
     const std::vector<Json> options = {Json(), Json{{"structured", true}}};
     for (std::size_t i = 0; i < 3000; ++i) {
         std::string text = maker.answer();
-        const std::size_t edits = 1 + random() % 3;
-        for (std::size_t e = 0; e < edits && !text.empty(); ++e) {
-            const std::size_t at = random() % text.size();
-            switch (random() % 4) {
-                case 0:
-                    text.erase(at, 1);
-                    break;
-                case 1:
-                    text.insert(at, 1, bytes[random() % bytes.size()]);
-                    break;
-                case 2:
-                    text[at] = bytes[random() % bytes.size()];
-                    break;
-                default:
-                    text.resize(at);  // cut
-            }
-        }
+        cmfpipe::testing::edit_bytes(text, 1 + random() % 3, random, bytes,
+                                     cmfpipe::testing::LastEdit::cut);
         check_both_paths(text, options[i % options.size()], tally);
     }
     INFO("fast " << tally.fast << ", refused " << tally.refused << " of " << tally.total);

@@ -12,6 +12,7 @@
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "openai_wire.hpp"
+#include "support/byte_edits.hpp"
 #include "support/registry.hpp"
 
 namespace {
@@ -171,17 +172,7 @@ TEST_CASE("openai plain request messages: mutated bodies, both paths alike") {
     const std::string bytes = "{}[],:\" 0an";
     for (std::size_t i = 0; i < 5000; ++i) {
         std::string text = maker.body().dump();
-        const std::size_t at = random() % text.size();
-        switch (random() % 3) {
-            case 0:
-                text.erase(at, 1);
-                break;
-            case 1:
-                text.insert(at, 1, bytes[random() % bytes.size()]);
-                break;
-            default:
-                text[at] = bytes[random() % bytes.size()];
-        }
+        cmfpipe::testing::edit_bytes(text, 1, random, bytes);
         const cmfpipe::JsonParse parsed = cmfpipe::try_parse_json(text);
         if (parsed.value) check_plain_paths(*parsed.value, tally);
     }

@@ -14,6 +14,7 @@
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "openai_wire.hpp"
+#include "support/byte_edits.hpp"
 #include "support/registry.hpp"
 
 namespace {
@@ -217,23 +218,8 @@ TEST_CASE("openai request text: mutated bodies, both paths alike") {
     const std::vector<Json> options = text_options();
     for (std::size_t i = 0; i < 6000; ++i) {
         std::string text = maker.text();
-        const std::size_t edits = 1 + random() % 2;
-        for (std::size_t e = 0; e < edits && !text.empty(); ++e) {
-            const std::size_t at = random() % text.size();
-            switch (random() % 4) {
-                case 0:
-                    text.erase(at, 1);
-                    break;
-                case 1:
-                    text.insert(at, 1, bytes[random() % bytes.size()]);
-                    break;
-                case 2:
-                    text[at] = bytes[random() % bytes.size()];
-                    break;
-                default:
-                    text.insert(at, text.substr(at, random() % 12));  // a span twice
-            }
-        }
+        cmfpipe::testing::edit_bytes(text, 1 + random() % 2, random, bytes,
+                                     cmfpipe::testing::LastEdit::repeat_span);
         check_text_paths(text, options[i % 2], tally);
     }
     INFO("fast " << tally.fast << ", refused " << tally.refused << " of " << tally.total);
