@@ -56,30 +56,6 @@ bool scan_answer_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
     return true;
 }
 
-// One block of the content: a text block, {"type": "text", "text": ...}; its other members are
-// not read by the full path (citations, cache_control...).
-bool scan_answer_text_block(JsonScan& scan, std::vector<std::string>& texts) {
-    if (!scan.enter_object()) return false;
-    AnswerKeys keys;
-    bool typed = false;
-    std::optional<std::string> text;
-    std::string type;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "type")) {
-            if (!scan.string(type) || type != "text") return false;
-            typed = true;
-        } else if (key_is(*key, "text")) {
-            if (!scan.string(text.emplace())) return false;
-        } else if (!skip_unread_member(scan)) {
-            return false;
-        }
-    }
-    if (!scan.ok() || !typed || !text) return false;
-    texts.push_back(std::move(*text));
-    return true;
-}
-
 struct ScannedAnswer {
     std::optional<std::string> id, model, stop_reason, stop_sequence;
     std::optional<cmf::TokenUsage> usage;
@@ -115,7 +91,7 @@ bool scan_answer(std::string_view text, ScannedAnswer& answer) {
             if (!scan.enter_array()) return false;
             has_content = true;
             while (scan.next_element())
-                if (!scan_answer_text_block(scan, answer.texts)) return false;
+                if (!scan_text_block(scan, answer.texts, /*any_other_member=*/true)) return false;
         } else if (key_is(*key, "id")) {
             if (!scan.optional_string(answer.id)) return false;
         } else if (key_is(*key, "model")) {
@@ -170,6 +146,29 @@ std::optional<std::vector<cmf::Message>> scan_messages_answer(std::string_view t
     std::vector<cmf::Message> out;
     out.push_back(std::move(message));
     return out;
+}
+
+bool scan_text_block(wire::JsonScan& scan, std::vector<std::string>& texts, bool any_other_member) {
+    if (!scan.enter_object()) return false;
+    wire::DistinctKeys<body_text_most_keys> keys;
+    bool typed = false;
+    std::optional<std::string> text;
+    std::string type;
+    while (const auto key = scan.next_key()) {
+        if (!keys.add(*key)) return false;
+        if (wire::key_is(*key, "type")) {
+            if (!scan.string(type) || type != "text") return false;
+            typed = true;
+        } else if (wire::key_is(*key, "text")) {
+            if (!scan.string(text.emplace())) return false;
+        } else if (!(any_other_member || wire::key_is(*key, "cache_control")) ||
+                   !scan.skip_plain(body_text_most_keys)) {
+            return false;
+        }
+    }
+    if (!scan.ok() || !typed || !text) return false;
+    texts.push_back(std::move(*text));
+    return true;
 }
 
 }  // namespace cmfpipe::anthropic

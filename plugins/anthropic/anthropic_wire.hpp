@@ -11,6 +11,7 @@
 #include "cmfpipe/stream_guard.hpp"
 #include "cmfpipe/wire/body_messages.hpp"
 #include "cmfpipe/wire/json_node.hpp"
+#include "cmfpipe/wire/json_scan.hpp"
 
 namespace cmfpipe::anthropic {
 
@@ -87,6 +88,11 @@ Json with_body_response_messages(const Json& body, const std::vector<cmf::Messag
 std::optional<std::vector<cmf::Message>> scan_messages_request(std::string_view text);
 std::optional<std::vector<cmf::Message>> scan_messages_answer(std::string_view text,
                                                               const Json& options);
+// One text block, {"type": "text", "text": ...} in any order, its text onto `texts`. Its other
+// members: any, skipped with their keys checked (an answer's: from_wire reads none of them), or
+// (`any_other_member` false) only cache_control (a request's: check_block_members refuses the
+// others that hold text). False for any other block, and for a member it does not take.
+bool scan_text_block(wire::JsonScan& scan, std::vector<std::string>& texts, bool any_other_member);
 
 // ---- stream.cpp: streamed events -> the message object they add up to, one event at a time;
 // the whole-stream reader and the guarded stream share it.

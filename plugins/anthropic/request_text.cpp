@@ -33,33 +33,6 @@ struct ScannedMessage {
     std::vector<std::string> texts;
 };
 
-// One text block of a request: {"type": "text", "text": ..., "cache_control": ...} in any order.
-// check_block_members lets cache_control through (a setting) and refuses other members that
-// hold text: any other member is left to the full path.
-bool scan_request_text_block(JsonScan& scan, std::vector<std::string>& texts) {
-    if (!scan.enter_object()) return false;
-    RequestKeys keys;
-    bool typed = false;
-    std::optional<std::string> text;
-    std::string type;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "type")) {
-            if (!scan.string(type) || type != "text") return false;
-            typed = true;
-        } else if (key_is(*key, "text")) {
-            if (!scan.string(text.emplace())) return false;
-        } else if (key_is(*key, "cache_control")) {
-            if (!scan.skip_plain(body_text_most_keys)) return false;
-        } else {
-            return false;
-        }
-    }
-    if (!scan.ok() || !typed || !text) return false;
-    texts.push_back(std::move(*text));
-    return true;
-}
-
 // A string (one text part) or a list of text blocks (a part each), as read_conversation reads
 // a message's content and a system that is no string.
 bool scan_request_content(JsonScan& scan, std::vector<std::string>& texts) {
@@ -72,7 +45,7 @@ bool scan_request_content(JsonScan& scan, std::vector<std::string>& texts) {
     }
     scan = list;
     while (scan.next_element())
-        if (!scan_request_text_block(scan, texts)) return false;
+        if (!scan_text_block(scan, texts, /*any_other_member=*/false)) return false;
     return scan.ok();
 }
 
