@@ -78,13 +78,7 @@ bool read_in_frame(std::string_view data, const PlainTextDelta::Frame& frame, Pl
     wire::JsonScan scan(data.substr(frame.before.size(), data.size() - around));
     out.text.clear();
     if (!scan.string(out.text) || !scan.at_end() || out.text.empty()) return false;
-    out.index = frame.index;
-    out.field = frame.field;
-    out.key = frame.key;
-    out.has_id = frame.has_id;
-    out.has_model = frame.has_model;
-    out.has_created = frame.has_created;
-    out.has_fingerprint = frame.has_fingerprint;
+    static_cast<PlainDeltaPlace&>(out) = frame;
     return true;
 }
 
@@ -102,21 +96,13 @@ void find_frame(std::string_view data, PlainTextDelta& out) {
     const std::string probe_text = out.text == "x" ? "y" : "x";
     const std::string probe = std::string(before) + '"' + probe_text + '"' + std::string(after);
     PlainTextDelta probed;
-    if (!read_in_full(probe, probed) || probed.text != probe_text || probed.index != out.index ||
-        probed.field != out.field || probed.key != out.key || probed.has_id != out.has_id ||
-        probed.has_model != out.has_model || probed.has_created != out.has_created ||
-        probed.has_fingerprint != out.has_fingerprint)
+    if (!read_in_full(probe, probed) || probed.text != probe_text ||
+        !(static_cast<const PlainDeltaPlace&>(probed) == out))
         return;
     PlainTextDelta::Frame& frame = out.frame;
     frame.before.assign(before);
     frame.after.assign(after);
-    frame.index = out.index;
-    frame.field = out.field;
-    frame.key = out.key;
-    frame.has_id = out.has_id;
-    frame.has_model = out.has_model;
-    frame.has_created = out.has_created;
-    frame.has_fingerprint = out.has_fingerprint;
+    static_cast<PlainDeltaPlace&>(frame) = out;
     frame.found = true;
 }
 

@@ -13,25 +13,27 @@
 
 namespace cmfpipe::openai {
 
-struct PlainTextDelta {
+// Where a plain delta's text goes, and the head members its chunk carries: what a delta read in
+// full and the frame found around it share.
+struct PlainDeltaPlace {
     std::int64_t index = 0;  // the choice's
     ChatText field = ChatText::content;
-    const char* key = "content";  // the delta's member
-    std::string text;             // decoded, not empty
+    const char* key = "content";  // the delta's member (one of the reader's literals)
     // The head members the chunk carries (ChatCompletionSoFar::head records the first of each).
     bool has_id = false, has_model = false, has_created = false, has_fingerprint = false;
+    bool operator==(const PlainDeltaPlace&) const = default;
+};
+
+struct PlainTextDelta : PlainDeltaPlace {
+    std::string text;  // decoded, not empty
 
     // The bytes around the text of a plain delta read in full: a stream's deltas mostly differ
     // only in their text, and an event that is `before`, one JSON string, then `after` reads as
     // that delta did with the string's text (the reader's steps over the same bytes are the
     // same), with no scan of the rest. Found once (and again, now and then, when events stop
     // fitting it), checked by reading the frame around another string.
-    struct Frame {
+    struct Frame : PlainDeltaPlace {
         std::string before, after;
-        std::int64_t index = 0;
-        ChatText field = ChatText::content;
-        const char* key = "content";
-        bool has_id = false, has_model = false, has_created = false, has_fingerprint = false;
         bool found = false;
         unsigned misses = 0;  // events read in full since it was found (or last looked for)
     };
