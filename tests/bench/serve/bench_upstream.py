@@ -83,40 +83,40 @@ def paced(model):
     return head, events, int(parts[3]) / 1000.0
 
 
-def anthropic_answer_for(body):
-    text = ""
-    for message in reversed(body.get("messages", [])):
-        if message.get("role") == "user":
-            content = message.get("content")
-            text = content if isinstance(content, str) else ""
-            break
-    answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
-              "content": [{"type": "text", "text": "echo: " + text}], "stop_reason": "end_turn",
-              "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}}
+def json_answer(answer):
     data = json.dumps(answer).encode()
     return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
             % len(data)) + data
+
+
+def last_user_text(body):
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else ""
+    return ""
+
+
+def anthropic_answer_for(body):
+    text = last_user_text(body)
+    answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
+              "content": [{"type": "text", "text": "echo: " + text}], "stop_reason": "end_turn",
+              "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}}
+    return json_answer(answer)
 
 
 def answer_for(body):
     model = str(body.get("model", ""))
     if model.startswith("deltas-") and model[7:].isdigit():
         return stream_of(int(model[7:]))
-    text = ""
-    for message in reversed(body.get("messages", [])):
-        if message.get("role") == "user":
-            content = message.get("content")
-            text = content if isinstance(content, str) else ""
-            break
+    text = last_user_text(body)
     answer = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000,
               "model": body.get("model"), "system_fingerprint": "fp_mock",
               "choices": [{"index": 0,
                            "message": {"role": "assistant", "content": "echo: " + text},
                            "logprobs": None, "finish_reason": "stop"}],
               "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}
-    data = json.dumps(answer).encode()
-    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-            % len(data)) + data
+    return json_answer(answer)
 
 
 class Connection(asyncio.Protocol):
