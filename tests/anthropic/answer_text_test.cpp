@@ -10,7 +10,7 @@
 #include "cmfpipe/cmf/json.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
-#include "json_text_maker.hpp"
+#include "support/json_text_maker.hpp"
 #include "support/registry.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/json_parse.hpp"
 #include "cmfpipe/limits.hpp"
-#include "json_text_maker.hpp"
+#include "support/json_text_maker.hpp"
 #include "support/registry.hpp"
 
 namespace {

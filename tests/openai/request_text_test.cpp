@@ -15,6 +15,7 @@
 #include "cmfpipe/json_parse.hpp"
 #include "openai_wire.hpp"
 #include "support/byte_edits.hpp"
+#include "support/json_text_maker.hpp"
 #include "support/registry.hpp"
 
 namespace {
@@ -61,9 +62,9 @@ std::optional<std::string> text_fast_read(std::string_view text, const Json& opt
 // escapes, UTF-8), with members it skips (tools, options), and sometimes what the reader must
 // leave: a key twice or escaped (at the top or in what it skips), "stream": true, messages it does
 // not read, a byte order mark, a tail.
-class RequestTextMaker {
+class RequestTextMaker : cmfpipe::testing::JsonTextMaker {
   public:
-    explicit RequestTextMaker(std::uint32_t seed) : random_(seed) {}
+    explicit RequestTextMaker(std::uint32_t seed) : JsonTextMaker(seed) {}
 
     std::string text() {
         std::vector<std::string> members;
@@ -79,7 +80,7 @@ class RequestTextMaker {
         maybe(members, 0.03, pick({"input", "output"}), "\"x\"");
         if (chance(0.04)) members.push_back("\"mod\\u0065l\"" + colon() + "\"m\"");
         if (chance(0.04) && !members.empty()) members.push_back(members.front());
-        std::string out = object(members);
+        std::string out = object(members, 0);
         if (chance(0.02)) out = "\xEF\xBB\xBF" + out;
         if (chance(0.02)) out += pick({" x", std::string(1, '\0') + "x", "\n", "{}"});
         if (chance(0.01)) out = pick({"[]", "\"s\"", "1", ""});
@@ -87,27 +88,6 @@ class RequestTextMaker {
     }
 
   private:
-    bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
-    std::string pick(std::initializer_list<std::string> options) {
-        std::uniform_int_distribution<std::size_t> at(0, options.size() - 1);
-        return *(options.begin() + at(random_));
-    }
-    std::string usual(std::initializer_list<std::string> options) {
-        return chance(0.93) ? *options.begin() : pick(options);
-    }
-    std::string space() { return chance(0.3) ? pick({" ", "\n  ", "\t", "\r\n", "  "}) : ""; }
-    std::string colon() { return space() + ":" + space(); }
-    void maybe(std::vector<std::string>& members, double p, const std::string& key,
-               const std::string& value) {
-        if (chance(p)) members.push_back("\"" + key + "\"" + colon() + value);
-    }
-    std::string object(std::vector<std::string> members) {
-        std::shuffle(members.begin(), members.end(), random_);
-        std::string out = "{" + space();
-        for (std::size_t i = 0; i < members.size(); ++i)
-            out += (i ? space() + "," + space() : "") + members[i];
-        return out + space() + "}";
-    }
     std::string message() {
         std::vector<std::string> members;
         maybe(members, 0.97, "role",
@@ -124,16 +104,14 @@ class RequestTextMaker {
         maybe(members, 0.02, "tool_call_id", "\"c1\"");
         maybe(members, 0.02, "cache_control", "{\"type\":\"ephemeral\"}");
         if (chance(0.03) && !members.empty()) members.push_back(members.front());
-        return chance(0.02) ? pick({"null", "[]", "\"m\""}) : object(members);
+        return chance(0.02) ? pick({"null", "[]", "\"m\""}) : object(members, 0);
     }
     std::string messages() {
-        const std::size_t n = chance(0.05) ? 0 : 1 + random_() % 4;
+        const std::size_t n = chance(0.05) ? 0 : 1 + random()() % 4;
         std::string out = "[" + space();
         for (std::size_t i = 0; i < n; ++i) out += (i ? "," + space() : "") + message();
         return out + space() + "]";
     }
-
-    std::mt19937 random_;
 };
 
 struct TextTally {

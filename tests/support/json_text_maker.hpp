@@ -1,7 +1,8 @@
 #pragma once
-// Random JSON texts for the differential tests of the text readers (request_text_test.cpp,
-// answer_text_test.cpp): objects of members in any order, spelled with the white space JSON
-// allows, from values the tests list (the usual one mostly).
+// Random JSON texts for the differential tests of the text readers (tests/anthropic
+// request_text_test.cpp and answer_text_test.cpp, tests/openai request_text_test.cpp): objects of
+// members in any order, spelled with the white space JSON allows, from values the tests list (the
+// usual one mostly).
 #include <algorithm>
 #include <initializer_list>
 #include <random>
@@ -27,14 +28,15 @@ class JsonTextMaker {
         return chance(0.93) ? *options.begin() : pick(options);
     }
     std::string space() { return chance(0.3) ? pick({" ", "\n  ", "\t", "\r\n", "  "}) : ""; }
+    std::string colon() { return space() + ":" + space(); }
     // `"key": value` onto `members` with probability p (`key` unquoted, written as it is given).
     void maybe(std::vector<std::string>& members, double p, const std::string& key,
                const std::string& value) {
-        if (chance(p)) members.push_back("\"" + key + "\"" + space() + ":" + space() + value);
+        if (chance(p)) members.push_back("\"" + key + "\"" + colon() + value);
     }
-    // The members in a random order; sometimes one twice.
+    // The members in a random order; sometimes (`twice`; 0: never, no draw) one twice.
     std::string object(std::vector<std::string> members, double twice = 0.03) {
-        if (chance(twice) && !members.empty()) members.push_back(members.front());
+        if (twice > 0 && chance(twice) && !members.empty()) members.push_back(members.front());
         std::shuffle(members.begin(), members.end(), random_);
         std::string out = "{" + space();
         for (std::size_t i = 0; i < members.size(); ++i)
