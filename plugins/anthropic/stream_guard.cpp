@@ -532,15 +532,12 @@ class MessagesStreamGuard final : public wire::GuardedStreamBase {
         }
         view_["content"] = std::move(content);
         std::vector<cmf::Message> turn;
-        try {  // built from upstream data only: what does not read is the upstream's
-            turn = read_response(wire::WireNode("the turn so far", view_), options_);
-        } catch (const ValueError& e) {
-            broken(out, e.message());
+        // Built from upstream data only: what does not read (an input too deep to be shown among
+        // it) is the upstream's.
+        if (!read_upstream(out, [&] {
+                turn = read_response(wire::WireNode("the turn so far", view_), options_);
+            }))
             return false;
-        } catch (const LimitExceeded& e) {  // an input too deep to be shown
-            broken(out, e.message());
-            return false;
-        }
         GuardVerdict verdict = guard_(std::move(turn));
         if (verdict.stopped) {
             stop(out, verdict.reason);

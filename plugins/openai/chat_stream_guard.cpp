@@ -584,15 +584,12 @@ class ChatStreamGuard final : public wire::GuardedStreamBase {
         if (!window_turn(scope, turn)) {
             refresh_view(scope);
             if (view_["choices"].empty()) return true;
-            try {  // built from upstream data only: what does not read is the upstream's
-                turn = read_chat_completion(wire::WireNode("the turn so far", view_), options_);
-            } catch (const ValueError& e) {
-                broken(out, e.message());
+            // Built from upstream data only: what does not read (arguments too deep to be shown
+            // among it) is the upstream's.
+            if (!read_upstream(out, [&] {
+                    turn = read_chat_completion(wire::WireNode("the turn so far", view_), options_);
+                }))
                 return false;
-            } catch (const LimitExceeded& e) {  // arguments too deep to be shown
-                broken(out, e.message());
-                return false;
-            }
             keep_window_message(turn);
         }
         GuardVerdict verdict = guard_(std::move(turn));

@@ -429,15 +429,13 @@ class ResponsesStreamGuard final : public wire::GuardedStreamBase {
         if (view_.body["output"].empty()) return true;
         std::vector<cmf::Message> turn;
         OutputSlots slots;
-        try {  // built from upstream data only: what does not read is the upstream's
-            turn = read_responses_output(WireNode("the turn so far", view_.body), options_, &slots);
-        } catch (const ValueError& e) {
-            broken(out, e.message());
+        // Built from upstream data only: what does not read (arguments too deep to be shown
+        // among it) is the upstream's.
+        if (!read_upstream(out, [&] {
+                turn = read_responses_output(WireNode("the turn so far", view_.body), options_,
+                                             &slots);
+            }))
             return false;
-        } catch (const LimitExceeded& e) {  // arguments too deep to be shown
-            broken(out, e.message());
-            return false;
-        }
         GuardVerdict verdict = guard_(turn);
         if (verdict.stopped) {
             stop(out, verdict.reason);

@@ -71,15 +71,11 @@ void GuardedStreamBase::broken(std::vector<SseEvent>& out, const std::string& wh
 
 std::optional<Json> GuardedStreamBase::parse_object(const SseEvent& event,
                                                     std::vector<SseEvent>& out) {
-    try {
-        Json data = parse_wire_json(event.data, "its data");
-        if (data.is_object()) return data;
-        broken(out, "its data is not a JSON object, got " + std::string(json_type_name(data)));
-    } catch (const ValueError& e) {
-        broken(out, e.message());
-    } catch (const LimitExceeded& e) {
-        broken(out, e.message());
-    }
+    std::optional<Json> data;
+    if (!read_upstream(out, [&] { data = parse_wire_json(event.data, "its data"); }))
+        return std::nullopt;
+    if (data->is_object()) return data;
+    broken(out, "its data is not a JSON object, got " + std::string(json_type_name(*data)));
     return std::nullopt;
 }
 

@@ -7,8 +7,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "cmfpipe/errors.hpp"
 #include "cmfpipe/json.hpp"
 #include "cmfpipe/stream_guard.hpp"
 
@@ -58,6 +60,22 @@ class GuardedStreamBase : public GuardedStream {
     void broken(std::vector<SseEvent>& out, const std::string& what);
     // The event's data as a JSON object (the bounded parser), or the stream ended as broken.
     std::optional<Json> parse_object(const SseEvent& event, std::vector<SseEvent>& out);
+    // Runs `read`, a read of what the upstream sent (its turn so far into CMF, an event's data):
+    // what does not read (ValueError) or is too deep or large to (LimitExceeded) is the
+    // upstream's, and ends the stream as broken with the error's message. True when it read.
+    // A template, inline: it runs once a processed delta, and the read stays a direct call.
+    template <typename Read>
+    bool read_upstream(std::vector<SseEvent>& out, Read&& read) {
+        try {
+            std::forward<Read>(read)();
+            return true;
+        } catch (const ValueError& e) {
+            broken(out, e.message());
+        } catch (const LimitExceeded& e) {
+            broken(out, e.message());
+        }
+        return false;
+    }
 
     std::size_t line_ = 0;  // of the upstream event in hand (0: the stream's end)
     bool ended_ = false;
