@@ -88,7 +88,8 @@ TEST_CASE("SseReader: an event over the bound is LimitExceeded - just under pass
     bounded.feed("data: " + std::string(40, 'x') + "\n", events);
     CHECK_THROWS_MATCHES(
         bounded.feed("data: " + std::string(40, 'x'), events), LimitExceeded,
-        Catch::Matchers::Message("upstream 'openai' stream: an event larger than 64 bytes"));
+        Catch::Matchers::Message(
+            "upstream 'openai' stream: event 1 is larger than 64 bytes, at line 2 (byte 47)"));
 }
 
 TEST_CASE("sse_events: payloads, [DONE] and a cut last event") {
