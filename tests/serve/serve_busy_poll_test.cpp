@@ -1,7 +1,8 @@
-// `cmfpipe serve --busy-poll MICROSECONDS`: an I/O loop that polls its sockets for a while before
-// it sleeps serves as one that sleeps at once: every client gets its own answer, plain and
-// streamed, the drain still closes idle clients, and the process exits 0 at once on SIGTERM (the
-// loop does not spin past its work). An out-of-range value is refused at start, saying why.
+// `cmfpipe serve --busy-poll auto|MICROSECONDS`: an I/O loop that polls its sockets for a while
+// before it sleeps (a fixed time, or the adaptive default) serves as one that sleeps at once: every
+// client gets its own answer, plain and streamed, the drain still closes idle clients, and the
+// process exits 0 at once on SIGTERM (the loop does not spin past its work). A value that is not
+// auto or in range is refused at start, saying why.
 #include <signal.h>
 
 #include <catch2/catch.hpp>
@@ -28,13 +29,11 @@ std::string busy_poll_chat(const std::string& text, bool stream = false) {
     return body.dump();
 }
 
-}  // namespace
-
-TEST_CASE("busy poll: over 2 polling I/O loops 8 clients - 400 requests - each answer its own") {
+void check_polling_server(const std::string& busy_poll) {
     MockUpstream upstream;  // answers "echo: " + the last user text
     ServeProcess server({"--upstream", "openai=" + upstream.url(), "--config",
                          std::string(CMFPIPE_SOURCE_DIR) + "/config/default.yaml", "--io-threads",
-                         "2", "--busy-poll", "500"});
+                         "2", "--busy-poll", busy_poll});
     constexpr int connections = 8, total = 400;
     const OwnAnswers answers =
         ask_concurrently(server.port(), connections, total, [](HttpConnection& client, int n) {
@@ -66,10 +65,25 @@ TEST_CASE("busy poll: over 2 polling I/O loops 8 clients - 400 requests - each a
     check_idle_clients_closed_on_sigterm(server, 4);
 }
 
-TEST_CASE("busy poll: a value past 10 ms is refused at start, saying why") {
-    const ProcessResult result =
-        run_cli("serve", "--listen", "127.0.0.1:0", "--no-pipeline", "--busy-poll", "20000");
-    CHECK(result.exit_code == 2);
-    CHECK_THAT(result.err, Catch::StartsWith("cmfpipe serve: --busy-poll wants a whole number from "
-                                             "0 to 10000, got '20000'\n"));
+}  // namespace
+
+TEST_CASE("busy poll: over 2 polling I/O loops 8 clients - 400 requests - each answer its own") {
+    SECTION("fixed 500 us") {
+        check_polling_server("500");
+    }
+    SECTION("adaptive (auto)") {
+        check_polling_server("auto");
+    }
+}
+
+TEST_CASE("busy poll: a value past 10 ms or not a number is refused at start, saying why") {
+    for (const std::string value : {"20000", "fast", "-1", "auto2"}) {
+        const ProcessResult result =
+            run_cli("serve", "--listen", "127.0.0.1:0", "--no-pipeline", "--busy-poll", value);
+        CHECK(result.exit_code == 2);
+        CHECK_THAT(result.err,
+                   Catch::StartsWith("cmfpipe serve: --busy-poll wants auto or a whole number "
+                                     "from 0 to 10000, got '" +
+                                     value + "'\n"));
+    }
 }

@@ -53,6 +53,20 @@ void parse_listen(const std::string& text, serve::ServerOptions& options) {
     options.port = static_cast<unsigned short>(port);
 }
 
+// --busy-poll auto (the default: adaptive, up to ServerOptions' limit) or a fixed MICROSECONDS.
+void parse_busy_poll(const Arguments& args, serve::ServerOptions& options) {
+    const auto text = args.value("busy-poll");
+    if (!text || *text == "auto") return;
+    try {
+        options.busy_poll =
+            std::chrono::microseconds(count_option(args, "busy-poll", 0, 0, 10'000));
+    } catch (const UsageError&) {
+        throw UsageError("--busy-poll wants auto or a whole number from 0 to 10000, got '" + *text +
+                         "'");
+    }
+    options.busy_poll_adaptive = false;
+}
+
 // Every connection is a file descriptor: the soft limit (often 1024) goes up to the hard one.
 void raise_open_files_limit() {
     rlimit limit{};
@@ -113,7 +127,7 @@ int run_serve(const Arguments& args) {
                          ": no request could be read");
     }
     options.io_threads = count_option(args, "io-threads", 1, 1, 64);
-    options.busy_poll = std::chrono::microseconds(count_option(args, "busy-poll", 0, 0, 10'000));
+    parse_busy_poll(args, options);
     options.client_timeout =
         std::chrono::seconds(count_option(args, "client-timeout", 30, 1, 3600));
     options.drain_delay = std::chrono::seconds(count_option(args, "drain-delay", 5, 0, 3600));
@@ -200,9 +214,11 @@ std::vector<OptionSpec> serve_options() {
          {"io-threads", "N",
           "threads that read and write connections, each with its own clients and upstream "
           "connections (default 1)"},
-         {"busy-poll", "MICROSECONDS",
-          "after its last work an I/O thread polls its sockets this long before it sleeps: lower "
-          "latency under light load, for CPU (default 0: it sleeps at once)"},
+         {"busy-poll", "auto|MICROSECONDS",
+          "after its last work an I/O thread polls its sockets before it sleeps: lower latency "
+          "when work comes in quick succession, for CPU. auto (default): as long as the gaps "
+          "between its work have been short, up to 200; MICROSECONDS: always that long; 0: it "
+          "sleeps at once"},
          {"client-timeout", "SECONDS",
           "time a client has to send a request (idle keep-alive included) or read an answer "
           "(default 30)"},

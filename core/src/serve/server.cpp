@@ -15,6 +15,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/request.hpp"
+#include "poll_window.hpp"
 #include "server_state.hpp"
 #include "session.hpp"
 #include "upstream.hpp"
@@ -318,26 +319,47 @@ unsigned short Server::listen() {
 
 namespace {
 
-// Runs `io` until it runs out of work. With `busy_poll`, once no handler is ready the loop keeps
-// asking the reactor without blocking (epoll_wait with no timeout) for that long after its last
-// handler, and only then blocks in run_one(): what comes within it is taken without the kernel's
-// wake-up of a sleeping thread, the largest part of a lightly loaded proxy's added latency.
-void run_loop(net::io_context& io, std::chrono::microseconds busy_poll) {
-    if (busy_poll.count() == 0) {
+LoopPollWindows poll_windows(const ServerOptions& options) {
+    return LoopPollWindows(options.busy_poll, options.busy_poll_adaptive);
+}
+
+// Runs `io` until it runs out of work. While the poll window (poll_window.hpp) lasts, once no
+// handler is ready the loop keeps asking the reactor without blocking (epoll_wait with no
+// timeout), yielding its core to any other runnable thread between asks, and only then blocks in
+// run_one(): what comes within it is taken without the kernel's wake-up of a sleeping thread.
+void run_loop(net::io_context& io, LoopPollWindows windows) {
+    if (!windows.polls()) {
         io.run();
         return;
     }
     using Clock = std::chrono::steady_clock;
-    Clock::time_point last = Clock::now();
+    const auto since = [](Clock::time_point start, Clock::time_point end) {
+        return std::chrono::duration_cast<PollWindow::Micros>(end - start);
+    };
+    PollWindow* idle = nullptr;  // the window of the current idle time, if the loop is idle
+    Clock::time_point idle_since{}, asked_at = Clock::now();
     while (!io.stopped()) {
         if (io.poll() > 0) {
-            last = Clock::now();
+            if (idle) idle->work_after(since(idle_since, asked_at));
+            idle = nullptr;
+            asked_at = Clock::now();
             continue;
         }
         if (io.stopped()) break;
-        if (Clock::now() - last < busy_poll) continue;
+        const Clock::time_point now = Clock::now();
+        if (!idle) {
+            idle = &windows.now();
+            idle_since = now;
+        }
+        if (now - idle_since < idle->current()) {
+            std::this_thread::yield();
+            asked_at = Clock::now();
+            continue;
+        }
         io.run_one();
-        last = Clock::now();
+        idle->work_after(since(idle_since, Clock::now()));
+        idle = nullptr;
+        asked_at = Clock::now();
     }
 }
 
@@ -364,11 +386,11 @@ void Server::run() {
     for (std::size_t i = 0; i < impl.more_loops.size(); ++i) {
         threads.emplace_back([&impl, i] {
             io_loop_index = i + 1;
-            run_loop(*impl.more_loops[i], impl.state.options.busy_poll);
+            run_loop(*impl.more_loops[i], poll_windows(impl.state.options));
         });
     }
     io_loop_index = 0;
-    run_loop(impl.io, impl.state.options.busy_poll);
+    run_loop(impl.io, poll_windows(impl.state.options));
     for (auto& thread : threads) thread.join();
 }
 

@@ -1,6 +1,7 @@
 // serve/upstream.hpp: the proxied providers, over TCP or TLS, with kept-alive connections.
 #include "upstream.hpp"
 
+#include "poll_window.hpp"
 #include "upstream_exchange.hpp"
 #include "upstream_request_head.hpp"
 
@@ -256,6 +257,7 @@ net::awaitable<void> Upstream::call_into(Response& answer, http::verb method, st
             if (cancellation) cancellation->on_cancel({});
         }
     } forget{cancellation};
+    const AwaitedUpstreamAnswer awaited;  // its gaps teach the loop's upstream poll window
     auto cancelled_failure = [this] {
         return UpstreamFailure(502, "cancelled",
                                "upstream '" + name_ + "': the client went away, the call ended");

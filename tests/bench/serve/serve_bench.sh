@@ -16,9 +16,13 @@
 #       when missing) as a plain `proxy_pass` with a keep-alive pool to the same upstream, the
 #       floor a proxy that does not read the body sets: its overhead at one connection, its
 #       requests/s at 16 and the CPU it spends a request (master and workers), beside cmfpipe's;
-#       and cmfpipe (default pipeline) with --busy-poll BUSY_POLL (its I/O thread polls that many
-#       microseconds before it sleeps: an answer or request that comes within it is taken without
-#       a wake-up), its overhead at one connection and its CPU at 16.
+#       and cmfpipe (default pipeline) with --busy-poll BUSY_POLL (default 0: its I/O thread
+#       sleeps as soon as it has no work, where by default it polls through gaps that have been
+#       short, taking what comes in them without a wake-up), its overhead at one connection and
+#       its CPU at 16;
+#   (f) with --peer nginx: light load, one connection asking every PACE_MS (default 1) ms, gaps
+#       too long to poll through: the CPU a request of cmfpipe by default and with --busy-poll
+#       BUSY_POLL, what the default's polling costs when it does not pay.
 # Beside each rate, the CPU time each server spent a request (/proc/PID/stat), which does not
 # depend on how the cores were shared. The paths of (b) and (d) get 2 s of load before they are
 # measured (node compiles as it runs). Every path is checked with one curl request first; a wrk
@@ -26,9 +30,9 @@
 # instead of printing figures.
 # usage: tests/bench/serve/serve_bench.sh [--peer portkey] [--peer nginx] [SECONDS]
 #   SECONDS per wrk run (default 10; at one connection split into ROUNDS=5 rounds of every path
-#   in turn, medians printed). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000 BUSY_POLL=100;
+#   in turn, medians printed). env: REQUESTS_SMALL=10000 REQUESTS_LARGE=1000000 BUSY_POLL=0;
 #   CMFPIPE_BUILD_DIR (default build/); PORTKEY_DIR, a folder to install the gateway into and
-#   reuse (default: a scratch folder, removed at the end).
+#   reuse (default: a scratch folder, removed at the end). PACE_MS=1 for (f).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 build="${CMFPIPE_BUILD_DIR:-$root/build}"
@@ -193,8 +197,8 @@ if [ -n "$nginx_peer" ]; then
   start bare "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 --no-pipeline --upstream "openai=http://127.0.0.1:$upstream_port/v1"
   bare_url="http://127.0.0.1:$(port_of bare)/v1/chat/completions"
   check "cmfpipe --no-pipeline" "$bare_url" "$chat_body" "echo: hi"
-  # cmfpipe as the default row, its I/O thread polling before it sleeps.
-  busy_poll="${BUSY_POLL:-100}"
+  # cmfpipe as the default row, its I/O thread sleeping as soon as it has no work (BUSY_POLL=0).
+  busy_poll="${BUSY_POLL:-0}"
   start busy "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 --busy-poll "$busy_poll" --upstream "openai=http://127.0.0.1:$upstream_port/v1"
   busy_url="http://127.0.0.1:$(port_of busy)/v1/chat/completions"
   check "cmfpipe --busy-poll $busy_poll" "$busy_url" "$chat_body" "echo: hi"
@@ -216,7 +220,7 @@ portkey_pid="$(cat "$work/portkey.pid" 2>/dev/null || true)"
 bare_pid="$(cat "$work/bare.pid" 2>/dev/null || true)"
 busy_pid="$(cat "$work/busy.pid" 2>/dev/null || true)"
 declare -A pid_of=([direct]="" [proxy]="$proxy_pid" [portkey]="$portkey_pid" [nginx]="${nginx_pids:-}" [bare]="$bare_pid" [busy]="$busy_pid")
-declare -A name_of=([direct]="the bench upstream directly" [proxy]="through cmfpipe" [portkey]="through Portkey" [nginx]="through nginx" [bare]="through cmfpipe --no-pipeline" [busy]="through cmfpipe --busy-poll")
+declare -A name_of=([direct]="the bench upstream directly" [proxy]="through cmfpipe" [portkey]="through Portkey" [nginx]="through nginx" [bare]="through cmfpipe --no-pipeline" [busy]="through cmfpipe --busy-poll $busy_poll")
 for path in "${paths[@]}"; do  # warm-up, not measured: V8 compiles Portkey's hot code as it runs
   wrk -t2 -c16 -d2s -s "${script_of[$path]}" "${url_of[$path]}" >/dev/null
 done
@@ -284,8 +288,35 @@ if [ -n "$nginx_peer" ]; then
     "$(minus "${p50[bare1]}" "${p50[direct1]}")" "${rps[bare16]}" "$bare_rps_share" "${cpu[bare16:$bare_pid]}" "$bare_cpu_ratio"
   busy_cpu_ratio="$(awk -v a="${cpu[busy16:$busy_pid]}" -v b="$nginx_cpu16" 'BEGIN {if (b > 0) printf "%.1f", a / b; else print "n/a"}')"
   busy_rps_share="$(awk -v a="${rps[busy16]}" -v b="${rps[nginx16]}" 'BEGIN {printf "%.0f", a * 100 / b}')"
-  printf '(e) cmfpipe --busy-poll %s: overhead p50 %s ms (CPU a request at one connection %s us); 16 connections: %s requests/s: %s%% of nginx'"'"'s; CPU a request %s us: %sx\n' \
-    "$busy_poll" "$(minus "${p50[busy1]}" "${p50[direct1]}")" "${cpu[busy1:$busy_pid]}" "${rps[busy16]}" "$busy_rps_share" "${cpu[busy16:$busy_pid]}" "$busy_cpu_ratio"
+  printf '(e) cmfpipe --busy-poll %s: overhead p50 %s ms (CPU a request at one connection %s us, by default %s us); 16 connections: %s requests/s: %s%% of nginx'"'"'s; CPU a request %s us: %sx\n' \
+    "$busy_poll" "$(minus "${p50[busy1]}" "${p50[direct1]}")" "${cpu[busy1:$busy_pid]}" "${cpu[proxy1:$proxy_pid]}" "${rps[busy16]}" "$busy_rps_share" "${cpu[busy16:$busy_pid]}" "$busy_cpu_ratio"
+
+  # (f) one connection, a request every PACE_MS: wrk's delay() hook waits that long after each
+  # answer. The rounds take turns as in (b); CPU from the threads' schedstat (nanoseconds: a
+  # round's few thousand requests are a few clock ticks of CPU).
+  pace_ms="${PACE_MS:-1}"
+  paced_script="$work/paced.lua"
+  { cat "$chat_script"; printf 'function delay() return %s end\n' "$pace_ms"; } >"$paced_script"
+  declare -A paced_rounds
+  for ((r = 1; r <= rounds; r++)); do
+    for path in proxy busy; do
+      before_ns="$(cpu_ns_all "${pid_of[$path]}")"
+      out="$(wrk "-t1" "-c1" "-d${round_seconds}s" -s "$paced_script" "${url_of[$path]}" 2>&1)" ||
+        { echo "serve_bench: (f) ${name_of[$path]}: wrk failed: $out" >&2; exit 1; }
+      after_ns="$(cpu_ns_all "${pid_of[$path]}")"
+      if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then
+        echo "serve_bench: (f) ${name_of[$path]}: not every request was answered with 2xx:" >&2
+        echo "$out" >&2
+        exit 1
+      fi
+      answered="$(awk '/ requests in / {print $1}' <<<"$out")"
+      paced_rounds[$path]+="$(awk -v a="$after_ns" -v b="$before_ns" -v n="$answered" 'BEGIN {printf "%.0f", (a - b) / n / 1000}') "
+    done
+  done
+  paced_proxy="$(median_of "${paced_rounds[proxy]}")"
+  paced_busy="$(median_of "${paced_rounds[busy]}")"
+  printf '(f) one request every %s ms: CPU a request, cmfpipe by default %s us, with --busy-poll %s %s us\n' \
+    "$pace_ms" "$paced_proxy" "$busy_poll" "$paced_busy"
   kill "$(cat "$work/nginx.pid")" "$bare_pid" "$busy_pid"
 fi
 
@@ -383,7 +414,7 @@ if [ -n "$nginx_peer" ]; then
   echo "|---|---|---|---|"
   echo "| the upstream directly | $(thousands "${rps[direct16]}") | (upstream: ${cpu[direct16:$upstream_pid]} µs) | |"
   echo "| nginx $nginx_version \`proxy_pass\`, keep-alive pool | $(thousands "${rps[nginx16]}") | **$nginx_cpu16 µs** | $(minus "${p50[nginx1]}" "${p50[direct1]}") ms |"
-  echo "| cmfpipe \`/v1/chat/completions\`, default pipeline | $(thousands "${rps[proxy16]}") ($nginx_rps_share% of nginx's) | **${cpu[proxy16:$proxy_pid]} µs** (${nginx_cpu_ratio}x nginx's) | $(minus "${p50[proxy1]}" "${p50[direct1]}") ms |"
+  echo "| cmfpipe \`/v1/chat/completions\`, default pipeline | $(thousands "${rps[proxy16]}") ($nginx_rps_share% of nginx's) | **${cpu[proxy16:$proxy_pid]} µs** (${nginx_cpu_ratio}x nginx's; ${cpu[proxy1:$proxy_pid]} µs at one connection, $paced_proxy µs at one request every $pace_ms ms) | $(minus "${p50[proxy1]}" "${p50[direct1]}") ms |"
   echo "| cmfpipe \`/v1/chat/completions\`, \`--no-pipeline\` | $(thousands "${rps[bare16]}") ($bare_rps_share% of nginx's) | **${cpu[bare16:$bare_pid]} µs** (${bare_cpu_ratio}x nginx's) | $(minus "${p50[bare1]}" "${p50[direct1]}") ms |"
-  echo "| cmfpipe \`/v1/chat/completions\`, default pipeline, \`--busy-poll $busy_poll\` | $(thousands "${rps[busy16]}") ($busy_rps_share% of nginx's) | **${cpu[busy16:$busy_pid]} µs** (${busy_cpu_ratio}x nginx's; ${cpu[busy1:$busy_pid]} µs at one connection) | $(minus "${p50[busy1]}" "${p50[direct1]}") ms |"
+  echo "| cmfpipe \`/v1/chat/completions\`, default pipeline, \`--busy-poll $busy_poll\` | $(thousands "${rps[busy16]}") ($busy_rps_share% of nginx's) | **${cpu[busy16:$busy_pid]} µs** (${busy_cpu_ratio}x nginx's; ${cpu[busy1:$busy_pid]} µs at one connection, $paced_busy µs at one request every $pace_ms ms) | $(minus "${p50[busy1]}" "${p50[direct1]}") ms |"
 fi

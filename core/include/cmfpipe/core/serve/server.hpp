@@ -40,10 +40,13 @@ struct ServerOptions {
     std::size_t max_buffered = 0;
     std::size_t io_threads = 1;
     // After its last piece of work an I/O thread keeps polling its sockets (without sleeping) for
-    // this long before it waits in the kernel: an answer or a request that comes within it is
-    // taken without a wake-up (the latency of a lightly loaded server), for CPU spent spinning.
-    // 0: it waits at once.
-    std::chrono::microseconds busy_poll{0};
+    // up to this long before it waits in the kernel: an answer or a request that comes within it
+    // is taken without a wake-up (the latency of a lightly loaded server), for CPU spent polling.
+    // Adaptive: the window is learnt from the gaps between pieces of work, between 0 and this
+    // (polling through gaps shorter than it, sleeping at once when work comes seldom); else it is
+    // always this. 0: it waits at once.
+    std::chrono::microseconds busy_poll{200};
+    bool busy_poll_adaptive = true;
     // The time a client has to send a whole request, counted from the end of the previous answer
     // (keep-alive idle time included), and to read an answer: a slow or silent client is closed.
     std::chrono::milliseconds client_timeout{30'000};
