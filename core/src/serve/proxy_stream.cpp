@@ -5,7 +5,6 @@
 #include <boost/beast/core/string.hpp>
 #include <chrono>
 
-#include "cmfpipe/limits.hpp"
 #include "cmfpipe/wire/sse.hpp"
 #include "forwarded_headers.hpp"
 
@@ -82,8 +81,8 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
                                                       Cancellation& cancellation,
                                                       std::string request_id) {
     GuardedStream& guarded = *prepared.guarded;
-    wire::SseReader reader("upstream '" + upstream.name() + "' stream",
-                           input_limits().max_input_bytes);
+    // Bounded by the limits policy (max_input_bytes): an event, and any line, even one it drops.
+    wire::SseReader reader("upstream '" + upstream.name() + "' stream");
     bool streaming = false;        // the upstream answered with its event stream
     bool begun = false;            // the client has our header
     bool over = false;             // the stream is over: what is held goes out
