@@ -30,11 +30,12 @@ void analyze_content(const TemplateProbe& probe, TemplateAnalysis& analysis) {
         return;
     }
     // C1: text alone vs a tool call. What only the text side has is the content and its wrapper;
-    // a template without tools gives the content alone.
+    // a template without tools gives the content alone. Whitespace the two write differently
+    // around the markers they share is no wrapper.
     std::string wrapped(needle::content);
     if (const auto calls =
             probe.has_tools() ? probe.render(calls_turn({ProbeCall{}}), false) : std::nullopt) {
-        const DiffSplit d = diff_split(*text, *calls);
+        const DiffSplit d = marker_diff_split(*text, *calls);
         if (d.left.find(needle::content) != std::string::npos) wrapped = trim(d.left);
     }
     const ReasoningAnalysis& r = analysis.reasoning;

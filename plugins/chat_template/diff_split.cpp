@@ -53,7 +53,94 @@ std::size_t suffix_outside_markers(std::string_view text, std::size_t length) {
     return length;
 }
 
+// Whether c may stand inside a bracketed marker: no whitespace, quote, brace or bracket.
+bool plain_marker_char(char c) {
+    return !(c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '"' || c == '\'' || c == '{' ||
+             c == '}' || c == '[' || c == ']' || c == '<' || c == '>');
+}
+
+struct Brackets {
+    char open, close;
+};
+// The bracket pairs of markers as the text reads forwards, and as reversed text reads them.
+constexpr Brackets forward_brackets[] = {{'<', '>'}, {'[', ']'}};
+constexpr Brackets reversed_brackets[] = {{'>', '<'}, {']', '['}};
+
+// Whether a bracketed marker ends just before `at`. The scan back stops at the first character
+// no marker holds, so the checks at the whitespace runs of a text stay linear together.
+bool marker_ends_before(std::string_view text, std::size_t at, const Brackets (&pairs)[2]) {
+    if (at < 3) return false;
+    for (const Brackets& b : pairs) {
+        if (text[at - 1] != b.close) continue;
+        std::size_t k = at - 1;
+        while (k > 0 && plain_marker_char(text[k - 1])) --k;
+        if (k > 0 && k < at - 1 && text[k - 1] == b.open) return true;
+    }
+    return false;
+}
+
+// The length of the bracketed marker that starts at `at`, 0 where none does.
+std::size_t marker_length_at(std::string_view text, std::size_t at, const Brackets (&pairs)[2]) {
+    if (at >= text.size()) return 0;
+    for (const Brackets& b : pairs) {
+        if (text[at] != b.open) continue;
+        std::size_t k = at + 1;
+        while (k < text.size() && plain_marker_char(text[k])) ++k;
+        if (k < text.size() && k > at + 1 && text[k] == b.close) return k + 1 - at;
+    }
+    return 0;
+}
+
+// How far a and b agree from their starts (at most max_a and max_b bytes), whitespace runs next
+// to a marker both share counted as equal: the agreeing lengths in a and in b. A run counts where
+// a marker of the agreeing part ends before it or where the same marker follows it on both sides;
+// where it is a plain difference (or there is no whitespace), the walk stops as diff_split's does.
+std::pair<std::size_t, std::size_t> agreeing_lengths(std::string_view a, std::string_view b,
+                                                     std::size_t max_a, std::size_t max_b,
+                                                     const Brackets (&pairs)[2]) {
+    std::size_t i = 0, j = 0;
+    std::size_t floor_i = 0, floor_j = 0;  // where the last whitespace skip landed
+    for (;;) {
+        while (i < max_a && j < max_b && a[i] == b[j]) ++i, ++j;
+        // Back to the start of the whitespace both have just written alike.
+        std::size_t i0 = i, j0 = j;
+        while (i0 > floor_i && j0 > floor_j && is_space(a[i0 - 1]) && a[i0 - 1] == b[j0 - 1])
+            --i0, --j0;
+        std::size_t wi = i0, wj = j0;
+        while (wi < max_a && is_space(a[wi])) ++wi;
+        while (wj < max_b && is_space(b[wj])) ++wj;
+        if (wi == i && wj == j) break;  // no whitespace to pass over
+        const bool marker_before = marker_ends_before(a, i0, pairs);
+        const std::size_t length = marker_length_at(a, wi, pairs);
+        const bool marker_after = length > 0 && wi + length <= max_a && wj + length <= max_b &&
+                                  a.substr(wi, length) == b.substr(wj, length);
+        if (!marker_before && !marker_after) break;
+        i = floor_i = wi;
+        j = floor_j = wj;
+    }
+    return {i, j};
+}
+
 }  // namespace
+
+DiffSplit marker_diff_split(std::string_view a, std::string_view b) {
+    auto [pa, pb] = agreeing_lengths(a, b, a.size(), b.size(), forward_brackets);
+    while (pa > 0 && pa < a.size() && continuation_byte(a[pa])) --pa;
+    while (pb > 0 && pb < b.size() && continuation_byte(b[pb])) --pb;
+    pa = prefix_outside_markers(a, pa);
+    pb = prefix_outside_markers(b, pb);
+
+    const std::string ra(a.rbegin(), a.rend()), rb(b.rbegin(), b.rend());
+    auto [sa, sb] = agreeing_lengths(ra, rb, a.size() - pa, b.size() - pb, reversed_brackets);
+    while (sa > 0 && continuation_byte(a[a.size() - sa])) --sa;
+    while (sb > 0 && continuation_byte(b[b.size() - sb])) --sb;
+    sa = suffix_outside_markers(a, sa);
+    sb = suffix_outside_markers(b, sb);
+
+    return DiffSplit{std::string(a.substr(0, pa)), std::string(a.substr(pa, a.size() - pa - sa)),
+                     std::string(b.substr(pb, b.size() - pb - sb)),
+                     std::string(a.substr(a.size() - sa))};
+}
 
 DiffSplit diff_split(std::string_view a, std::string_view b) {
     const std::size_t shorter = std::min(a.size(), b.size());

@@ -16,6 +16,15 @@ struct DiffSplit {
 
 DiffSplit diff_split(std::string_view a, std::string_view b);
 
+// The same, but whitespace next to a bracketed marker the two renders share counts as equal:
+// "<A>  </think>  TEXT<end>" and "<A></think>    <calls>...</calls><end>" differ only in TEXT
+// and the calls. A template may write its markers with other whitespace in a turn of calls than
+// in a turn of text (its {%- -%} differ by branch); the plain diff would then begin at the first
+// marker after that whitespace and take the turn's header for part of the difference. The prefix
+// is a's up to where the two part (with a's whitespace), the suffix a's from where they meet
+// again; left and right are each side's text in between.
+DiffSplit marker_diff_split(std::string_view a, std::string_view b);
+
 // The whitespace the analysis and the readers skip around markers.
 inline bool is_space(char c) {
     return c == ' ' || c == '\n' || c == '\t' || c == '\r';

@@ -219,7 +219,7 @@ void parallel_calls(const std::optional<std::string>& two, const std::string& no
     if (!two) return;
     t.parallel_calls = true;
     if (t.section_start.empty() || !t.per_call_start.empty()) return;
-    const std::string calls = diff_split(none, *two).right;
+    const std::string calls = marker_diff_split(none, *two).right;
     const std::size_t first = calls.find(t.section_start);
     if (first != npos && calls.find(t.section_start, first + 1) != npos) {
         t.per_call_start = std::move(t.section_start);
@@ -284,7 +284,7 @@ NameWord name_word(std::string_view text, std::size_t at, std::string_view name)
 void numbered_call_id(const std::optional<std::string>& two, const std::string& none,
                       ToolAnalysis& t) {
     if (!two || t.id_position != CallIdPosition::none) return;
-    const std::string calls = diff_split(none, *two).right;
+    const std::string calls = marker_diff_split(none, *two).right;
     const std::size_t first_at = calls.find(needle::function_first);
     const std::size_t second_at =
         first_at == npos ? npos : calls.find(needle::function_second, first_at);
@@ -354,7 +354,9 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     // T1: a turn without a call (empty, and with text) vs one call: the call's section is the
     // shorter of the two diffs (a template that skips an empty turn puts the turn's header and
     // end into the first; Ministral refuses an empty turn), then the format by where the
-    // needles stand.
+    // needles stand. The diff passes over whitespace the two write differently around a marker
+    // they share (DeepSeek V3.1 writes "<|Assistant|>  </think>" before text and
+    // "<|Assistant|></think>  " before calls), else those markers would open the section.
     const auto one = probe.render(calls_turn({ProbeCall{}}), false);
     if (!one) {
         analysis.notes.push_back("the template renders no tool call: " + probe.last_error());
@@ -368,7 +370,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     for (auto base : {probe.render(calls_turn({}), false), probe.render(ProbeTurn{}, false)}) {
         if (base && base->find(needle::content) == npos) differs = *base != *one;
         if (!base || *base == *one) continue;
-        const DiffSplit d = diff_split(*base, *one);
+        const DiffSplit d = marker_diff_split(*base, *one);
         if (d.right.find(needle::function_first) == npos) continue;
         if (!found || d.right.size() < found->size()) {
             found = d.right;

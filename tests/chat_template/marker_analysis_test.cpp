@@ -6,11 +6,15 @@
 //      that opener is what the template writes after the calls, not a call marker;
 //   c. the call's id right after the per-call opener: the opener is not required twice;
 //   d. each JSON call in tags of its own (Hermes): a second call written without repeating the
-//      tag, one object after another or in a list, is still a call.
+//      tag, one object after another or in a list, is still a call;
+//   e. the turn's header markers written with other whitespace before calls than before text
+//      (DeepSeek V3.1, Llama 4's JSON template): the call section is what differs beyond that
+//      whitespace, not the header.
 // Shown: the exact analysis, and completions a model writes read back to exact parts.
 #include <catch2/catch.hpp>
 
 #include "chat_template_support.hpp"
+#include "diff_split.hpp"
 #include "template_analysis.hpp"
 
 namespace {
@@ -239,4 +243,78 @@ TEST_CASE("markers: each fixture's own rendering of text and two calls reads bac
     CHECK(marker_round_trip("id_after_call_opener") == Json::array({text, oslo_id, paris_id}));
     CHECK(marker_round_trip("json_call_each_tagged") == Json::array({text, oslo, paris}));
     CHECK(marker_round_trip("section_end_last") == Json::array({oslo, paris}));
+}
+
+TEST_CASE(
+    "markers: the diff that finds a call section passes over whitespace around shared "
+    "markers",
+    "[chat_template][markers]") {
+    const auto split = [](std::string_view a, std::string_view b) {
+        const DiffSplit d = marker_diff_split(a, b);
+        return Json::array({d.prefix, d.left, d.right, d.suffix});
+    };
+    // Text turn vs calls turn with the header's whitespace moved: only the text and the calls
+    // differ (the plain diff would begin at <|answer|>).
+    CHECK(split("<|a|>  <|answer|>\nTEXT<|end|>",
+                "<|a|><|answer|>  <|calls|>C<|calls_end|><|end|>") ==
+          Json::array({"<|a|>  <|answer|>\n", "TEXT", "<|calls|>C<|calls_end|>", "<|end|>"}));
+    CHECK(diff_split("<|a|>  <|answer|>\nTEXT<|end|>",
+                     "<|a|><|answer|>  <|calls|>C<|calls_end|><|end|>")
+              .left == "  <|answer|>\nTEXT");
+    // A newline before the shared header in one render only.
+    CHECK(split("Q<|eot|><|start|>x\nTEXT\n<|eot|>", "Q<|eot|>\n<|start|>x\n{}\n<|eot|>") ==
+          Json::array({"Q<|eot|><|start|>x\n", "TEXT", "{}", "\n<|eot|>"}));
+    // The same at the end: whitespace before a shared closing marker.
+    CHECK(split("<s>A  </s>", "<s>B</s>") == Json::array({"<s>", "A", "B", "  </s>"}));
+    // Whitespace that no marker stands next to stays a difference, as in diff_split.
+    CHECK(split("a  b", "a b") == Json::array({"a ", " ", "", "b"}));
+    CHECK(split("x <y", "x  <z") == Json::array({"x ", "<y", " <z", ""}));
+    CHECK(split("same", "same") == Json::array({"same", "", "", ""}));
+}
+
+TEST_CASE("markers: header markers spaced otherwise in a turn of calls are no call markers",
+          "[chat_template][markers]") {
+    const TemplateAnalysis tagged = [] {
+        static const auto renderer = bundled_plugins().make_renderer("jinja2");
+        AnalysisInputs inputs;
+        inputs.template_text = marker_fixture("spaced_header_tagged_calls");
+        return analyze_template(*renderer, inputs);
+    }();
+    CHECK(tagged.content.mode == ContentMode::plain);
+    CHECK(tagged.content.turn_end == "<|end|>");
+    const ToolAnalysis& t = tagged.tools;
+    CHECK(t.format == ToolFormat::tag_with_json);
+    CHECK(t.section_start == "<|calls|>");
+    CHECK(t.section_end == "<|calls_end|>");
+    CHECK(t.per_call_start == "<|call|>");
+    CHECK(t.per_call_end == "<|call_end|>");
+    CHECK(t.name_prefix.empty());
+    CHECK(t.name_suffix == "<|sep|>");
+    const Json oslo = weather_call("Oslo");
+    const Json time = {{"call", "get_time"}, {"arguments", {{"zone", "CET"}}}};
+    CHECK(marker_parse("spaced_header_tagged_calls",
+                       "  Checking.<|calls|><|call|>get_weather<|sep|>{\"city\": "
+                       "\"Oslo\"}<|call_end|><|call|>get_time<|sep|>{\"zone\": "
+                       "\"CET\"}<|call_end|>  <|calls_end|><|end|>") ==
+          Json::array({{{"text", "Checking."}}, oslo, time}));
+    CHECK(marker_parse("spaced_header_tagged_calls", "\nJust text.<|end|>") ==
+          Json::array({{{"text", "Just text."}}}));
+
+    const ToolAnalysis json = marker_analysis("spaced_header_json_calls");
+    CHECK(json.format == ToolFormat::json_native);
+    CHECK(json.section_start.empty());
+    CHECK(json.per_call_start.empty());
+    CHECK(json.name_field == "name");
+    CHECK(json.arguments_field == "parameters");
+    CHECK(marker_parse(
+              "spaced_header_json_calls",
+              "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}\n<|eot|>") ==
+          Json::array({oslo}));
+}
+
+TEST_CASE("markers: templates that space their header otherwise before calls read back",
+          "[chat_template][markers]") {
+    const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
+    CHECK(marker_round_trip("spaced_header_tagged_calls") ==
+          Json::array({{{"text", "Checking."}}, oslo, paris}));
 }
