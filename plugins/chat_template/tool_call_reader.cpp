@@ -132,43 +132,45 @@ class Reader {
     // Shared with the search for the section's trigger, so it too reads the text once.
     Finder& finder() { return finder_; }
 
-    // The section beginning at `start` (where its trigger was found).
+    // The section beginning at `start` (where its trigger was found). A template may write its
+    // whole section once per call (InternLM2's <|action_start|><|plugin|>{...}<|action_end|>
+    // twice): where parallel calls may follow, a section that opens right after one's end holds
+    // more calls of the same turn.
     CallSection section(std::size_t start, bool parallel) {
         CallSection out;
         out.start = start;
         Cursor c(text_, start, finder_);
-        Match opened = c.marker(f_.section_start);
-        // A model may leave the section's start out and begin with a call's (Kimi K2 Thinking).
-        if (opened == Match::no && !f_.per_call_start.empty() &&
-            c.rest().starts_with(f_.per_call_start))
-            opened = Match::yes;
-        if (opened == Match::no) return out;
-        if (opened == Match::truncated) return truncated(out, ParsedCall{});
-        for (;;) {
-            const std::size_t before = c.at();
-            if (c.at_end_after_space() && !out.calls.empty()) break;
-            ParsedCall partial;
-            std::vector<ParsedCall> calls;
-            const std::optional<Stop> stop = call(c, calls, partial, parallel);
-            if (stop && stop->truncated) {
-                out.calls.insert(out.calls.end(), calls.begin(), calls.end());
-                return truncated(out, std::move(partial));
-            }
-            if (stop) {
-                c.move_to(before);
+        for (bool first = true;; first = false) {
+            const std::size_t section_at = c.at();
+            Match opened = c.marker(f_.section_start);
+            // A model may leave the section's start out and begin with a call's (Kimi K2
+            // Thinking).
+            if (first && opened == Match::no && !f_.per_call_start.empty() &&
+                c.rest().starts_with(f_.per_call_start))
+                opened = Match::yes;
+            if (opened == Match::no && first) return out;
+            if (opened != Match::yes && !first) {
+                c.move_to(section_at);  // what follows the section is not another one (yet)
                 break;
             }
-            out.calls.insert(out.calls.end(), calls.begin(), calls.end());
-            if (!parallel || c.at() == before) break;
-        }
-        if (out.calls.empty()) {
-            // An opened section with nothing readable in it is text, unless the text ends there.
-            if (!f_.section_start.empty() && c.at_end_after_space())
-                return truncated(out, ParsedCall{});
-            return out;
-        }
-        if (c.marker(f_.section_end) == Match::no) {
+            if (opened == Match::truncated) return truncated(out, ParsedCall{});
+            const std::size_t read_before = out.calls.size();
+            if (const auto stop = calls_of_section(c, out, parallel); stop && stop->truncated)
+                return out;
+            if (out.calls.size() == read_before) {
+                // An opened section with nothing readable in it is text, unless the text ends
+                // there.
+                if (!f_.section_start.empty() && c.at_end_after_space())
+                    return truncated(out, ParsedCall{});
+                if (first) return out;
+                c.move_to(section_at);
+                break;
+            }
             // Text after the calls without the section's end: the calls stand, the rest is text.
+            // Only a section with both markers can be told to open again.
+            if (c.marker(f_.section_end) != Match::yes || !parallel || f_.section_start.empty() ||
+                f_.section_end.empty())
+                break;
         }
         out.status = CallSection::Status::read;
         out.end = c.at();
@@ -181,6 +183,29 @@ class Reader {
         out.end = text_.size();
         out.unfinished = std::move(partial);
         return out;
+    }
+
+    // The calls of one opened section into `out.calls`; a truncated stop has made `out`
+    // truncated.
+    std::optional<Stop> calls_of_section(Cursor& c, CallSection& out, bool parallel) {
+        for (;;) {
+            const std::size_t before = c.at();
+            if (c.at_end_after_space() && !out.calls.empty()) return std::nullopt;
+            ParsedCall partial;
+            std::vector<ParsedCall> calls;
+            const std::optional<Stop> stop = call(c, calls, partial, parallel);
+            if (stop && stop->truncated) {
+                out.calls.insert(out.calls.end(), calls.begin(), calls.end());
+                truncated(out, std::move(partial));
+                return stop;
+            }
+            if (stop) {
+                c.move_to(before);
+                return stop;
+            }
+            out.calls.insert(out.calls.end(), calls.begin(), calls.end());
+            if (!parallel || c.at() == before) return std::nullopt;
+        }
     }
 
     // One call (or, for a JSON array, several) into `calls`; nothing when read, else why not,
@@ -204,11 +229,12 @@ class Reader {
 
     // A JSON call, and where more may follow, the calls a model writes after it without
     // repeating the call's own opener: objects one after another (on lines of their own, or
-    // with a comma between). A list of them is one JSON value, read by json_call.
+    // with a comma between: Phi-4-mini's {...},{...} without a list's brackets). A list of them
+    // is one JSON value, read by json_call.
     std::optional<Stop> json_calls(Cursor& c, std::vector<ParsedCall>& calls, ParsedCall& partial,
                                    bool parallel) {
         if (auto stop = json_call(c, calls, partial)) return stop;
-        if (!parallel || f_.per_call_start.empty()) return std::nullopt;
+        if (!parallel) return std::nullopt;
         for (;;) {
             Cursor next = c;
             next.skip_space();

@@ -9,7 +9,10 @@
 //      tag, one object after another or in a list, is still a call;
 //   e. the turn's header markers written with other whitespace before calls than before text
 //      (DeepSeek V3.1, Llama 4's JSON template): the call section is what differs beyond that
-//      whitespace, not the header.
+//      whitespace, not the header;
+//   f. the whole section written once per call (InternLM2): the sections that follow one another
+//      hold the calls of one turn;
+//   g. JSON calls without markers, a comma between them and no list's brackets (Phi-4-mini).
 // Shown: the exact analysis, and completions a model writes read back to exact parts.
 #include <catch2/catch.hpp>
 
@@ -316,5 +319,56 @@ TEST_CASE("markers: templates that space their header otherwise before calls rea
           "[chat_template][markers]") {
     const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
     CHECK(marker_round_trip("spaced_header_tagged_calls") ==
+          Json::array({{{"text", "Checking."}}, oslo, paris}));
+}
+
+TEST_CASE("markers: a section written once per call holds the calls of one turn",
+          "[chat_template][markers]") {
+    const ToolAnalysis t = marker_analysis("section_per_call");
+    CHECK(t.format == ToolFormat::json_native);
+    CHECK(t.section_start == "<|action|>");
+    CHECK(t.section_end == "<|action_end|>");
+    CHECK(t.per_call_start == "<|tool|>");
+    const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
+    const std::string a =
+        "<|action|><|tool|>\n{\"name\": \"get_weather\", \"arguments\": "
+        "{\"city\": \"Oslo\"}}<|action_end|>";
+    const std::string b =
+        "<|action|><|tool|>\n{\"name\": \"get_weather\", \"arguments\": "
+        "{\"city\": \"Paris\"}}<|action_end|>";
+    CHECK(marker_parse("section_per_call", a + b + "<|end|>") == Json::array({oslo, paris}));
+    CHECK(marker_parse("section_per_call", a + "\n" + b) == Json::array({oslo, paris}));
+    // Text after the sections stays text; a section that holds no call is text too.
+    CHECK(marker_parse("section_per_call", a + b + " Done.") ==
+          Json::array({{{"text", "Done."}}, oslo, paris}));
+    CHECK(marker_parse("section_per_call", a + "<|action|>nothing<|action_end|>") ==
+          Json::array({{{"text", "<|action|>nothing<|action_end|>"}}, oslo}));
+    // In a stream, the second section cut off inside its call: the first call stands.
+    CHECK(marker_parse("section_per_call",
+                       a + "<|action|><|tool|>\n{\"name\": \"get_weather\", \"argu",
+                       true) == Json::array({oslo}));
+    CHECK(marker_round_trip("section_per_call") ==
+          Json::array({{{"text", "Checking."}}, oslo, paris}));
+}
+
+TEST_CASE("markers: JSON calls with a comma between them and no list brackets",
+          "[chat_template][markers]") {
+    const ToolAnalysis t = marker_analysis("comma_separated_calls");
+    CHECK(t.format == ToolFormat::json_native);
+    CHECK(t.section_start.empty());
+    CHECK(t.per_call_start.empty());
+    CHECK_FALSE(t.calls_in_array);
+    const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
+    const std::string a = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}";
+    const std::string b = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}";
+    for (const std::string& calls : {a + "," + b, a + ", " + b, a + ",\n" + b, a + b}) {
+        INFO(calls);
+        CHECK(marker_parse("comma_separated_calls", calls + "<|end|>") ==
+              Json::array({oslo, paris}));
+    }
+    // An object after the comma that is no call ends the calls: it is text.
+    CHECK(marker_parse("comma_separated_calls", a + ", {\"city\": \"Paris\"}") ==
+          Json::array({{{"text", ", {\"city\": \"Paris\"}"}}, oslo}));
+    CHECK(marker_round_trip("comma_separated_calls") ==
           Json::array({{{"text", "Checking."}}, oslo, paris}));
 }
