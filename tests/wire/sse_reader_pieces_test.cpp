@@ -1,8 +1,10 @@
 // wire::SseReader read() and feed() against a reference reading of the whole text at once, with
 // the text cut at every byte offset and in pieces of every size; and SseEvent::append_text's
 // exact bytes.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -427,4 +429,37 @@ TEST_CASE("SseReader: the policy's bound by default, named in the refusal") {
                          Catch::Matchers::Message(
                              "upstream 'openai' stream: line 3 (byte 40) is longer than 32 bytes "
                              "(max_input_bytes), in event 2"));
+}
+
+namespace {
+
+// A text made of the pieces SSE framing is made of, drawn at random: field names whole and cut
+// short, colons, spaces, every line end, and value bytes.
+std::string random_sse_text(std::mt19937& random) {
+    static const std::vector<std::string> pieces = {
+        "data", "data:", "data: ", "event", "event:", "event: ", "id: 1", ":",    " ",    "x",
+        "yz",   "dat",   "even",   "\r",    "\n",     "\r\n",    "\r\n",  "\n\n", "\r\r", "{}"};
+    std::uniform_int_distribution<std::size_t> count(0, 40);
+    std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+    std::string text;
+    for (std::size_t n = count(random); n > 0; --n) text += pieces[pick(random)];
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("SseReader: random texts cut at random give the reference events and refusals") {
+    std::mt19937 random(20261127);
+    for (int round = 0; round < 3000; ++round) {
+        const std::string text = random_sse_text(random);
+        INFO("text: " << text);
+        std::uniform_int_distribution<std::size_t> offset(0, text.size());
+        std::vector<std::size_t> cuts;
+        for (int n = 0; n < 4; ++n) cuts.push_back(offset(random));
+        std::sort(cuts.begin(), cuts.end());
+        INFO("cuts: " << cuts[0] << " " << cuts[1] << " " << cuts[2] << " " << cuts[3]);
+        CHECK(reading_in_pieces(text, cuts, SseWay::both) == reference_reading(text));
+        // Against a small bound: the same events and the same refusal, whatever the cuts.
+        CHECK(bounded_reading(text, cuts, 6) == bounded_reading(text, {}, 6));
+    }
 }
