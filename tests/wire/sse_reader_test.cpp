@@ -103,3 +103,14 @@ TEST_CASE("sse_events: payloads, [DONE] and a cut last event") {
                              return std::string(e.what()).starts_with("s: the event at line 1: ");
                          }));
 }
+
+TEST_CASE("sse_events and looks_like_sse: a stream framed with lone CRs") {
+    const std::string text = "event: e\rdata: {\"n\": 1}\r\r: note\rdata: [DONE]\r\r";
+    CHECK(wire::looks_like_sse(text));
+    CHECK(wire::looks_like_sse(": only a comment\r"));
+    CHECK_FALSE(wire::looks_like_sse("{\"data:\": 1}\r"));
+    const auto stream = wire::sse_events(text, "s");
+    CHECK(stream.events == std::vector<Json>{Json{{"n", 1}}});
+    CHECK(stream.done);
+    CHECK_FALSE(stream.cut);
+}
