@@ -28,8 +28,41 @@ bool JsonScan::string_rest(const char* begin, std::string* out) {
     return true;
 }
 
-bool JsonScan::value(std::size_t depth) {
-    space();
+// skip's keys: any key, read as any string is.
+struct JsonScan::AnyKeys {
+    // An object starts: where its keys begin (PlainKeys's).
+    static std::size_t open() { return 0; }
+    // The key at the scan's opening quote, read past its closing quote.
+    static bool read(JsonScan& scan, std::size_t) { return scan.string_rest(scan.p_ + 1, nullptr); }
+    static void close(std::size_t) {}
+};
+
+// skip_plain's keys: none with an escape, none twice in its object, at most `most` in it.
+struct JsonScan::PlainKeys {
+    std::size_t most;
+    std::vector<std::string_view>* seen;  // the keys of the objects open, innermost last
+
+    std::size_t open() const { return seen->size(); }
+    // Inline in the walk, as the check was before it had a policy (GCC leaves it a call).
+    [[gnu::always_inline]] bool read(JsonScan& scan, std::size_t first) const {
+        const char* const begin = scan.p_ + 1;
+        const char* const close = scan.key_rest(begin);  // nullptr for a key with an escape
+        if (close == nullptr || seen->size() - first >= most) return scan.fail();
+        const std::string_view key(begin, static_cast<std::size_t>(close - begin));
+        for (std::size_t i = first; i < seen->size(); ++i)
+            if ((*seen)[i] == key) return scan.fail();
+        seen->push_back(key);
+        scan.p_ = close + 1;
+        return true;
+    }
+    // The object ends: its keys are no one's now.
+    void close(std::size_t first) const { seen->resize(first); }
+};
+
+// (after_space() itself, not space(): GCC leaves space() a call in this template.)
+template <typename Keys>
+bool JsonScan::walk(std::size_t depth, Keys keys) {
+    p_ = after_space(p_, end_);
     if (!ok_ || p_ == end_) return fail();
     TokenScanner tokens(end_);
     switch (*p_) {
@@ -48,26 +81,28 @@ bool JsonScan::value(std::size_t depth) {
         case '{': {
             if (depth + 1 > max_depth_) return fail();
             ++p_;
-            space();
+            p_ = after_space(p_, end_);
             if (p_ != end_ && *p_ == '}') {
                 ++p_;
                 return true;
             }
+            const std::size_t first = keys.open();
             for (;;) {
-                space();
+                p_ = after_space(p_, end_);
                 if (p_ == end_ || *p_ != '"') return fail();
-                if (!string_rest(p_ + 1, nullptr)) return false;
-                space();
+                if (!keys.read(*this, first)) return false;
+                p_ = after_space(p_, end_);
                 if (p_ == end_ || *p_ != ':') return fail();
                 ++p_;
-                if (!value(depth + 1)) return false;
-                space();
+                if (!walk(depth + 1, keys)) return false;
+                p_ = after_space(p_, end_);
                 if (p_ != end_ && *p_ == ',') {
                     ++p_;
                     continue;
                 }
                 if (p_ != end_ && *p_ == '}') {
                     ++p_;
+                    keys.close(first);
                     return true;
                 }
                 return fail();
@@ -76,14 +111,14 @@ bool JsonScan::value(std::size_t depth) {
         case '[': {
             if (depth + 1 > max_depth_) return fail();
             ++p_;
-            space();
+            p_ = after_space(p_, end_);
             if (p_ != end_ && *p_ == ']') {
                 ++p_;
                 return true;
             }
             for (;;) {
-                if (!value(depth + 1)) return false;
-                space();
+                if (!walk(depth + 1, keys)) return false;
+                p_ = after_space(p_, end_);
                 if (p_ != end_ && *p_ == ',') {
                     ++p_;
                     continue;
@@ -114,75 +149,16 @@ bool JsonScan::value(std::size_t depth) {
     }
 }
 
-bool JsonScan::skip_plain_container(std::size_t most_keys) {
-    // Reused by the thread: no allocation once it has grown.
-    thread_local std::vector<std::string_view> keys;
-    keys.clear();
-    return plain_value(depth_, most_keys, keys);
+// Flattened: skip's walk itself, not a jump to it.
+[[gnu::flatten]] bool JsonScan::value(std::size_t depth) {
+    return walk(depth, AnyKeys{});
 }
 
-bool JsonScan::plain_value(std::size_t depth, std::size_t most_keys,
-                           std::vector<std::string_view>& keys) {
-    space();
-    if (!ok_ || p_ == end_) return fail();
-    if (*p_ == '[') {
-        if (depth + 1 > max_depth_) return fail();
-        ++p_;
-        space();
-        if (p_ != end_ && *p_ == ']') {
-            ++p_;
-            return true;
-        }
-        for (;;) {
-            if (!plain_value(depth + 1, most_keys, keys)) return false;
-            space();
-            if (p_ != end_ && *p_ == ',') {
-                ++p_;
-                continue;
-            }
-            if (p_ != end_ && *p_ == ']') {
-                ++p_;
-                return true;
-            }
-            return fail();
-        }
-    }
-    if (*p_ != '{') return value(depth);  // a string, a number or a literal
-    if (depth + 1 > max_depth_) return fail();
-    ++p_;
-    space();
-    if (p_ != end_ && *p_ == '}') {
-        ++p_;
-        return true;
-    }
-    const std::size_t first = keys.size();
-    for (;;) {
-        space();
-        if (p_ == end_ || *p_ != '"') return fail();
-        const char* const begin = p_ + 1;
-        const char* const close = key_rest(begin);  // nullptr for a key with an escape
-        if (close == nullptr || keys.size() - first >= most_keys) return fail();
-        const std::string_view key(begin, static_cast<std::size_t>(close - begin));
-        for (std::size_t i = first; i < keys.size(); ++i)
-            if (keys[i] == key) return fail();
-        keys.push_back(key);
-        p_ = close + 1;
-        space();
-        if (p_ == end_ || *p_ != ':') return fail();
-        ++p_;
-        if (!plain_value(depth + 1, most_keys, keys)) return false;
-        space();
-        if (p_ != end_ && *p_ == ',') {
-            ++p_;
-            continue;
-        }
-        if (p_ != end_ && *p_ == '}') {
-            ++p_;
-            keys.resize(first);
-            return true;
-        }
-        return fail();
-    }
+bool JsonScan::skip_plain_container(std::size_t most_keys) {
+    // Reused by the thread: no allocation once it has grown.
+    thread_local std::vector<std::string_view> seen;
+    seen.clear();
+    return walk(depth_, PlainKeys{most_keys, &seen});
 }
 
 bool JsonScan::optional_string(std::optional<std::string>& out) {

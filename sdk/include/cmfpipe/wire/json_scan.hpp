@@ -189,11 +189,19 @@ class JsonScan {
     // A string from `begin` (just past its quote), decoded onto `out` when given, else checked.
     bool string_rest(const char* begin, std::string* out);
     bool integer_rest(std::int64_t& out);
+    // skip()'s walk of what its inline steps do not take (exported: skip() is inline in the
+    // plugins).
     bool value(std::size_t depth);
-    // skip_plain's walk of an object or an array: `keys` holds the keys of the objects open,
-    // innermost last.
+    // The one walk of a value, skip's and skip_plain's: `Keys` (json_scan.cpp) says how an
+    // object's keys are read, a type so that skip's walk carries no key check. Hidden: a -fPIC
+    // library's exported function may be interposed, so its calls to itself would go through
+    // the PLT and never be inlined.
+    struct AnyKeys;
+    struct PlainKeys;
+    template <typename Keys>
+    [[gnu::visibility("hidden")]] bool walk(std::size_t depth, Keys keys);
+    // skip_plain's walk of an object or an array.
     bool skip_plain_container(std::size_t most_keys);
-    bool plain_value(std::size_t depth, std::size_t most_keys, std::vector<std::string_view>& keys);
 
     const char* p_;
     const char* end_;
