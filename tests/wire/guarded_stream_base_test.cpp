@@ -51,12 +51,15 @@ class ReadingStream final : public cmfpipe::wire::GuardedStreamBase {
     }
 };
 
-SseEvent data_at(std::string data, std::size_t line) { return {"", std::move(data), line}; }
+SseEvent data_at(std::string data, std::size_t line) {
+    return {"", std::move(data), line};
+}
 
 }  // namespace
 
-TEST_CASE("wire: GuardedStreamBase::read_upstream passes what reads and ends the stream on the "
-          "upstream's ValueError or LimitExceeded") {
+TEST_CASE(
+    "wire: GuardedStreamBase::read_upstream passes what reads and ends the stream on the "
+    "upstream's ValueError or LimitExceeded") {
     SECTION("a read that succeeds lets the step go on") {
         ReadingStream stream;
         CHECK(stream.push(data_at("fine", 3)) == std::vector<SseEvent>{data_at("fine", 3)});
@@ -66,8 +69,9 @@ TEST_CASE("wire: GuardedStreamBase::read_upstream passes what reads and ends the
     SECTION("a ValueError: broken, named at the event's line, and nothing after it") {
         ReadingStream stream;
         CHECK(stream.push(data_at("value", 7)) ==
-              std::vector<SseEvent>{{"error", "UpstreamError|broken|test stream: the event at "
-                                              "line 7: $.x: expected a string"}});
+              std::vector<SseEvent>{{"error",
+                                     "UpstreamError|broken|test stream: the event at "
+                                     "line 7: $.x: expected a string"}});
         CHECK(stream.ended());
         CHECK(stream.push(data_at("fine", 9)).empty());
         CHECK(stream.finish(true).empty());
@@ -75,8 +79,9 @@ TEST_CASE("wire: GuardedStreamBase::read_upstream passes what reads and ends the
     SECTION("a LimitExceeded: broken with its message") {
         ReadingStream stream;
         CHECK(stream.push(data_at("limit", 12)) ==
-              std::vector<SseEvent>{{"error", "UpstreamError|broken|test stream: the event at "
-                                              "line 12: $.y: nested deeper than 8 levels"}});
+              std::vector<SseEvent>{{"error",
+                                     "UpstreamError|broken|test stream: the event at "
+                                     "line 12: $.y: nested deeper than 8 levels"}});
         CHECK(stream.ended());
     }
     SECTION("at the stream's end: named so") {
@@ -84,8 +89,9 @@ TEST_CASE("wire: GuardedStreamBase::read_upstream passes what reads and ends the
         stream.at_end = "limit";
         CHECK(stream.push(data_at("fine", 1)) == std::vector<SseEvent>{data_at("fine", 1)});
         CHECK(stream.finish(true) ==
-              std::vector<SseEvent>{{"error", "UpstreamError|broken|test stream: at its end: "
-                                              "$.y: nested deeper than 8 levels"}});
+              std::vector<SseEvent>{{"error",
+                                     "UpstreamError|broken|test stream: at its end: "
+                                     "$.y: nested deeper than 8 levels"}});
     }
     SECTION("another error is not the upstream's: it passes, and the stream has not ended") {
         ReadingStream stream;
@@ -121,18 +127,22 @@ TEST_CASE("wire: GuardedStreamBase::parse_object ends the stream on data that is
     CHECK(stream.push(data_at(R"({"a": [1, "b"]})", 1)) ==
           std::vector<SseEvent>{{"parsed", R"({"a":[1,"b"]})"}});
     CHECK(stream.push(data_at("[1]", 4)) ==
-          std::vector<SseEvent>{{"error", "UpstreamError|broken|test stream: the event at line 4: "
-                                          "its data is not a JSON object, got array"}});
+          std::vector<SseEvent>{{"error",
+                                 "UpstreamError|broken|test stream: the event at line 4: "
+                                 "its data is not a JSON object, got array"}});
     ParsingStream deep;
-    std::vector<SseEvent> out = deep.push(data_at(std::string(600, '[') + std::string(600, ']'), 2));
+    std::vector<SseEvent> out =
+        deep.push(data_at(std::string(600, '[') + std::string(600, ']'), 2));
     REQUIRE(out.size() == 1);
-    CHECK(out[0].data == "UpstreamError|broken|test stream: the event at line 2: JSON nested "
-                         "deeper than 512 levels (max_depth)");  // the parser's LimitExceeded
+    CHECK(out[0].data ==
+          "UpstreamError|broken|test stream: the event at line 2: JSON nested "
+          "deeper than 512 levels (max_depth)");  // the parser's LimitExceeded
     ParsingStream bad;
     out = bad.push(data_at("{\"a\": }", 5));
     REQUIRE(out.size() == 1);
-    CHECK(out[0].data == "UpstreamError|broken|test stream: the event at line 5: its data is not "
-                         "JSON: syntax error while parsing value - unexpected '}'; expected '[', "
-                         "'{', or a literal");  // the parser's ValueError
+    CHECK(out[0].data ==
+          "UpstreamError|broken|test stream: the event at line 5: its data is not "
+          "JSON: syntax error while parsing value - unexpected '}'; expected '[', "
+          "'{', or a literal");  // the parser's ValueError
     CHECK(deep.ended());
 }
