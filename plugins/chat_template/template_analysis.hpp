@@ -99,6 +99,10 @@ struct ToolAnalysis {
     // the quote around strings (', ", or a token such as Gemma 4's <|"|>).
     std::string expression_open, expression_close, expression_assign, string_quote;
     bool parallel_calls = false;  // the template renders two calls in one turn
+    // json_native without markers: the template writes a call right after the text, on the
+    // text's line ("Let me look.{"name": ...}", Llama 4's JSON template), so a call need not
+    // start a line.
+    bool calls_follow_text = false;
     CallIdPosition id_position = CallIdPosition::none;
     // The markers around the id that are not the call's own (wraps_function_name: none before it,
     // the one before the arguments after it).

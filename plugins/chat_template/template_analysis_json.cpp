@@ -161,6 +161,8 @@ constexpr std::pair<std::string_view, BoolField> bool_fields[] = {
     {"tools.arguments.value_on_own_lines",
      [](TemplateAnalysis& a) -> bool& { return a.tools.value_on_own_lines; }},
     {"tools.parallel_calls", [](TemplateAnalysis& a) -> bool& { return a.tools.parallel_calls; }},
+    {"tools.calls_follow_text",
+     [](TemplateAnalysis& a) -> bool& { return a.tools.calls_follow_text; }},
 };
 
 constexpr ReasoningPrefill all_prefills[] = {ReasoningPrefill::none, ReasoningPrefill::open,
@@ -307,6 +309,7 @@ Json to_json(const TemplateAnalysis& a) {
             {"assign", t.expression_assign},
             {"string_quote", t.string_quote}}},
           {"parallel_calls", t.parallel_calls},
+          {"calls_follow_text", t.calls_follow_text},
           {"call_id",
            {{"position", name(t.id_position)}, {"prefix", t.id_prefix}, {"suffix", t.id_suffix}}},
           {"after_calls", t.after_calls}}},

@@ -328,6 +328,21 @@ void widen_name_prefix(std::string_view section, std::size_t name_at,
     t.name_prefix = std::string(between);
 }
 
+// T10 (json_native without markers): text and a call. Where the call's JSON follows the text on
+// its line, a model's call need not start a line.
+void calls_after_text(const TemplateProbe& probe, ToolAnalysis& t) {
+    if (!t.section_start.empty() || !t.per_call_start.empty()) return;
+    ProbeTurn turn;
+    turn.calls.emplace_back();
+    const auto text = probe.render(turn, false);
+    const std::size_t at = text ? text->find(needle::content) : npos;
+    if (at == npos) return;
+    const std::size_t after = at + needle::content.size();
+    const std::size_t brace = text->find_first_not_of(" \t", after);
+    t.calls_follow_text = brace != npos && ((*text)[brace] == '{' || (*text)[brace] == '[') &&
+                          text->find(needle::function_first, brace) != npos;
+}
+
 // T9: what a calls turn writes after its last call's marker, where that is not the turn's end.
 void after_calls(const std::string& one, const std::string& turn_end, ToolAnalysis& t) {
     std::string_view last;
@@ -405,6 +420,7 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
                       analysis.content.turn_end, turn_end_replaced, t);
         parallel_calls(two_calls(probe), none, t);
         after_calls(*one, analysis.content.turn_end, t);
+        calls_after_text(probe, t);
         return;
     }
     if (read_call_expression(section, name_at, t)) {

@@ -132,6 +132,13 @@ class Reader {
     // Shared with the search for the section's trigger, so it too reads the text once.
     Finder& finder() { return finder_; }
 
+    // Where the JSON value that opens at `at` ends (one past its closer), or at + 1 where it
+    // does not close.
+    std::size_t json_end(std::size_t at) {
+        const auto end = extents_.extent(at);
+        return end ? *end : at + 1;
+    }
+
     // The section beginning at `start` (where its trigger was found). A template may write its
     // whole section once per call (InternLM2's <|action_start|><|plugin|>{...}<|action_end|>
     // twice): where parallel calls may follow, a section that opens right after one's end holds
@@ -554,9 +561,10 @@ CallSection find_call_section(const ToolAnalysis& format, const ToolSet& tools,
             if (opener == format.section_start && !format.per_call_start.empty())
                 at = std::min(at, reader.finder().find(format.per_call_start, from));
         } else if (format.format == ToolFormat::json_native) {
-            // Bare JSON calls: a bracket at the start of a line.
+            // Bare JSON calls: a bracket at the start of a line (or anywhere, where the template
+            // writes a call right after the text).
             at = text.find_first_of(format.calls_in_array ? "[" : "{", from);
-            while (at != std::string_view::npos) {
+            while (at != std::string_view::npos && !format.calls_follow_text) {
                 std::size_t line = at;
                 while (line > 0 && (text[line - 1] == ' ' || text[line - 1] == '\t')) --line;
                 if (line == 0 || text[line - 1] == '\n') break;
@@ -570,7 +578,12 @@ CallSection find_call_section(const ToolAnalysis& format, const ToolSet& tools,
         if (at == std::string_view::npos) return {};
         CallSection section = reader.section(at, parallel);
         if (section.status != CallSection::Status::none) return section;
-        from = at + 1;
+        // JSON in the text that is no call: the objects inside it are none either (and trying
+        // each of them would read nested text again and again).
+        from =
+            opener.empty() && format.format == ToolFormat::json_native && format.calls_follow_text
+                ? reader.json_end(at)
+                : at + 1;
     }
     return {};
 }

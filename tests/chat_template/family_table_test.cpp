@@ -313,7 +313,8 @@ TEST_CASE("family table: a template that matches no row gets the generic analysi
             "value_prefix": "", "value_suffix": "", "separator": "",
             "value_on_own_lines": false},
           "expression": {"open": "", "close": "", "assign": "", "string_quote": ""},
-          "parallel_calls": false, "call_id": {"position": "none", "prefix": "", "suffix": ""},
+          "parallel_calls": false, "calls_follow_text": false,
+          "call_id": {"position": "none", "prefix": "", "suffix": ""},
           "after_calls": ""},
         "preserved_tokens": [],
         "notes": ["the template renders no tool call"]})"));

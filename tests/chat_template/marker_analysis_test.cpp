@@ -12,7 +12,9 @@
 //      whitespace, not the header;
 //   f. the whole section written once per call (InternLM2): the sections that follow one another
 //      hold the calls of one turn;
-//   g. JSON calls without markers, a comma between them and no list's brackets (Phi-4-mini).
+//   g. JSON calls without markers, a comma between them and no list's brackets (Phi-4-mini);
+//   h. JSON calls without markers written right after the text, on its line (Llama 4's JSON
+//      template): a call there need not start a line, where the template writes it so.
 // Shown: the exact analysis, and completions a model writes read back to exact parts.
 #include <catch2/catch.hpp>
 
@@ -371,4 +373,26 @@ TEST_CASE("markers: JSON calls with a comma between them and no list brackets",
           Json::array({{{"text", ", {\"city\": \"Paris\"}"}}, oslo}));
     CHECK(marker_round_trip("comma_separated_calls") ==
           Json::array({{{"text", "Checking."}}, oslo, paris}));
+}
+
+TEST_CASE("markers: a JSON call the template writes right after the text need not start a line",
+          "[chat_template][markers]") {
+    const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
+    const std::string a = "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}";
+    const std::string b = "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}";
+    CHECK(marker_analysis("spaced_header_json_calls").calls_follow_text);
+    CHECK(marker_parse("spaced_header_json_calls", "Checking." + a + b + "\n<|eot|>") ==
+          Json::array({{{"text", "Checking."}}, oslo, paris}));
+    // JSON in the text that is no call stays text.
+    CHECK(marker_parse("spaced_header_json_calls", "See {\"city\": \"Oslo\"} here.<|eot|>") ==
+          Json::array({{{"text", "See {\"city\": \"Oslo\"} here."}}}));
+    CHECK(marker_round_trip("spaced_header_json_calls") ==
+          Json::array({{{"text", "Checking."}}, oslo, paris}));
+    // A template that starts its calls on a line of their own: a call glued to text is text.
+    CHECK_FALSE(marker_analysis("comma_separated_calls").calls_follow_text);
+    const std::string c = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}";
+    CHECK(marker_parse("comma_separated_calls", "Checking." + c) ==
+          Json::array({{{"text", "Checking." + c}}}));
+    CHECK(marker_parse("comma_separated_calls", "Checking.\n" + c) ==
+          Json::array({{{"text", "Checking."}}, oslo}));
 }
