@@ -21,8 +21,6 @@ namespace {
 using wire::JsonScan;
 using wire::key_is;
 
-using RequestKeys = wire::DistinctKeys<body_text_most_keys>;
-
 // The provenance source body_request_messages gives each message (body.cpp's request_source).
 constexpr std::string_view request_text_source = "anthropic request";
 
@@ -83,27 +81,21 @@ bool scan_request_message(JsonScan& scan, std::vector<ScannedMessage>& out) {
 bool scan_request_body(std::string_view text, std::optional<std::vector<std::string>>& system,
                        std::vector<ScannedMessage>& scanned) {
     JsonScan scan(text, input_limits().max_depth);
-    if (!scan.enter_object()) return false;
-    RequestKeys keys;
     bool has_messages = false;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "messages")) {
-            if (!scan.enter_array()) return false;
+    const bool read = scan.plain_object_text<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "messages")) {
             has_messages = true;
-            while (scan.next_element())
-                if (!scan_request_message(scan, scanned)) return false;
-        } else if (key_is(*key, "system")) {
-            if (scan.null()) continue;  // read as absent
-            if (!scan_request_content(scan, system.emplace())) return false;
-        } else if (key_is(*key, "stream")) {
-            bool stream = false;
-            if (!scan.boolean(stream) || stream) return false;  // a guard needs the tree
-        } else if (!scan.skip_plain(body_text_most_keys)) {
-            return false;
+            return scan.elements([&] { return scan_request_message(scan, scanned); });
         }
-    }
-    return scan.at_end() && has_messages;
+        if (key_is(key, "system"))  // null: read as absent
+            return scan.null() || scan_request_content(scan, system.emplace());
+        if (key_is(key, "stream")) {
+            bool stream = false;
+            return scan.boolean(stream) && !stream;  // a guard needs the tree
+        }
+        return scan.skip_plain(body_text_most_keys);
+    });
+    return read && has_messages;
 }
 
 // What with_body_origin gives, the provenance set as the message is made (not a second message).

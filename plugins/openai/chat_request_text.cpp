@@ -17,8 +17,6 @@ namespace {
 using wire::JsonScan;
 using wire::key_is;
 
-using BodyKeys = wire::DistinctKeys<body_text_most_keys>;
-
 // A message read, made into CMF only once the whole text is read: a text declined late wastes
 // no messages.
 struct ScannedMessage {
@@ -62,26 +60,21 @@ namespace {
 // The body's messages onto `scanned`; false for a body the reader does not vouch for.
 bool scan_request_body(std::string_view text, bool by_shape, std::vector<ScannedMessage>& scanned) {
     JsonScan scan(text, input_limits().max_depth);
-    if (!scan.enter_object()) return false;
-    BodyKeys keys;
     bool has_messages = false;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "messages")) {
-            if (!scan.enter_array()) return false;
+    const bool read = scan.plain_object_text<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "messages")) {
             has_messages = true;
-            while (scan.next_element())
-                if (!scan_plain_message(scan, scanned)) return false;
-        } else if (key_is(*key, "stream")) {
-            bool stream = false;
-            if (!scan.boolean(stream) || stream) return false;  // a guard needs the tree
-        } else if (by_shape && (key_is(*key, "input") || key_is(*key, "output"))) {
-            return false;  // read as a Responses body
-        } else if (!scan.skip_plain(body_text_most_keys)) {
-            return false;
+            return scan.elements([&] { return scan_plain_message(scan, scanned); });
         }
-    }
-    return scan.at_end() && has_messages;
+        if (key_is(key, "stream")) {
+            bool stream = false;
+            return scan.boolean(stream) && !stream;  // a guard needs the tree
+        }
+        if (by_shape && (key_is(key, "input") || key_is(key, "output")))
+            return false;  // read as a Responses body
+        return scan.skip_plain(body_text_most_keys);
+    });
+    return read && has_messages;
 }
 
 }  // namespace

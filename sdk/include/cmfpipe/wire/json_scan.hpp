@@ -103,6 +103,21 @@ class JsonScan {
     // `most_keys`), none spelled with an escape: what a reader that vouches for every key of the
     // text skips. False (failed) otherwise.
     bool skip_plain(std::size_t most_keys);
+    // The whole text as one object, for a reader that vouches for every key of it (a request
+    // body): `member(key)` reads the value of each member, skip_plain() for a key it does not
+    // know, and says false to decline the text. A key twice or past `Most` declines it too
+    // (DistinctKeys); one spelled with an escape, or anything after the object, fails the scan.
+    // True when the text was read whole.
+    //   scan.plain_object_text<64>([&](std::string_view key) {
+    //       if (key_is(key, "messages")) return scan.elements([&] { return message(scan); });
+    //       return scan.skip_plain(64);
+    //   })
+    template <std::size_t Most, typename Member>
+    bool plain_object_text(Member&& member);
+    // The array next, `element()` reading each of its elements (false to decline the text). True
+    // when the array was read whole.
+    template <typename Element>
+    bool elements(Element&& element);
     // Only white space is left (and nothing failed).
     bool at_end() {
         space();
@@ -330,6 +345,23 @@ inline bool JsonScan::skip_plain(std::size_t most_keys) {
     p_ = after_space(p_, end_);
     if (p_ != end_ && *p_ != '{' && *p_ != '[') return skip();
     return skip_plain_container(most_keys);
+}
+
+template <std::size_t Most, typename Member>
+inline bool JsonScan::plain_object_text(Member&& member) {
+    if (!enter_object()) return false;
+    DistinctKeys<Most> keys;
+    while (const std::optional<std::string_view> key = next_key())
+        if (!keys.add(*key) || !member(*key)) return false;
+    return at_end();
+}
+
+template <typename Element>
+inline bool JsonScan::elements(Element&& element) {
+    if (!enter_array()) return false;
+    while (next_element())
+        if (!element()) return false;
+    return ok_;
 }
 
 [[gnu::always_inline]] inline bool JsonScan::null() {
