@@ -13,16 +13,21 @@ namespace {
 
 using cmfpipe::wire::SseEvent;
 
-// A provider whose every event (and the stream's end) is read by a step that throws what its
-// data names: "value", "limit", "config"; anything else reads and is passed on.
-class ReadingStream final : public cmfpipe::wire::GuardedStreamBase {
+// A test provider named "test stream": its error event is `event: error`, data
+// "type|code|message".
+class TestStreamBase : public cmfpipe::wire::GuardedStreamBase {
   public:
-    ReadingStream() : GuardedStreamBase("test stream", cmfpipe::StreamStop::error_event) {}
-
+    TestStreamBase() : GuardedStreamBase("test stream", cmfpipe::StreamStop::error_event) {}
     SseEvent error_event(std::string_view type, std::string_view code,
                          std::string_view message) const override {
         return {"error", std::string(type) + "|" + std::string(code) + "|" + std::string(message)};
     }
+};
+
+// A provider whose every event (and the stream's end) is read by a step that throws what its
+// data names: "value", "limit", "config"; anything else reads and is passed on.
+class ReadingStream final : public TestStreamBase {
+  public:
     std::string at_end = "fine";  // what the read at the stream's end meets
 
   private:
@@ -55,6 +60,11 @@ SseEvent data_at(std::string data, std::size_t line) {
     return {"", std::move(data), line};
 }
 
+// The one event a stream that ended as broken lets out (the test streams' error_event).
+std::vector<SseEvent> broken_event(const std::string& where_and_what) {
+    return {{"error", "UpstreamError|broken|test stream: " + where_and_what}};
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -69,9 +79,7 @@ TEST_CASE(
     SECTION("a ValueError: broken, named at the event's line, and nothing after it") {
         ReadingStream stream;
         CHECK(stream.push(data_at("value", 7)) ==
-              std::vector<SseEvent>{{"error",
-                                     "UpstreamError|broken|test stream: the event at "
-                                     "line 7: $.x: expected a string"}});
+              broken_event("the event at line 7: $.x: expected a string"));
         CHECK(stream.ended());
         CHECK(stream.push(data_at("fine", 9)).empty());
         CHECK(stream.finish(true).empty());
@@ -79,19 +87,14 @@ TEST_CASE(
     SECTION("a LimitExceeded: broken with its message") {
         ReadingStream stream;
         CHECK(stream.push(data_at("limit", 12)) ==
-              std::vector<SseEvent>{{"error",
-                                     "UpstreamError|broken|test stream: the event at "
-                                     "line 12: $.y: nested deeper than 8 levels"}});
+              broken_event("the event at line 12: $.y: nested deeper than 8 levels"));
         CHECK(stream.ended());
     }
     SECTION("at the stream's end: named so") {
         ReadingStream stream;
         stream.at_end = "limit";
         CHECK(stream.push(data_at("fine", 1)) == std::vector<SseEvent>{data_at("fine", 1)});
-        CHECK(stream.finish(true) ==
-              std::vector<SseEvent>{{"error",
-                                     "UpstreamError|broken|test stream: at its end: "
-                                     "$.y: nested deeper than 8 levels"}});
+        CHECK(stream.finish(true) == broken_event("at its end: $.y: nested deeper than 8 levels"));
     }
     SECTION("another error is not the upstream's: it passes, and the stream has not ended") {
         ReadingStream stream;
@@ -103,15 +106,7 @@ TEST_CASE(
 TEST_CASE("wire: GuardedStreamBase::parse_object ends the stream on data that is no JSON object") {
     // parse_object reads through read_upstream: its messages are the ones every provider's
     // stream sent before.
-    class ParsingStream final : public cmfpipe::wire::GuardedStreamBase {
-      public:
-        ParsingStream() : GuardedStreamBase("test stream", cmfpipe::StreamStop::error_event) {}
-        SseEvent error_event(std::string_view type, std::string_view code,
-                             std::string_view message) const override {
-            return {"error",
-                    std::string(type) + "|" + std::string(code) + "|" + std::string(message)};
-        }
-
+    class ParsingStream final : public TestStreamBase {
       private:
         std::vector<SseEvent> push_event(const SseEvent& event) override {
             line_ = event.line;
@@ -127,22 +122,13 @@ TEST_CASE("wire: GuardedStreamBase::parse_object ends the stream on data that is
     CHECK(stream.push(data_at(R"({"a": [1, "b"]})", 1)) ==
           std::vector<SseEvent>{{"parsed", R"({"a":[1,"b"]})"}});
     CHECK(stream.push(data_at("[1]", 4)) ==
-          std::vector<SseEvent>{{"error",
-                                 "UpstreamError|broken|test stream: the event at line 4: "
-                                 "its data is not a JSON object, got array"}});
-    ParsingStream deep;
-    std::vector<SseEvent> out =
-        deep.push(data_at(std::string(600, '[') + std::string(600, ']'), 2));
-    REQUIRE(out.size() == 1);
-    CHECK(out[0].data ==
-          "UpstreamError|broken|test stream: the event at line 2: JSON nested "
-          "deeper than 512 levels (max_depth)");  // the parser's LimitExceeded
-    ParsingStream bad;
-    out = bad.push(data_at("{\"a\": }", 5));
-    REQUIRE(out.size() == 1);
-    CHECK(out[0].data ==
-          "UpstreamError|broken|test stream: the event at line 5: its data is not "
-          "JSON: syntax error while parsing value - unexpected '}'; expected '[', "
-          "'{', or a literal");  // the parser's ValueError
+          broken_event("the event at line 4: its data is not a JSON object, got array"));
+    ParsingStream deep;  // the parser's LimitExceeded
+    CHECK(deep.push(data_at(std::string(600, '[') + std::string(600, ']'), 2)) ==
+          broken_event("the event at line 2: JSON nested deeper than 512 levels (max_depth)"));
     CHECK(deep.ended());
+    ParsingStream bad;  // the parser's ValueError
+    CHECK(bad.push(data_at("{\"a\": }", 5)) ==
+          broken_event("the event at line 5: its data is not JSON: syntax error while parsing "
+                       "value - unexpected '}'; expected '[', '{', or a literal"));
 }
