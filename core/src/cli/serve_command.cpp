@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include "../host/machine_share.hpp"
+#include "../serve/memory_budget.hpp"
 #include "cmfpipe/core/host/async.hpp"
 #include "cmfpipe/core/host/prompt_catalog.hpp"
 #include "cmfpipe/core/pipeline/config.hpp"
@@ -65,6 +67,23 @@ void parse_busy_poll(const Arguments& args, serve::ServerOptions& options) {
                          "'");
     }
     options.busy_poll_adaptive = false;
+}
+
+// What the pool and the buffer budget were sized from, for the operator who wonders why a
+// container runs fewer threads than its node has cores.
+std::string sizing_line(const Arguments& args, const host::MachineShare& share, std::size_t threads,
+                        std::size_t max_buffered) {
+    const std::string threads_from = args.value("threads") ? "--threads" : share.cores_from;
+    const std::string memory =
+        share.memory_from + ", " + std::to_string(share.memory >> 20) + " MiB";
+    const std::string buffered_from =
+        args.value("max-buffered") ? "--max-buffered"
+        : max_buffered == share.memory / 8
+            ? "an eighth of " + memory
+            : "two requests at their largest, over an eighth of " + memory;
+    return "cmfpipe serve: a pool of " + std::to_string(threads) +
+           (threads == 1 ? " thread (" : " threads (") + threads_from + "), a buffer budget of " +
+           std::to_string(max_buffered >> 20) + " MiB (" + buffered_from + ")\n";
 }
 
 // Every connection is a file descriptor: the soft limit (often 1024) goes up to the hard one.
@@ -132,7 +151,8 @@ int run_serve(const Arguments& args) {
         std::chrono::seconds(count_option(args, "client-timeout", 30, 1, 3600));
     options.drain_delay = std::chrono::seconds(count_option(args, "drain-delay", 5, 0, 3600));
     options.grace = std::chrono::seconds(count_option(args, "grace", 10, 0, 3600));
-    const std::size_t threads = count_option(args, "threads", 0, 1, 256);
+    const host::MachineShare share = host::machine_share();
+    const std::size_t threads = count_option(args, "threads", share.cores, 1, 256);
     for (const auto& pair : args.values("upstream")) {
         const std::size_t eq = pair.find('=');
         const std::string name = pair.substr(0, eq);
@@ -170,6 +190,12 @@ int run_serve(const Arguments& args) {
     }
 
     raise_open_files_limit();
+    std::cerr << sizing_line(args, share, threads,
+                             options.max_buffered != 0
+                                 ? options.max_buffered
+                                 : serve::default_max_buffered(options.max_body, options.max_answer,
+                                                               share.memory))
+              << std::flush;
     auto host = std::make_shared<host::Host>(served.service, threads);
     serve::Server server(host, served.prompts, options, std::cerr, tracer);
     server.set_loader([&args] { return load_served(args); });
@@ -209,8 +235,10 @@ std::vector<OptionSpec> serve_options() {
           "largest answer a prompt expands to (default 4 x --max-body); larger: 413"},
          {"max-buffered", "BYTES",
           "request bodies and unsent answers held at once, all clients together (default: an "
-          "eighth of the machine's memory); over it: 503"},
-         {"threads", "N", "threads of the pool that renders and runs processors (default: cores)"},
+          "eighth of the memory it may use: the machine's, or its cgroup's limit); over it: 503"},
+         {"threads", "N",
+          "threads of the pool that renders and runs processors (default: the cores it may use: "
+          "the machine's, or fewer by its CPU affinity or cgroup CPU quota)"},
          {"io-threads", "N",
           "threads that read and write connections, each with its own clients and upstream "
           "connections (default 1)"},

@@ -1,14 +1,14 @@
 // The pool of host/async.hpp.
-#include <thread>
 
 #include "cmfpipe/core/host/async.hpp"
+#include "machine_share.hpp"
 
 namespace cmfpipe::host {
 namespace {
 
 std::size_t pool_size(std::size_t threads) {
     if (threads != 0) return threads;
-    return std::max(1u, std::thread::hardware_concurrency());
+    return machine_share().cores;
 }
 
 }  // namespace

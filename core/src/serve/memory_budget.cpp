@@ -2,7 +2,6 @@
 #include "memory_budget.hpp"
 
 #include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 
@@ -111,11 +110,7 @@ void MemoryBudget::trim_when_asked() {
     }
 }
 
-std::size_t default_max_buffered(std::size_t max_body, std::size_t max_answer) {
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page_size = ::sysconf(_SC_PAGE_SIZE);
-    const std::size_t memory =
-        pages > 0 && page_size > 0 ? std::size_t(pages) * std::size_t(page_size) : 0;
+std::size_t default_max_buffered(std::size_t max_body, std::size_t max_answer, std::size_t memory) {
     return std::max(memory / 8, 2 * (max_body + max_answer));
 }
 

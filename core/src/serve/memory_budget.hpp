@@ -79,8 +79,9 @@ class MemoryBudget {
     std::thread trimmer_;
 };
 
-// --max-buffered when it is 0: an eighth of the machine's memory, and never less than room for
-// two requests at their largest (two bodies and two answers).
-std::size_t default_max_buffered(std::size_t max_body, std::size_t max_answer);
+// --max-buffered when it is 0: an eighth of `memory` (the process's share of the machine's:
+// host/machine_share.hpp), and never less than room for two requests at their largest (two
+// bodies and two answers).
+std::size_t default_max_buffered(std::size_t max_body, std::size_t max_answer, std::size_t memory);
 
 }  // namespace cmfpipe::serve

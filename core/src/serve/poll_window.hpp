@@ -26,12 +26,13 @@
 namespace cmfpipe::serve {
 
 class PollWindow {
-public:
+  public:
     using Micros = std::chrono::microseconds;
     static constexpr Micros grow_start{25};
 
     PollWindow(Micros limit, bool adaptive)
-        : limit_(limit), adaptive_(adaptive && limit.count() > 0),
+        : limit_(limit),
+          adaptive_(adaptive && limit.count() > 0),
           window_(adaptive_ ? Micros(0) : limit) {}
 
     // How long to poll now before sleeping.
@@ -49,7 +50,7 @@ public:
         }
     }
 
-private:
+  private:
     Micros limit_;
     bool adaptive_;
     Micros window_;

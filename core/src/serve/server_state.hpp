@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "../host/machine_share.hpp"
 #include "cmfpipe/core/host/answer_bound.hpp"
 #include "cmfpipe/core/serve/server.hpp"
 #include "coarse_deadlines.hpp"
@@ -36,7 +37,8 @@ struct ServerState {
     std::atomic<std::chrono::steady_clock::rep> last_shed{0};
     MemoryBudget buffered{options.max_buffered != 0
                               ? options.max_buffered
-                              : default_max_buffered(options.max_body, options.max_answer)};
+                              : default_max_buffered(options.max_body, options.max_answer,
+                                                     host::machine_share().memory)};
     LogSink log;
     Metrics metrics;
     // Every connection's deadline (sessions' and upstream connections'), one timer.

@@ -29,7 +29,8 @@ namespace cmfpipe::host {
 
 class Host {
   public:
-    // threads 0: one per hardware thread.
+    // threads 0: one per core this process may use (its CPU affinity and cgroup CPU quota
+    // narrow the machine's cores).
     explicit Host(std::shared_ptr<const Service> service, std::size_t threads = 0);
     // Waits for the work already started, then joins the pool.
     ~Host();

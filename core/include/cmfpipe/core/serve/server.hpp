@@ -36,7 +36,8 @@ struct ServerOptions {
     // it: 413. A small body can expand into a large answer (a thread of many short messages).
     std::size_t max_answer = 4 * max_body;
     // Request bodies being read and answers not yet sent, all connections together; a body that
-    // would take the server over it is refused with 503. 0: an eighth of the machine's memory.
+    // would take the server over it is refused with 503. 0: an eighth of the memory this process
+    // may use (the machine's, or its cgroup's limit when that is less).
     std::size_t max_buffered = 0;
     std::size_t io_threads = 1;
     // After its last piece of work an I/O thread keeps polling its sockets (without sleeping) for
