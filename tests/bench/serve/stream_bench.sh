@@ -29,6 +29,7 @@
 # usage: tests/bench/serve/stream_bench.sh [--peer nginx]
 #   env: PACING=100 FIRST_REPEATS=5 SIZES="40 5243" (N, smallest first: 8 KB and 1 MB) REPEATS=3
 #   BATCH=16384 LIMIT=150 (seconds the run may take: past it, the CPU part stops with what it has);
+#   SERVE_FLAGS (more options for both cmfpipe servers, e.g. "--busy-poll 0");
 #   CMFPIPE_BUILD_DIR (default build/; a copy of an older build's bin/ and lib/ works with
 #   LD_LIBRARY_PATH).
 set -euo pipefail
@@ -65,7 +66,7 @@ declare -A label=([none]="--no-pipeline" [default]="default pipeline")
 declare -A url pid_of
 for s in "${settings[@]}"; do
   # shellcheck disable=SC2086
-  start "serve_$s" "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 ${flags[$s]} \
+  start "serve_$s" "$build/bin/cmfpipe" serve --listen 127.0.0.1:0 ${flags[$s]} ${SERVE_FLAGS:-} \
     --upstream "openai=http://127.0.0.1:$upstream_port/v1"
   url[$s]="http://127.0.0.1:$(port_of "serve_$s")/v1/chat/completions"
   pid_of[$s]="$(cat "$work/serve_$s.pid")"
