@@ -337,6 +337,11 @@ net::awaitable<void> Proxy::answer(const Provider& provider,
                 answer = co_await not_streamed(provider, service, upstream,
                                                std::move(upstream_answer), request_id);
             }
+        } catch (const UpstreamFailure& e) {
+            // An answer its adapter cannot read (502 upstream_broken): the upstream's failure.
+            metrics_.upstream(upstream.name(), upstream_time);
+            metrics_.upstream_error(upstream.name(), e.reason());
+            throw;
         } catch (...) {
             metrics_.upstream(upstream.name(), upstream_time);
             throw;

@@ -135,8 +135,17 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         if (streaming) provider_fields = provider_answer_headers(header);
         return streaming;
     };
+    // The reader refused the upstream's stream (an event or a line over the bound, what is not
+    // an event stream): the upstream's failure, told apart from a failure of the guard's steps.
+    bool refused = false;
     sink.piece = [&](std::string_view bytes) -> net::awaitable<bool> {
-        const std::span<wire::SseEvent> events = reader.read(bytes);
+        std::span<wire::SseEvent> events;
+        try {
+            events = reader.read(bytes);
+        } catch (const Error&) {
+            refused = true;
+            throw;
+        }
         sink.events += events.size();
         std::string out;
         // Guarded here: a batch as small as a request kept on the I/O thread (it costs less than
@@ -175,6 +184,13 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         }
     } catch (const Error& e) {
         if (!streaming) throw;
+        if (refused) {
+            // The call ended inside the sink: its connection is closed, never pooled. Before any
+            // of the answer went out the client gets what an unreadable answer gets (a 502
+            // upstream_broken, below); after, the error event that names the bound.
+            metrics_.upstream_error(upstream.name(), "broken");
+            upstream_failure = std::make_exception_ptr(UpstreamFailure(502, "broken", e.message()));
+        }
         ending = failure_event(guarded, e.kind(), "stream_failed", e.message());
     } catch (const std::exception& e) {
         if (!streaming) throw;
@@ -182,12 +198,20 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
     }
     if (!streaming) {
         metrics_.upstream(upstream.name(), std::chrono::steady_clock::now() - started);
-        Response answer = co_await not_streamed(provider, prepared.service, upstream,
-                                                std::move(upstream_answer), std::move(request_id));
+        // An answer its adapter cannot read is the upstream's failure: counted as any other.
+        std::optional<Response> answer;
+        try {
+            answer = co_await not_streamed(provider, prepared.service, upstream,
+                                           std::move(upstream_answer), std::move(request_id));
+        } catch (const UpstreamFailure& e) {
+            metrics_.upstream_error(upstream.name(), e.reason());
+            throw;
+        }
         co_return answer;
     }
-    // Nothing of the answer went out when the upstream failed: the client gets 502 or 504, as
-    // when it fails before its stream begins (what the guard held is dropped).
+    // Nothing of the answer went out when the upstream failed (timed out, broke off, or sent
+    // what the reader refused): the client gets 502 or 504, as when it fails before its stream
+    // begins (what the guard held is dropped).
     if (upstream_failure && !begun && !guarded.content_sent()) {
         record_(prepared.decisions->last, Metrics::route_label(provider.route), request_id);
         std::rethrow_exception(upstream_failure);
