@@ -2,13 +2,16 @@
 // faulty models, over real sockets): interim answers, a 101, bytes past an answer's end, a body
 // longer than its length, close-delimited bodies, an event stream that trickles a byte a second.
 // Whatever the upstream does, each client gets its own answer or a clean 502/504, never another
-// client's: every request carries a token of its own and every answer is checked for it.
+// client's: every request carries a token of its own and every answer is checked for it. Each
+// failure is counted in cmfpipe_upstream_errors_total{upstream,reason}.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "cmfpipe/json_parse.hpp"
 #include "support/http_client.hpp"
+#include "support/metrics_lines.hpp"
 #include "support/mock_upstream.hpp"
 #include "support/serve_process.hpp"
 
@@ -135,6 +138,12 @@ TEST_CASE("upstream faults: an answer its adapter cannot read is a 502 - not the
                                         {{"anthropic-version", "2023-06-01"}});
     REQUIRE(b.status == 502);
     REQUIRE(parse_json(b.body, "answer")["error"]["type"] == "upstream_broken");
+    // The upstream's failure, counted as one (not the client's).
+    for (const std::string name : {"openai", "anthropic"}) {
+        const std::string series =
+            "cmfpipe_upstream_errors_total{upstream=\"" + name + "\",reason=\"broken\"}";
+        CHECK(metrics_line(server.port(), series, counted(series, 1)) == counted(series, 1));
+    }
 }
 
 TEST_CASE("upstream faults: a 302 goes back as it came - without an empty Content-Type") {
@@ -153,6 +162,7 @@ namespace {
 // A streamed request to `model` through a server started with `bound` SECONDS=2: the stream
 // must end after 2 s (not before, not much after) with the provider's timeout event saying why;
 // or, when none of the answer went out by then (`answer_begun` false), be a 504 saying why.
+// Counted as an upstream timeout either way; the upstream sees its connection closed.
 void check_stream_cut(const std::string& bound, const std::string& model, const std::string& why,
                       bool answer_begun) {
     MockUpstream upstream;
@@ -173,6 +183,27 @@ void check_stream_cut(const std::string& bound, const std::string& model, const 
         CHECK(error_code_of(a) == "upstream_timeout");
         CHECK_THAT(a.body, Catch::Contains(why));
     }
+    const std::string timeouts =
+        "cmfpipe_upstream_errors_total{upstream=\"openai\",reason=\"timeout\"}";
+    const std::string answered =
+        "cmfpipe_http_requests_total{route=\"/v1/chat/completions\","
+        "status=\"" +
+        std::string(answer_begun ? "200" : "504") + "\"}";
+    CHECK(metrics_line(server.port(), timeouts, counted(timeouts, 1)) == counted(timeouts, 1));
+    CHECK(metrics_line(server.port(), answered, counted(answered, 1)) == counted(answered, 1));
+    if (model == "drip") {
+        // The upstream saw the proxy close the stream under it, its events still coming.
+        Json gone;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (gone.is_null() && std::chrono::steady_clock::now() < deadline) {
+            for (const Json& entry : upstream.received())
+                if (entry.contains("client_gone_after")) gone = entry;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        REQUIRE(gone.is_object());
+        CHECK(gone["path"] == "/v1/chat/completions");
+        CHECK(gone["client_gone_after"].get<int>() < 50);  // of its 50 events in 10 s
+    }
     if (bound != "--upstream-total-timeout") return;
     // Not streamed: the same bound, a 504.
     HttpConnection plain(server.port());
@@ -180,6 +211,7 @@ void check_stream_cut(const std::string& bound, const std::string& model, const 
         plain.request("POST", "/v1/chat/completions", chat("slow", "t").dump(), {}, 15);
     CHECK(b.status == 504);
     CHECK(error_code_of(b) == "upstream_timeout");
+    CHECK(metrics_line(server.port(), timeouts, counted(timeouts, 2)) == counted(timeouts, 2));
 }
 
 }  // namespace

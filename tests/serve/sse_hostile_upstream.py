@@ -17,8 +17,9 @@ bytes each time), as JSON otherwise. The model picks the stream's framing:
   empty-data-lines      two events of the answer, then "data:\\n" lines with no blank line
   huge-event-name       two events of the answer, then "event: " and "e" bytes with no line end
   cut                   the answer's first events, then the connection closed with no last chunk
-The hostile ones write until the proxy closes the connection (at most 200 MB). A hostile model or
-"cut" may end with "@N": N events of the answer come first (2 when not said; OpenAI's first
+  bad-chunk             the answer's first events, then a chunk whose size is not hexadecimal
+The hostile ones write until the proxy closes the connection (at most 200 MB). A hostile model,
+"cut" or "bad-chunk" may end with "@N": N events of the answer come first (2 when not said; OpenAI's first
 event is the role, Anthropic's first two message_start and content_block_start, none of them
 part of the answer's content).
 Each request is recorded as one JSON line {"model", "path", "port"} (port: the proxy's end of the
@@ -124,9 +125,12 @@ class Handler(BaseHTTPRequestHandler):
         base, _, first = model.partition("@")
         first = int(first) if first else 2
         try:
-            if base == "cut":
+            if base in ("cut", "bad-chunk"):
                 for event in events[:first]:
                     self.write_chunk(event)
+                if base == "bad-chunk":
+                    self.wfile.write(b"zz\r\ndata: {}\n\n\r\n")
+                    self.wfile.flush()
                 self.record({"model": model, "path": self.path, "port": port, "cut": True})
                 self.close_connection = True
                 return

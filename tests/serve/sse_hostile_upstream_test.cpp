@@ -22,6 +22,7 @@
 #include "cmfpipe/wire/sse.hpp"
 #include "support/hostile.hpp"
 #include "support/http_client.hpp"
+#include "support/metrics_lines.hpp"
 #include "support/scratch.hpp"
 #include "support/serve_process.hpp"
 
@@ -242,30 +243,6 @@ TEST_CASE("sse upstream: comments under the bound are dropped as they come - nev
 
 namespace sse_hostile_test {
 
-// The line of GET /metrics for `series` ("name{labels}"), once it reads `expected` (a request's
-// count is taken once its answer is written: a moment after the client has it), or as it reads
-// after 3 s; "" when there is none.
-std::string metrics_line(unsigned short port, const std::string& series,
-                         const std::string& expected) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-    std::string found;
-    do {
-        HttpConnection client(port);
-        const HttpAnswer metrics = client.request("GET", "/metrics");
-        REQUIRE(metrics.status == 200);
-        found.clear();
-        std::size_t start = 0;
-        for (std::size_t end; (end = metrics.body.find('\n', start)) != std::string::npos;
-             start = end + 1) {
-            const std::string line = metrics.body.substr(start, end - start);
-            if (line.starts_with(series + " ")) found = line;
-        }
-        if (found == expected) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    } while (std::chrono::steady_clock::now() < deadline);
-    return found;
-}
-
 // The error body (or error event data) `route`'s provider spells: OpenAI's {"error": {message,
 // type, code}}, Anthropic's {"type": "error", "error": {"type": code, message}}.
 Json provider_error(const std::string& route, const std::string& type, const std::string& code,
@@ -316,7 +293,12 @@ TEST_CASE("sse upstream: broken before any content is a 502 - after it the error
          "upstream 'openai' " + cut_off, false},
         {messages_route, "cut@2", true, "UpstreamError", "upstream_broken",
          "upstream 'anthropic' " + cut_off, false},
-        // After part of the answer: a flood over the bound, and a break.
+        // A chunk the HTTP/1.1 framing cannot read (the upstream closes it then), before content.
+        {chat_route, "bad-chunk@1", true, "UpstreamError", "upstream_broken",
+         "upstream 'openai' failed while exchanging the request: bad chunk", false},
+        {messages_route, "bad-chunk@2", true, "UpstreamError", "upstream_broken",
+         "upstream 'anthropic' failed while exchanging the request: bad chunk", false},
+        // After part of the answer: a flood over the bound, a break, a bad chunk.
         {chat_route, "endless-line@12", false, "LimitExceeded", "stream_failed",
          "upstream 'openai' stream: event 13" + bound + "25 (byte 2225)", true},
         {messages_route, "endless-line@14", false, "LimitExceeded", "stream_failed",
@@ -324,6 +306,8 @@ TEST_CASE("sse upstream: broken before any content is a 502 - after it the error
         {chat_route, "cut@12", false, "UpstreamError", "broken",
          "the upstream's stream was cut off", false},
         {messages_route, "cut@14", false, "UpstreamError", "broken",
+         "the upstream's stream was cut off", false},
+        {chat_route, "bad-chunk@12", false, "UpstreamError", "broken",
          "the upstream's stream was cut off", false},
     };
     std::map<std::string, int> errors, refusals;  // by upstream and by route: what /metrics says
@@ -334,11 +318,8 @@ TEST_CASE("sse upstream: broken before any content is a 502 - after it the error
             "cmfpipe_upstream_errors_total{upstream=\"" + name + "\",reason=\"broken\"}";
         const std::string refused_series =
             "cmfpipe_http_requests_total{route=\"" + failure.route + "\",status=\"502\"}";
-        auto line = [](const std::string& series, int count) {
-            return count == 0 ? std::string() : series + " " + std::to_string(count);
-        };
-        CHECK(metrics_line(server.port(), errors_series, line(errors_series, errors[name])) ==
-              line(errors_series, errors[name]));
+        CHECK(metrics_line(server.port(), errors_series, counted(errors_series, errors[name])) ==
+              counted(errors_series, errors[name]));
 
         const HttpAnswer a = stream_of(server.port(), failure.model, long_token, failure.route);
         INFO("answer: " << a.status << " " << a.body.substr(0, 3000));
@@ -361,11 +342,11 @@ TEST_CASE("sse upstream: broken before any content is a 502 - after it the error
             CHECK(parse_json(events.back().data, "error event") == error);
         }
         ++errors[name];
-        CHECK(metrics_line(server.port(), errors_series, line(errors_series, errors[name])) ==
-              line(errors_series, errors[name]));
+        CHECK(metrics_line(server.port(), errors_series, counted(errors_series, errors[name])) ==
+              counted(errors_series, errors[name]));
         CHECK(metrics_line(server.port(), refused_series,
-                           line(refused_series, refusals[failure.route])) ==
-              line(refused_series, refusals[failure.route]));
+                           counted(refused_series, refusals[failure.route])) ==
+              counted(refused_series, refusals[failure.route]));
 
         // The upstream connection is closed: by the proxy under a flood (long before its 200 MB),
         // by the upstream itself when it broke off; never pooled, the next client served on
