@@ -21,8 +21,6 @@ namespace {
 using wire::JsonScan;
 using wire::key_is;
 
-using AnswerKeys = wire::DistinctKeys<body_text_most_keys>;
-
 // A member the full path does not read: skipped, its objects' keys checked as this reader's.
 bool skip_unread_member(JsonScan& scan) {
     return scan.skip_plain(body_text_most_keys);
@@ -34,20 +32,13 @@ bool scan_answer_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
         usage.reset();
         return true;
     }
-    if (!scan.enter_object()) return false;
     std::optional<std::int64_t> input, output;
-    AnswerKeys keys;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "input_tokens")) {
-            if (!scan.optional_integer(input)) return false;
-        } else if (key_is(*key, "output_tokens")) {
-            if (!scan.optional_integer(output)) return false;
-        } else if (!skip_unread_member(scan)) {
-            return false;
-        }
-    }
-    if (!scan.ok()) return false;
+    const bool read = scan.plain_object<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "input_tokens")) return scan.optional_integer(input);
+        if (key_is(key, "output_tokens")) return scan.optional_integer(output);
+        return skip_unread_member(scan);
+    });
+    if (!read) return false;
     cmf::TokenUsage tokens;
     tokens.input_tokens = input.value_or(0);
     tokens.output_tokens = output.value_or(0);
@@ -73,42 +64,32 @@ std::optional<cmf::StopReason> answer_stop_reason(std::string_view reason) {
 
 bool scan_answer(std::string_view text, ScannedAnswer& answer) {
     JsonScan scan(text, input_limits().max_depth);
-    if (!scan.enter_object()) return false;
-    AnswerKeys keys;
     bool message = false, has_content = false;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "type")) {
+    const bool read = scan.plain_object_text<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "type")) {
             // Only a whole message: an error, or an event of a stream, reads otherwise.
             std::string type;
-            if (!scan.string(type) || type != "message") return false;
             message = true;
-        } else if (key_is(*key, "role")) {
-            if (scan.null()) continue;
-            std::string role;
-            if (!scan.string(role) || role != "assistant") return false;
-        } else if (key_is(*key, "content")) {
-            if (!scan.enter_array()) return false;
-            has_content = true;
-            while (scan.next_element())
-                if (!scan_text_block(scan, answer.texts, /*any_other_member=*/true)) return false;
-        } else if (key_is(*key, "id")) {
-            if (!scan.optional_string(answer.id)) return false;
-        } else if (key_is(*key, "model")) {
-            if (!scan.optional_string(answer.model)) return false;
-        } else if (key_is(*key, "stop_reason")) {
-            if (!scan.optional_string(answer.stop_reason)) return false;
-        } else if (key_is(*key, "stop_sequence")) {
-            if (!scan.optional_string(answer.stop_sequence)) return false;
-        } else if (key_is(*key, "usage")) {
-            if (!scan_answer_usage(scan, answer.usage)) return false;
-        } else if (key_is(*key, "messages")) {
-            return false;  // from_wire may read it as a request body
-        } else if (!skip_unread_member(scan)) {
-            return false;
+            return scan.string(type) && type == "message";
         }
-    }
-    return scan.at_end() && message && has_content;
+        if (key_is(key, "role")) {
+            std::string role;
+            return scan.null() || (scan.string(role) && role == "assistant");
+        }
+        if (key_is(key, "content")) {
+            has_content = true;
+            return scan.elements(
+                [&] { return scan_text_block(scan, answer.texts, /*any_other_member=*/true); });
+        }
+        if (key_is(key, "id")) return scan.optional_string(answer.id);
+        if (key_is(key, "model")) return scan.optional_string(answer.model);
+        if (key_is(key, "stop_reason")) return scan.optional_string(answer.stop_reason);
+        if (key_is(key, "stop_sequence")) return scan.optional_string(answer.stop_sequence);
+        if (key_is(key, "usage")) return scan_answer_usage(scan, answer.usage);
+        if (key_is(key, "messages")) return false;  // from_wire may read it as a request body
+        return skip_unread_member(scan);
+    });
+    return read && message && has_content;
 }
 
 }  // namespace
@@ -149,24 +130,19 @@ std::optional<std::vector<cmf::Message>> scan_messages_answer(std::string_view t
 }
 
 bool scan_text_block(wire::JsonScan& scan, std::vector<std::string>& texts, bool any_other_member) {
-    if (!scan.enter_object()) return false;
-    wire::DistinctKeys<body_text_most_keys> keys;
     bool typed = false;
     std::optional<std::string> text;
     std::string type;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (wire::key_is(*key, "type")) {
-            if (!scan.string(type) || type != "text") return false;
+    const bool read = scan.plain_object<body_text_most_keys>([&](std::string_view key) {
+        if (wire::key_is(key, "type")) {
             typed = true;
-        } else if (wire::key_is(*key, "text")) {
-            if (!scan.string(text.emplace())) return false;
-        } else if (!(any_other_member || wire::key_is(*key, "cache_control")) ||
-                   !scan.skip_plain(body_text_most_keys)) {
-            return false;
+            return scan.string(type) && type == "text";
         }
-    }
-    if (!scan.ok() || !typed || !text) return false;
+        if (wire::key_is(key, "text")) return scan.string(text.emplace());
+        return (any_other_member || wire::key_is(key, "cache_control")) &&
+               scan.skip_plain(body_text_most_keys);
+    });
+    if (!read || !typed || !text) return false;
     texts.push_back(std::move(*text));
     return true;
 }

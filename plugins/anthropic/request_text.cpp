@@ -34,17 +34,10 @@ struct ScannedMessage {
 // A string (one text part) or a list of text blocks (a part each), as read_conversation reads
 // a message's content and a system that is no string.
 bool scan_request_content(JsonScan& scan, std::vector<std::string>& texts) {
-    JsonScan list = scan;  // a few words: which of the two it is, without failing the scan
-    if (!list.enter_array()) {
-        std::string text;
-        if (!scan.string(text)) return false;
-        texts.push_back(std::move(text));
-        return true;
-    }
-    scan = list;
-    while (scan.next_element())
-        if (!scan_text_block(scan, texts, /*any_other_member=*/false)) return false;
-    return scan.ok();
+    if (scan.at_array())
+        return scan.elements(
+            [&] { return scan_text_block(scan, texts, /*any_other_member=*/false); });
+    return scan.string(texts.emplace_back());
 }
 
 // One element of "messages": {"role": "user"|"assistant", "content": ...} in either order, both

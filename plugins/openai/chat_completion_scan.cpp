@@ -22,10 +22,6 @@ namespace {
 using wire::JsonScan;
 using wire::key_is;
 
-// The keys of one object: each distinct (the parser keeps the last of duplicates), at most as
-// many as a text that goes back as it came may have.
-using AnswerKeys = wire::DistinctKeys<body_text_most_keys>;
-
 // A member the full path does not read: skipped, its objects' keys checked as this reader's.
 bool skip_unread(JsonScan& scan) {
     return scan.skip_plain(body_text_most_keys);
@@ -43,22 +39,14 @@ bool scan_usage(JsonScan& scan, std::optional<cmf::TokenUsage>& usage) {
         usage.reset();
         return true;
     }
-    if (!scan.enter_object()) return false;
     std::optional<std::int64_t> input, output, total;
-    AnswerKeys keys;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "prompt_tokens")) {
-            if (!scan.optional_integer(input)) return false;
-        } else if (key_is(*key, "completion_tokens")) {
-            if (!scan.optional_integer(output)) return false;
-        } else if (key_is(*key, "total_tokens")) {
-            if (!scan.optional_integer(total)) return false;
-        } else if (!skip_unread(scan)) {
-            return false;
-        }
-    }
-    if (!scan.ok()) return false;
+    const bool read = scan.plain_object<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "prompt_tokens")) return scan.optional_integer(input);
+        if (key_is(key, "completion_tokens")) return scan.optional_integer(output);
+        if (key_is(key, "total_tokens")) return scan.optional_integer(total);
+        return skip_unread(scan);
+    });
+    if (!read) return false;
     cmf::TokenUsage tokens;
     tokens.input_tokens = input.value_or(0);
     tokens.output_tokens = output.value_or(0);
@@ -76,44 +64,30 @@ struct ScannedChoice {
 // make a part of its own (refusal, reasoning, tool calls) only when null. Other members the full
 // path does not read either.
 bool scan_message(JsonScan& scan, std::string& content) {
-    if (!scan.enter_object()) return false;
-    AnswerKeys keys;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "role")) {
-            if (scan.null()) continue;
+    return scan.plain_object<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "role")) {
             std::string role;
-            if (!scan.string(role) || role != "assistant") return false;
-        } else if (key_is(*key, "content")) {
-            if (!scan.null() && !scan.string(content)) return false;
-        } else if (key_is(*key, "tool_calls")) {
-            if (!scan_absent(scan, true)) return false;
-        } else if (key_is(*key, "refusal") || key_is(*key, "reasoning_content") ||
-                   key_is(*key, "reasoning")) {
-            if (!scan_absent(scan, false)) return false;
-        } else if (!skip_unread(scan)) {
-            return false;
+            return scan.null() || (scan.string(role) && role == "assistant");
         }
-    }
-    return scan.ok();
+        if (key_is(key, "content")) return scan.null() || scan.string(content);
+        if (key_is(key, "tool_calls")) return scan_absent(scan, true);
+        if (key_is(key, "refusal") || key_is(key, "reasoning_content") || key_is(key, "reasoning"))
+            return scan_absent(scan, false);
+        return skip_unread(scan);
+    });
 }
 
 bool scan_choice(JsonScan& scan, ScannedChoice& choice) {
-    if (!scan.enter_object()) return false;
-    AnswerKeys keys;
     bool has_message = false;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return false;
-        if (key_is(*key, "message")) {
-            if (!scan_message(scan, choice.content)) return false;
+    const bool read = scan.plain_object<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "message")) {
             has_message = true;
-        } else if (key_is(*key, "finish_reason")) {
-            if (!scan.optional_string(choice.finish_reason)) return false;
-        } else if (!skip_unread(scan)) {
-            return false;
+            return scan_message(scan, choice.content);
         }
-    }
-    return scan.ok() && has_message;
+        if (key_is(key, "finish_reason")) return scan.optional_string(choice.finish_reason);
+        return skip_unread(scan);
+    });
+    return read && has_message;
 }
 
 // The answer is read as a Chat Completion whatever its shape (no apiType), or named one.
@@ -130,39 +104,29 @@ std::optional<std::vector<cmf::Message>> scan_chat_completion(std::string_view t
                                                               const Json& options) {
     if (!reads_as_chat(options)) return std::nullopt;
     JsonScan scan(text, input_limits().max_depth);
-    if (!scan.enter_object()) return std::nullopt;
     CompletionInfo info;
     info.raw_format = "openai";
     std::vector<ScannedChoice> choices;
-    AnswerKeys keys;
     bool completion = false;
-    while (const auto key = scan.next_key()) {
-        if (!keys.add(*key)) return std::nullopt;
-        if (key_is(*key, "id")) {
-            if (!scan.optional_string(info.id)) return std::nullopt;
-        } else if (key_is(*key, "model")) {
-            if (!scan.optional_string(info.model)) return std::nullopt;
-        } else if (key_is(*key, "created")) {
-            if (!scan.optional_integer(info.created)) return std::nullopt;
-        } else if (key_is(*key, "usage")) {
-            if (!scan_usage(scan, info.usage)) return std::nullopt;
-        } else if (key_is(*key, "object")) {
+    const bool read = scan.plain_object_text<body_text_most_keys>([&](std::string_view key) {
+        if (key_is(key, "id")) return scan.optional_string(info.id);
+        if (key_is(key, "model")) return scan.optional_string(info.model);
+        if (key_is(key, "created")) return scan.optional_integer(info.created);
+        if (key_is(key, "usage")) return scan_usage(scan, info.usage);
+        if (key_is(key, "object")) {
             // Only a whole answer's: a chunk, a Responses answer or a list reads otherwise.
             std::string object;
-            if (!scan.string(object) || object != "chat.completion") return std::nullopt;
             completion = true;
-        } else if (key_is(*key, "choices")) {
-            if (!scan.enter_array()) return std::nullopt;
-            while (scan.next_element())
-                if (!scan_choice(scan, choices.emplace_back())) return std::nullopt;
-        } else if (key_is(*key, "error") || key_is(*key, "output") || key_is(*key, "data") ||
-                   key_is(*key, "messages")) {
-            return std::nullopt;  // members that make the full path read the answer otherwise
-        } else if (!skip_unread(scan)) {
-            return std::nullopt;
+            return scan.string(object) && object == "chat.completion";
         }
-    }
-    if (!scan.at_end() || !completion || choices.empty()) return std::nullopt;
+        if (key_is(key, "choices"))
+            return scan.elements([&] { return scan_choice(scan, choices.emplace_back()); });
+        if (key_is(key, "error") || key_is(key, "output") || key_is(key, "data") ||
+            key_is(key, "messages"))
+            return false;  // members that make the full path read the answer otherwise
+        return skip_unread(scan);
+    });
+    if (!read || !completion || choices.empty()) return std::nullopt;
 
     std::vector<cmf::Message> out;
     out.reserve(choices.size());

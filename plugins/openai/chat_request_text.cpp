@@ -46,17 +46,6 @@ bool scan_plain_message(JsonScan& scan, std::vector<ScannedMessage>& out) {
     return true;
 }
 
-// The body names the Chat Completions API, or is read as one by its shape (see body_api).
-bool named_chat(const Json& options) {
-    const auto named = options.find("apiType");  // end() when options is no object
-    if (named == options.end()) return true;
-    return named->is_string() && named->get_ref<const std::string&>() == "chat";
-}
-
-}  // namespace
-
-namespace {
-
 // The body's messages onto `scanned`; false for a body the reader does not vouch for.
 bool scan_request_body(std::string_view text, bool by_shape, std::vector<ScannedMessage>& scanned) {
     JsonScan scan(text, input_limits().max_depth);
@@ -81,8 +70,12 @@ bool scan_request_body(std::string_view text, bool by_shape, std::vector<Scanned
 
 std::optional<std::vector<cmf::Message>> scan_chat_request(std::string_view text,
                                                            const Json& options) {
-    if (!named_chat(options)) return std::nullopt;
-    const bool by_shape = !options.is_object() || !options.contains("apiType");
+    // The body names the Chat Completions API, or names none and is read as one by its shape
+    // (see body_api): one look-up for both.
+    const auto named = options.find("apiType");  // end() when options is no object
+    const bool by_shape = named == options.end();
+    if (!by_shape && !(named->is_string() && named->get_ref<const std::string&>() == "chat"))
+        return std::nullopt;
     // Reused by the thread: no allocation for the list once it has grown.
     thread_local std::vector<ScannedMessage> thread_scanned;
     std::vector<ScannedMessage>& scanned = thread_scanned;

@@ -114,10 +114,21 @@ class JsonScan {
     //   })
     template <std::size_t Most, typename Member>
     bool plain_object_text(Member&& member);
+    // The object next, read as plain_object_text reads the text's (a key twice or past `Most`
+    // declines it, `member(key)` reads each value or declines): an object inside such a text.
+    // True when the object was read whole.
+    template <std::size_t Most, typename Member>
+    bool plain_object(Member&& member);
     // The array next, `element()` reading each of its elements (false to decline the text). True
     // when the array was read whole.
     template <typename Element>
     bool elements(Element&& element);
+    // '[' next (after white space): nothing read, and no failure when it is not (a value that
+    // may be an array or a string, read by elements() or string()).
+    bool at_array() {
+        space();
+        return p_ != end_ && *p_ == '[';
+    }
     // Only white space is left (and nothing failed).
     bool at_end() {
         space();
@@ -348,12 +359,17 @@ inline bool JsonScan::skip_plain(std::size_t most_keys) {
 }
 
 template <std::size_t Most, typename Member>
-inline bool JsonScan::plain_object_text(Member&& member) {
+inline bool JsonScan::plain_object(Member&& member) {
     if (!enter_object()) return false;
     DistinctKeys<Most> keys;
     while (const std::optional<std::string_view> key = next_key())
         if (!keys.add(*key) || !member(*key)) return false;
-    return at_end();
+    return ok_;
+}
+
+template <std::size_t Most, typename Member>
+inline bool JsonScan::plain_object_text(Member&& member) {
+    return plain_object<Most>(member) && at_end();
 }
 
 template <typename Element>
