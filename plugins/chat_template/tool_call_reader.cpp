@@ -245,8 +245,11 @@ class Reader {
         for (;;) {
             Cursor next = c;
             next.skip_space();
-            if (next.rest().starts_with(',')) next.move_to(next.at() + 1);
+            const bool comma = next.rest().starts_with(',');
+            if (comma) next.move_to(next.at() + 1);
             next.skip_space();
+            // A comma the text ends with: the next call is still to come (a stream shows no ",").
+            if (comma && next.rest().empty()) return Stop{true};
             if (!next.rest().starts_with('{') && !next.rest().starts_with('[')) break;
             std::vector<ParsedCall> more;
             ParsedCall more_partial;

@@ -368,6 +368,9 @@ TEST_CASE("markers: JSON calls with a comma between them and no list brackets",
         CHECK(marker_parse("comma_separated_calls", calls + "<|end|>") ==
               Json::array({oslo, paris}));
     }
+    // In a stream, a comma after a call waits for what follows it.
+    CHECK(marker_parse("comma_separated_calls", a + ",", true) == Json::array({oslo}));
+    CHECK(marker_parse("comma_separated_calls", a + ", ", true) == Json::array({oslo}));
     // An object after the comma that is no call ends the calls: it is text.
     CHECK(marker_parse("comma_separated_calls", a + ", {\"city\": \"Paris\"}") ==
           Json::array({{{"text", ", {\"city\": \"Paris\"}"}}, oslo}));
