@@ -46,6 +46,7 @@ std::unique_ptr<GuardedStream> Adapter::guard_stream(const Json&, StreamGuard,
     throw InvokerError("this adapter does not guard provider streams");
 }
 GuardedStream::~GuardedStream() = default;
+UpstreamBreak::~UpstreamBreak() = default;
 
 std::vector<wire::SseEvent> GuardedStream::push_all(std::span<wire::SseEvent> events) {
     std::vector<wire::SseEvent> out;

@@ -16,6 +16,7 @@ bytes each time), as JSON otherwise. The model picks the stream's framing:
   endless-line          two events of the answer, then "data: {" and "x" bytes with no line end
   empty-data-lines      two events of the answer, then "data:\\n" lines with no blank line
   huge-event-name       two events of the answer, then "event: " and "e" bytes with no line end
+  bad-event             two events of the answer, then one whose data is not JSON, then comments
   cut                   the answer's first events, then the connection closed with no last chunk
   bad-chunk             the answer's first events, then a chunk whose size is not hexadecimal
 The hostile ones write until the proxy closes the connection (at most 200 MB). A hostile model,
@@ -194,6 +195,7 @@ HOSTILE = {
     "endless-line": (b"data: {", b"x"),
     "empty-data-lines": (b"", b"data:\n"),
     "huge-event-name": (b"event: ", b"e"),
+    "bad-event": (b"data: {not json\n\n", b": keep-alive\n"),
 }
 
 

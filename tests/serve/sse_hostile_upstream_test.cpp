@@ -273,6 +273,9 @@ TEST_CASE("sse upstream: broken before any content is a 502 - after it the error
     const std::string cut_off = "failed while exchanging the request: partial message";
     // OpenAI's first event is the role, Anthropic's first two message_start and
     // content_block_start: none of them content. "@12" and "@14": part of the answer went out.
+    const std::string not_json =
+        "its data is not JSON: syntax error while parsing object key - invalid literal; "
+        "expected string literal";
     const std::vector<StreamFailure> cases = {
         // An over-long first line (a comment, an event's data).
         {chat_route, "comment-line-10485760", true, "UpstreamError", "upstream_broken",
@@ -298,7 +301,18 @@ TEST_CASE("sse upstream: broken before any content is a 502 - after it the error
          "upstream 'openai' failed while exchanging the request: bad chunk", false},
         {messages_route, "bad-chunk@2", true, "UpstreamError", "upstream_broken",
          "upstream 'anthropic' failed while exchanging the request: bad chunk", false},
-        // After part of the answer: a flood over the bound, a break, a bad chunk.
+        // An event whose data is not JSON, before content: what an unreadable answer gets.
+        {chat_route, "bad-event@1", true, "UpstreamError", "upstream_broken",
+         "upstream 'openai' answered what the openai adapter cannot read: openai stream: the "
+         "event at line 3: " +
+             not_json,
+         true},
+        {messages_route, "bad-event@2", true, "UpstreamError", "upstream_broken",
+         "upstream 'anthropic' answered what the anthropic adapter cannot read: anthropic "
+         "stream: the event at line 7: " +
+             not_json,
+         true},
+        // After part of the answer: a flood over the bound, a break, a bad chunk, a bad event.
         {chat_route, "endless-line@12", false, "LimitExceeded", "stream_failed",
          "upstream 'openai' stream: event 13" + bound + "25 (byte 2225)", true},
         {messages_route, "endless-line@14", false, "LimitExceeded", "stream_failed",
@@ -309,6 +323,10 @@ TEST_CASE("sse upstream: broken before any content is a 502 - after it the error
          "the upstream's stream was cut off", false},
         {chat_route, "bad-chunk@12", false, "UpstreamError", "broken",
          "the upstream's stream was cut off", false},
+        {chat_route, "bad-event@12", false, "UpstreamError", "broken",
+         "openai stream: the event at line 25: " + not_json, true},
+        {messages_route, "bad-event@14", false, "UpstreamError", "broken",
+         "anthropic stream: the event at line 43: " + not_json, true},
     };
     std::map<std::string, int> errors, refusals;  // by upstream and by route: what /metrics says
     for (const StreamFailure& failure : cases) {

@@ -91,7 +91,7 @@ class GuardedParser final : public Guarded<Parser> {
 
 // A stream an adapter made: its calls guarded like the adapter's, and the adapter (with it the
 // plugin's library, whose code the stream runs) kept for as long as the stream lives.
-class GuardedPluginStream final : public GuardedStream {
+class GuardedPluginStream final : public GuardedStream, public UpstreamBreak {
   public:
     GuardedPluginStream(std::shared_ptr<Adapter> owner, std::unique_ptr<GuardedStream> stream,
                         std::string who)
@@ -115,11 +115,16 @@ class GuardedPluginStream final : public GuardedStream {
                                std::string_view message) const override {
         return guarded(who_, [&] { return stream_->error_event(type, code, message); });
     }
+    const std::string* upstream_broken() const override {
+        return upstream_break_ ? upstream_break_->upstream_broken() : nullptr;
+    }
 
   private:
     std::shared_ptr<Adapter> owner_;  // first: it outlives the stream
     std::unique_ptr<GuardedStream> stream_;
     std::string who_;
+    // The plugin's stream as an UpstreamBreak, when it is one (a plain getter: nothing to guard).
+    const UpstreamBreak* upstream_break_ = dynamic_cast<const UpstreamBreak*>(stream_.get());
 };
 
 // A BodyTextReader too, answering for the plugin's adapter when that is one (and declining

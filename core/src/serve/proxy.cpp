@@ -207,17 +207,11 @@ GuardVerdict Proxy::guard(const host::Service& service, std::vector<cmf::Message
     return verdict;
 }
 
-namespace {
-
-// An answer the upstream sent that its adapter cannot read (not the provider's shape, nested past
-// the limits) is the upstream's failure, not the client's: 502, never a 400.
-UpstreamFailure unreadable_answer(const Proxy::Provider& provider, const Error& e) {
+UpstreamFailure unreadable_answer(const Proxy::Provider& provider, std::string_view what) {
     return UpstreamFailure(502, "broken",
                            "upstream '" + provider.upstream + "' answered what the " +
-                               provider.adapter + " adapter cannot read: " + e.message());
+                               provider.adapter + " adapter cannot read: " + std::string(what));
 }
-
-}  // namespace
 
 Response Proxy::finish(const Provider& provider, const host::Service& service,
                        Response& upstream_answer, const std::string& request_id,
@@ -247,9 +241,9 @@ Response Proxy::finish(const Provider& provider, const host::Service& service,
         messages = read_from_text ? std::move(*read_from_text)
                                   : adapter->from_wire(text, provider.adapter_options);
     } catch (const ValueError& e) {
-        throw unreadable_answer(provider, e);
+        throw unreadable_answer(provider, e.message());
     } catch (const LimitExceeded& e) {
-        throw unreadable_answer(provider, e);
+        throw unreadable_answer(provider, e.message());
     }
     const bool plain_keys = read_from_text.has_value();
     pipeline::PipelineResult result = service.process("llm_output", std::move(messages));

@@ -141,4 +141,9 @@ class Proxy {
     StreamGuardOptions stream_options_;
 };
 
+// An answer the upstream sent that its adapter cannot read (not the provider's shape, nested past
+// the limits; in a stream, an event its guard cannot read) is the upstream's failure, not the
+// client's: 502 upstream_broken, never a 400. `what`: why it cannot be read.
+UpstreamFailure unreadable_answer(const Proxy::Provider& provider, std::string_view what);
+
 }  // namespace cmfpipe::serve

@@ -238,6 +238,19 @@ net::awaitable<std::optional<Response>> Proxy::stream(const Provider& provider, 
         }
         if (failed) ending = failure_event(guarded, "InternalError", "stream_failed", what(failed));
     }
+    // The guard ended the stream on what the upstream sent that is not the provider's (an event
+    // its adapter cannot read): the upstream's failure, counted; before any of the answer went
+    // out, the 502 an unreadable non-streamed answer gets. The call ended there: its connection
+    // was closed.
+    const auto* breaks = guarded.ended() ? dynamic_cast<const UpstreamBreak*>(&guarded) : nullptr;
+    if (const std::string* broken = breaks ? breaks->upstream_broken() : nullptr;
+        broken && !upstream_failure) {
+        metrics_.upstream_error(upstream.name(), "broken");
+        if (!begun && !guarded.content_sent()) {
+            record_(prepared.decisions->last, Metrics::route_label(provider.route), request_id);
+            throw unreadable_answer(provider, *broken);
+        }
+    }
     // The decisions of the guard's last run, once, for the log and the metrics: the stop's when a
     // processor stopped the stream (nothing runs after it), else the whole turn's at its end. Not
     // as each run happens: a guarded stream also runs the processors on narrower windows only to

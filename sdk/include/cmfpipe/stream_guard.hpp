@@ -113,4 +113,16 @@ class GuardedStream {
                                        std::string_view message) const = 0;
 };
 
+// An optional second interface of a GuardedStream, found by dynamic_cast (no new virtual in
+// GuardedStream: the same ABI; a stream without it is asked nothing): whether the guard ended the
+// stream because the upstream sent what is not the provider's (an event's data that is not JSON,
+// a delta that cannot follow). The proxy answers that as the upstream's failure (a 502 when none
+// of the answer went out yet) and counts it; a provider's own error event is not one.
+class UpstreamBreak {
+  public:
+    virtual ~UpstreamBreak();
+    // The "broken" error event's message when the guard ended the stream so; else nullptr.
+    virtual const std::string* upstream_broken() const = 0;
+};
+
 }  // namespace cmfpipe

@@ -62,11 +62,11 @@ std::vector<SseEvent> GuardedStreamBase::filter_ending(std::string_view reason) 
 }
 
 void GuardedStreamBase::broken(std::vector<SseEvent>& out, const std::string& what) {
-    end_with(out, error_event("UpstreamError", "broken",
-                              source_ +
-                                  (line_ ? ": the event at line " + std::to_string(line_)
-                                         : std::string(": at its end")) +
-                                  ": " + what));
+    broken_ =
+        source_ +
+        (line_ ? ": the event at line " + std::to_string(line_) : std::string(": at its end")) +
+        ": " + what;
+    end_with(out, error_event("UpstreamError", "broken", *broken_));
 }
 
 std::optional<Json> GuardedStreamBase::parse_object(const SseEvent& event,

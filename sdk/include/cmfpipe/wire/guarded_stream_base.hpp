@@ -16,7 +16,7 @@
 
 namespace cmfpipe::wire {
 
-class GuardedStreamBase : public GuardedStream {
+class GuardedStreamBase : public GuardedStream, public UpstreamBreak {
   public:
     // The provider's step (push_event; end_of_stream or release_held), then released() on what
     // it let out.
@@ -26,6 +26,7 @@ class GuardedStreamBase : public GuardedStream {
     std::vector<SseEvent> finish(bool complete) final;
     bool ended() const override { return ended_; }
     bool content_sent() const final { return content_sent_; }
+    const std::string* upstream_broken() const final { return broken_ ? &*broken_ : nullptr; }
 
   protected:
     GuardedStreamBase(std::string_view source, StreamStop stop) : source_(source), stop_(stop) {}
@@ -84,6 +85,7 @@ class GuardedStreamBase : public GuardedStream {
   private:
     std::string source_;
     StreamStop stop_;
+    std::optional<std::string> broken_;  // the message of broken()'s error event
 };
 
 }  // namespace cmfpipe::wire
