@@ -151,6 +151,13 @@ ParsedCompletion parse_completion(const TemplateAnalysis& analysis, const ToolSe
     std::string turn;
     std::string_view text = turn_to_parse(analysis, settings, completion, turn);
     if (settings.partial) text.remove_suffix(marker_start_at_end(analysis, text));
+    // The token the template writes between its call markers goes before anything is read (a
+    // stream's cut-off start of it went with the line above: it is a preserved token).
+    std::string unfilled;
+    if (const std::string& filler = analysis.tools.marker_filler; !filler.empty()) {
+        unfilled = without_all(text, filler);
+        text = unfilled;
+    }
 
     ParsedCompletion out;
     if (settings.extract_reasoning) {

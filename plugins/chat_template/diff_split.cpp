@@ -161,6 +161,17 @@ DiffSplit diff_split(std::string_view a, std::string_view b) {
                      std::string(a.substr(a.size() - s))};
 }
 
+std::string without_all(std::string_view text, std::string_view piece) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t at = 0;;) {
+        const std::size_t found = text.find(piece, at);
+        out.append(text.substr(at, found == std::string_view::npos ? found : found - at));
+        if (found == std::string_view::npos) return out;
+        at = found + piece.size();
+    }
+}
+
 std::string_view trim(std::string_view text) {
     const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
     while (!text.empty() && space(text.front())) text.remove_prefix(1);

@@ -30,6 +30,9 @@ inline bool is_space(char c) {
     return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
+// `text` with every occurrence of `piece` (not empty) taken out, in one pass.
+std::string without_all(std::string_view text, std::string_view piece);
+
 // `text` without the whitespace around it.
 std::string_view trim(std::string_view text);
 

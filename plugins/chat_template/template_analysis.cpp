@@ -39,7 +39,8 @@ std::vector<std::string> preserved_tokens(const TemplateAnalysis& a) {
                                  &a.tools.argument_value_suffix,
                                  &a.tools.id_prefix,
                                  &a.tools.id_suffix,
-                                 &a.tools.after_calls})
+                                 &a.tools.after_calls,
+                                 &a.tools.marker_filler})
         preserve(out, *m);
     return out;
 }

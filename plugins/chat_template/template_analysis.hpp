@@ -111,6 +111,10 @@ struct ToolAnalysis {
     // opens the tool's response, <|tool_response>; Llama 3.x ends with <|eom_id|>): the text
     // after the calls ends there.
     std::string after_calls;
+    // A token the template writes before each marker of its calls and nowhere else (MiniMax M3's
+    // "]<]minimax[>[" before <tool_call>, <invoke ...>, <city>...): the analysis reads the calls
+    // without it, and the parser takes it out of a completion before reading.
+    std::string marker_filler;
 };
 
 // Where the model's turn begins. The generation prompt's own text (what add_generation_prompt

@@ -148,6 +148,8 @@ constexpr std::pair<std::string_view, StringField> string_fields[] = {
     {"tools.call_id.prefix", [](TemplateAnalysis& a) -> std::string& { return a.tools.id_prefix; }},
     {"tools.call_id.suffix", [](TemplateAnalysis& a) -> std::string& { return a.tools.id_suffix; }},
     {"tools.after_calls", [](TemplateAnalysis& a) -> std::string& { return a.tools.after_calls; }},
+    {"tools.marker_filler",
+     [](TemplateAnalysis& a) -> std::string& { return a.tools.marker_filler; }},
 };
 
 constexpr std::pair<std::string_view, BoolField> bool_fields[] = {
@@ -312,7 +314,8 @@ Json to_json(const TemplateAnalysis& a) {
           {"calls_follow_text", t.calls_follow_text},
           {"call_id",
            {{"position", name(t.id_position)}, {"prefix", t.id_prefix}, {"suffix", t.id_suffix}}},
-          {"after_calls", t.after_calls}}},
+          {"after_calls", t.after_calls},
+          {"marker_filler", t.marker_filler}}},
         {"preserved_tokens", a.preserved_tokens},
         {"notes", a.notes}};
 }

@@ -3,6 +3,7 @@
 
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/wire/json_text.hpp"
+#include "diff_split.hpp"
 
 namespace cmfpipe::chat_template {
 namespace {
@@ -92,7 +93,9 @@ std::optional<std::string> TemplateProbe::render(const std::optional<ProbeTurn>&
                           {"now", "2024-07-26T00:00:00"},
                           {"mutable_containers", true}};
     try {
-        return renderer_.render(inputs_.template_text, variables, options);
+        std::string text = renderer_.render(inputs_.template_text, variables, options);
+        if (!filler_.empty()) text = without_all(text, filler_);
+        return text;
     } catch (const ValueError& e) {
         last_error_ = e.what();
         return std::nullopt;

@@ -83,6 +83,10 @@ class TemplateProbe {
     bool calls_with_null_content() const { return null_call_content_; }
     bool arguments_as_text() const { return arguments_as_text_; }
     const std::string& last_error() const { return last_error_; }
+    // Every render without `filler` (ToolAnalysis::marker_filler), for the steps that read the
+    // calls' markers.
+    void remove_from_renders(std::string filler) { filler_ = std::move(filler); }
+    const std::string& removed_from_renders() const { return filler_; }
 
   private:
     const Renderer& renderer_;
@@ -90,6 +94,7 @@ class TemplateProbe {
     Json tools_;  // the two probe tools, or null where the template refuses tools
     bool null_call_content_ = false;
     bool arguments_as_text_ = false;
+    std::string filler_;
     mutable std::string last_error_;
 };
 

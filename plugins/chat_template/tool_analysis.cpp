@@ -328,6 +328,32 @@ void widen_name_prefix(std::string_view section, std::size_t name_at,
     t.name_prefix = std::string(between);
 }
 
+// T0: a token written before each marker of the calls and nowhere else: the section begins with
+// it, it stands before a '<' each time, at least three times in one call's section, and the turn
+// without the call does not have it (the system prompt may: its format instructions show it)
+// (MiniMax M3's "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke
+// ..."). Of the section's starts up to a '<', the shortest that is such a token; "" where none is.
+std::string marker_filler(std::string_view section, std::string_view none) {
+    section = trim(section);
+    constexpr std::size_t min_length = 3, min_count = 3;
+    for (std::size_t end = section.find('<', 1); end != npos; end = section.find('<', end + 1)) {
+        const std::string_view filler = section.substr(0, end);
+        if (filler.size() < min_length) continue;
+        if (filler.find(needle::function_first) != npos) return "";
+        if (none.find(filler) != npos) continue;
+        std::size_t count = 0;
+        bool each_before_marker = true;
+        for (std::size_t at = section.find(filler); at != npos;
+             at = section.find(filler, at + filler.size())) {
+            ++count;
+            if (at + filler.size() >= section.size() || section[at + filler.size()] != '<')
+                each_before_marker = false;
+        }
+        if (count >= min_count && each_before_marker) return std::string(filler);
+    }
+    return "";
+}
+
 // T10 (json_native without markers): text and a call. Where the call's JSON follows the text on
 // its line, a model's call need not start a line.
 void calls_after_text(const TemplateProbe& probe, ToolAnalysis& t) {
@@ -401,6 +427,19 @@ void analyze_tools(const TemplateProbe& probe, TemplateAnalysis& analysis) {
     }
     const std::string section = std::move(*found);
     const std::string none = std::move(*found_base);
+    if (probe.removed_from_renders().empty()) {
+        const std::size_t user = none.rfind(needle::user);
+        const std::string_view turn =
+            std::string_view(none).substr(user == npos ? 0 : user + needle::user.size());
+        if (std::string filler = marker_filler(section, turn); !filler.empty()) {
+            // The steps read the calls as the template writes them without the token.
+            TemplateProbe without_filler = probe;
+            without_filler.remove_from_renders(filler);
+            analyze_tools(without_filler, analysis);
+            t.marker_filler = std::move(filler);
+            return;
+        }
+    }
     const std::size_t name_at = section.find(needle::function_first);
     if (name_at == npos) {
         analysis.notes.push_back("the function name is not in the rendered call: " + section);

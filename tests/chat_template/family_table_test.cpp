@@ -315,7 +315,7 @@ TEST_CASE("family table: a template that matches no row gets the generic analysi
           "expression": {"open": "", "close": "", "assign": "", "string_quote": ""},
           "parallel_calls": false, "calls_follow_text": false,
           "call_id": {"position": "none", "prefix": "", "suffix": ""},
-          "after_calls": ""},
+          "after_calls": "", "marker_filler": ""},
         "preserved_tokens": [],
         "notes": ["the template renders no tool call"]})"));
 }

@@ -14,7 +14,8 @@
 //      hold the calls of one turn;
 //   g. JSON calls without markers, a comma between them and no list's brackets (Phi-4-mini);
 //   h. JSON calls without markers written right after the text, on its line (Llama 4's JSON
-//      template): a call there need not start a line, where the template writes it so.
+//      template): a call there need not start a line, where the template writes it so;
+//   i. a token written before each marker of the calls (MiniMax M3): the calls are read without it.
 // Shown: the exact analysis, and completions a model writes read back to exact parts.
 #include <catch2/catch.hpp>
 
@@ -398,4 +399,38 @@ TEST_CASE("markers: a JSON call the template writes right after the text need no
           Json::array({{{"text", "Checking." + c}}}));
     CHECK(marker_parse("comma_separated_calls", "Checking.\n" + c) ==
           Json::array({{{"text", "Checking."}}, oslo}));
+}
+
+TEST_CASE("markers: a token the template writes before each call marker is read past",
+          "[chat_template][markers]") {
+    const ToolAnalysis t = marker_analysis("filler_between_markers");
+    CHECK(t.marker_filler == "/~/");
+    CHECK(t.format == ToolFormat::tag_with_tagged);
+    CHECK(t.section_start == "<calls>");
+    CHECK(t.section_end == "</calls>");
+    CHECK(t.name_prefix == "<invoke name=\"");
+    CHECK(t.name_suffix == "\">");
+    CHECK(t.argument_name_prefix == "<parameter name=\"");
+    CHECK(t.argument_value_suffix == "</parameter>");
+    CHECK(t.function_close == "</invoke>");
+    const Json oslo = weather_call("Oslo"), paris = weather_call("Paris");
+    const std::string call =
+        "/~/<invoke name=\"get_weather\">/~/<parameter name=\"city\">Oslo"
+        "/~/</parameter>/~/</invoke>\n";
+    CHECK(marker_parse("filler_between_markers", "Checking./~/<calls>\n" + call + "/~/</calls>") ==
+          Json::array({{{"text", "Checking."}}, oslo}));
+    // Written without the token, the calls read the same.
+    CHECK(marker_parse("filler_between_markers",
+                       "<calls><invoke name=\"get_weather\"><parameter name=\"city\">Oslo"
+                       "</parameter></invoke></calls>") == Json::array({oslo}));
+    // In a stream, a token cut off at the end is held back.
+    CHECK(marker_parse("filler_between_markers", "Checking./~", true) ==
+          Json::array({{{"text", "Checking."}}}));
+    // The token is taken out of the whole turn, text included (it is the template's, not text).
+    CHECK(marker_parse("filler_between_markers", "a/~/b") == Json::array({{{"text", "ab"}}}));
+    CHECK(marker_round_trip("filler_between_markers") ==
+          Json::array({{{"text", "Checking."}}, oslo, paris}));
+    // A template without such a token has none.
+    CHECK(marker_analysis("section_per_call").marker_filler.empty());
+    CHECK(marker_analysis("spaced_header_tagged_calls").marker_filler.empty());
 }
