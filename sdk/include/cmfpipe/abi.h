@@ -4,14 +4,16 @@
  * before it touches any C++ type of the plugin; a mismatch is refused.
  * Bump CMFPIPE_ABI_VERSION whenever a type that crosses the boundary changes layout
  * (the interfaces in renderer.hpp, parser.hpp, adapter.hpp, processor.hpp, host_services.hpp,
- * the Registrar of plugin.hpp, the CMF model). */
+ * stream_guard.hpp, the Registrar of plugin.hpp, the CMF model, and the sdk's classes a plugin
+ * derives from whose members the sdk library compiles, such as wire::GuardedStreamBase). */
 #include <stdint.h>
 
-/* 5: Processor::final_length (the incremental interface of streamed answers), StreamGuardOptions
+/* 6: wire::GuardedStreamBase is an UpstreamBreak too and keeps broken()'s message (its layout);
+ * 5: Processor::final_length (the incremental interface of streamed answers), StreamGuardOptions
  *    (stop, final_length) in Adapter::guard_stream;
  * 4: Registrar::host() (HostServices: plugins obtain other kinds from the host);
  * 3: Adapter::guard_stream; 2: from_wire_each, provider bodies */
-#define CMFPIPE_ABI_VERSION 5u
+#define CMFPIPE_ABI_VERSION 6u
 
 #ifdef __cplusplus
 extern "C" {
