@@ -81,10 +81,9 @@ TEST_CASE("machine share: a quota of 1.5 cores is 2 threads, and never more than
     root.write("sys/fs/cgroup/cpu,cpuacct/c/cpu.cfs_period_us", "100000\n");
     const MachineShare share = machine_share(root.dir.string());
     CHECK(share.cores == std::min<std::size_t>(2, machine_cores()));
-    CHECK(share.cores_from == (machine_cores() > 2 ? "the cgroup CPU quota of 1.50 cores"
-                                                   : "the machine's " +
-                                                         std::to_string(machine_cores()) +
-                                                         " cores"));
+    CHECK(share.cores_from ==
+          (machine_cores() > 2 ? "the cgroup CPU quota of 1.50 cores"
+                               : "the machine's " + std::to_string(machine_cores()) + " cores"));
 
     root.write("sys/fs/cgroup/cpu,cpuacct/c/cpu.cfs_quota_us", "100000000\n");  // 1,000 cores
     CHECK(machine_share(root.dir.string()).cores == machine_cores());

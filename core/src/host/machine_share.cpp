@@ -59,8 +59,9 @@ struct Hierarchy {
     bool v2 = false;
 };
 
-// mountinfo: "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER_OPTIONS".
-// A v1 hierarchy is found by its controller among the super options, v2 by its type.
+// mountinfo: "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - TYPE SOURCE
+// SUPER_OPTIONS". A v1 hierarchy is found by its controller among the super options, v2 by its
+// type.
 std::optional<Hierarchy> find_hierarchy(std::string_view mountinfo, std::string_view controller,
                                         bool v2) {
     for (std::string_view line : split(mountinfo, '\n')) {
@@ -85,12 +86,10 @@ std::optional<std::string> cgroup_path(std::string_view cgroups, std::string_vie
     for (std::string_view line : split(cgroups, '\n')) {
         const auto fields = split(line, ':');
         if (fields.size() < 3) continue;
-        const bool match = v2 ? fields[0] == "0" && fields[1].empty()
-                              : [&] {
-                                    const auto names = split(fields[1], ',');
-                                    return std::find(names.begin(), names.end(), controller) !=
-                                           names.end();
-                                }();
+        const bool match = v2 ? fields[0] == "0" && fields[1].empty() : [&] {
+            const auto names = split(fields[1], ',');
+            return std::find(names.begin(), names.end(), controller) != names.end();
+        }();
         // The path may hold ':' itself: it is the rest of the line.
         if (match) return std::string(line.substr(fields[0].size() + fields[1].size() + 2));
     }
@@ -207,7 +206,8 @@ MachineShare machine_share(const std::string& root) {
     const long page_size = ::sysconf(_SC_PAGE_SIZE);
     share.memory = pages > 0 && page_size > 0 ? std::size_t(pages) * std::size_t(page_size) : 0;
     share.memory_from = "the machine's memory";
-    if (const auto limit = memory_limit(root); limit && (share.memory == 0 || *limit < share.memory)) {
+    if (const auto limit = memory_limit(root);
+        limit && (share.memory == 0 || *limit < share.memory)) {
         share.memory = *limit;
         share.memory_from = "the cgroup memory limit";
     }
