@@ -7,8 +7,10 @@ not from the machine (core/src/host/machine_share.hpp).
 
 Makes a cgroup of its own (v2 where /sys/fs/cgroup is cgroup2, else v1's cpu and memory
 hierarchies) with a quota of half a core and a limit of 256 MiB, starts the server in it and reads
-the line where it says what it sized itself from; then the same with --threads and --max-buffered
-given (they win), then pinned to one CPU with taskset and no quota. Each server answers /health.
+the lines where it says what it sized itself from and whether its idle I/O threads poll (not under
+a quota by default); then the same with --threads and --max-buffered given (they win), with a
+fixed --busy-poll (the operator's), then pinned to one CPU with taskset and no quota (it polls).
+Each server answers /health.
 The cgroups are removed at the end. Exit 77 (ctest's SKIP_RETURN_CODE) with a "SKIPPED: ..." line
 where cgroups cannot be made (not root, no writable cgroup file system).
 """
@@ -22,6 +24,8 @@ import time
 import urllib.request
 
 QUOTA, PERIOD, LIMIT = 50000, 100000, 256 << 20
+# Polling an idle loop would spend the quota the requests need: under one, --busy-poll auto does not.
+QUOTA_NO_POLL = "cmfpipe serve: idle I/O threads sleep at once (--busy-poll auto: a cgroup CPU quota)"
 
 
 def skip(why):
@@ -97,8 +101,9 @@ class Cgroups:
                     time.sleep(0.1)
 
 
-def serve_and_read_sizing(command, failures, expected):
-    """Starts the server with `command` (a shell command), checks its sizing line and /health."""
+def serve_and_read_sizing(command, failures, expected, polling):
+    """Starts the server with `command` (a shell command), checks its sizing and polling lines
+    and /health."""
     server = subprocess.Popen(["sh", "-c", command], stderr=subprocess.PIPE, text=True)
     try:
         lines = []
@@ -112,12 +117,14 @@ def serve_and_read_sizing(command, failures, expected):
             found = re.match(r"listening on http://127\.0\.0\.1:([0-9]+)", line)
             if found:
                 port = int(found.group(1))
-        sizing = [l for l in lines if l.startswith("cmfpipe serve: a pool of")]
-        # `expected` ending in "..." is a prefix: the rest depends on the machine.
-        matches = len(sizing) == 1 and (sizing[0].startswith(expected[:-3]) if expected.endswith("...")
-                                        else sizing[0] == expected)
-        if not matches:
-            failures.append("%s\n  wanted: %s\n  got:    %s" % (command, expected, lines))
+        # A line ending in "..." is a prefix: the rest depends on the machine.
+        for start, wanted in (("cmfpipe serve: a pool of", expected),
+                              ("cmfpipe serve: idle I/O threads", polling)):
+            found = [l for l in lines if l.startswith(start)]
+            matches = len(found) == 1 and (found[0].startswith(wanted[:-3]) if wanted.endswith("...")
+                                           else found[0] == wanted)
+            if not matches:
+                failures.append("%s\n  wanted: %s\n  got:    %s" % (command, wanted, lines))
         if port is None:
             failures.append("%s: never listened: %s" % (command, lines))
             return
@@ -149,15 +156,20 @@ def main():
             serve_and_read_sizing(
                 cgroups.enter_command() + serve, failures,
                 "cmfpipe serve: a pool of 1 thread (the cgroup CPU quota of 0.50 cores), a buffer "
-                "budget of 32 MiB (an eighth of the cgroup memory limit, 256 MiB)")
+                "budget of 32 MiB (an eighth of the cgroup memory limit, 256 MiB)", QUOTA_NO_POLL)
         serve_and_read_sizing(
             cgroups.enter_command() + serve + " --threads 3 --max-buffered 20000000", failures,
             "cmfpipe serve: a pool of 3 threads (--threads), a buffer budget of 19 MiB "
-            "(--max-buffered)")
+            "(--max-buffered)", QUOTA_NO_POLL)
+        serve_and_read_sizing(
+            cgroups.enter_command() + serve + " --busy-poll 50", failures, "cmfpipe serve: a pool of ...",
+            "cmfpipe serve: idle I/O threads poll 50 us before they sleep (--busy-poll 50)")
         if cores >= 2 and shutil.which("taskset"):
             serve_and_read_sizing(
                 serve.replace("exec ", "exec taskset -c 0 ", 1), failures,
-                "cmfpipe serve: a pool of 1 thread (the 1 CPU it may run on), a buffer budget of ...")
+                "cmfpipe serve: a pool of 1 thread (the 1 CPU it may run on), a buffer budget of ...",
+                "cmfpipe serve: idle I/O threads poll up to 200 us while gaps are short and a CPU is "
+                "spare (--busy-poll auto)")
     finally:
         cgroups.remove()
     if failures:

@@ -49,6 +49,7 @@ TEST_CASE("machine share: no cgroup files, the machine's cores and memory") {
     const MachineShare share = machine_share(root.dir.string());
     CHECK(share.cores == machine_cores());
     CHECK(share.cores_from == "the machine's " + std::to_string(machine_cores()) + " cores");
+    CHECK_FALSE(share.cpu_quota);
     CHECK(share.memory == machine_memory());
     CHECK(share.memory_from == "the machine's memory");
 }
@@ -70,6 +71,7 @@ TEST_CASE("machine share: cgroup v1 quota and limit, the tightest of the cgroup 
     const MachineShare share = machine_share(root.dir.string());
     CHECK(share.cores == 1);
     CHECK(share.cores_from == "the cgroup CPU quota of 0.50 cores");
+    CHECK(share.cpu_quota == 0.5);
     CHECK(share.memory == 256 * mib);
     CHECK(share.memory_from == "the cgroup memory limit");
 }
@@ -87,6 +89,7 @@ TEST_CASE("machine share: a quota of 1.5 cores is 2 threads, and never more than
 
     root.write("sys/fs/cgroup/cpu,cpuacct/c/cpu.cfs_quota_us", "100000000\n");  // 1,000 cores
     CHECK(machine_share(root.dir.string()).cores == machine_cores());
+    CHECK(machine_share(root.dir.string()).cpu_quota == 1000.0);  // a quota all the same
 }
 
 TEST_CASE("machine share: cgroup v2 inside a container (its own namespace, cpu.max, memory.max)") {

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "serve/poll_window.hpp"
+#include "serve/spare_cpu.hpp"
 
 using cmfpipe::serve::PollWindow;
 using namespace std::chrono_literals;
@@ -78,4 +79,17 @@ TEST_CASE("poll window: a loop learns one window while an upstream answer is awa
     for (int i = 0; i < 3; ++i) windows.now().work_after(1ms);
     CHECK(windows.upstream.current() == 100us);
     CHECK(windows.clients.current() == 0us);
+}
+
+TEST_CASE("poll window: a CPU is spare while the runnable threads are no more than the CPUs") {
+    using cmfpipe::serve::SpareCpu;
+    CHECK(SpareCpu::spare_in("0.55 1.46 1.63 2/345 12345\n", 2));
+    CHECK_FALSE(SpareCpu::spare_in("0.55 1.46 1.63 3/345 12345\n", 2));
+    CHECK(SpareCpu::spare_in("12.00 11.50 9.75 17/2048 999\n", 64));
+    CHECK_FALSE(SpareCpu::spare_in("12.00 11.50 9.75 65/2048 999\n", 64));
+    // What does not read as the kernel writes it: no poll.
+    for (const char* text : {"", "0.55 1.46 1.63", "0.55 1.46 1.63 x/3 1", "0.55 1.46 1.63 2"}) {
+        INFO(text);
+        CHECK_FALSE(SpareCpu::spare_in(text, 2));
+    }
 }

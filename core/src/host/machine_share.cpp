@@ -192,7 +192,8 @@ MachineShare machine_share(const std::string& root) {
             }
         }
     }
-    if (const auto quota = cpu_quota(root)) {
+    share.cpu_quota = cpu_quota(root);
+    if (const auto quota = share.cpu_quota) {
         // A pool of fewer threads than the quota's cores would leave some unused; one more than a
         // fraction's whole part is as many as can run at once.
         const std::size_t cores = std::max<std::size_t>(1, std::size_t(*quota + 0.999));

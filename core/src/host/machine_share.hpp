@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace cmfpipe::host {
@@ -14,6 +15,8 @@ namespace cmfpipe::host {
 struct MachineShare {
     std::size_t cores = 1;
     std::size_t memory = 0;  // bytes; 0: not known
+    // The cgroup CPU quota in cores, when there is one (even one over the machine's cores).
+    std::optional<double> cpu_quota;
     // Where each figure comes from, for the start-up log: "the machine's 8 cores", "the cgroup
     // CPU quota of 1.50 cores", "the cgroup memory limit"...
     std::string cores_from, memory_from;

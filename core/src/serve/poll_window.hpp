@@ -38,6 +38,7 @@ class PollWindow {
     // How long to poll now before sleeping.
     Micros current() const { return window_; }
     Micros limit() const { return limit_; }
+    bool adaptive() const { return adaptive_; }
     bool polls() const { return limit_.count() > 0; }
 
     // Work came `gap` after the previous work ended (polled for, or woken from a sleep).

@@ -13,11 +13,13 @@
 #include <mutex>
 #include <thread>
 
+#include "../host/machine_share.hpp"
 #include "cmfpipe/errors.hpp"
 #include "cmfpipe/request.hpp"
 #include "poll_window.hpp"
 #include "server_state.hpp"
 #include "session.hpp"
+#include "spare_cpu.hpp"
 #include "upstream.hpp"
 
 namespace cmfpipe::serve {
@@ -319,14 +321,29 @@ unsigned short Server::listen() {
 
 namespace {
 
-LoopPollWindows poll_windows(const ServerOptions& options) {
-    return LoopPollWindows(options.busy_poll, options.busy_poll_adaptive);
+// An adaptive poll (the default) under a cgroup CPU quota would spend the quota the requests
+// need, and get the process throttled: there it does not poll. A fixed one is the operator's.
+// Also what the start-up log says of it.
+std::pair<LoopPollWindows, std::string> poll_windows(const ServerOptions& options) {
+    const std::string limit = std::to_string(options.busy_poll.count());
+    if (options.busy_poll.count() == 0)
+        return {LoopPollWindows(options.busy_poll, false), "sleep at once (--busy-poll 0)"};
+    if (!options.busy_poll_adaptive)
+        return {LoopPollWindows(options.busy_poll, false),
+                "poll " + limit + " us before they sleep (--busy-poll " + limit + ")"};
+    if (host::machine_share().cpu_quota)
+        return {LoopPollWindows(PollWindow::Micros(0), false),
+                "sleep at once (--busy-poll auto: a cgroup CPU quota)"};
+    return {
+        LoopPollWindows(options.busy_poll, true),
+        "poll up to " + limit + " us while gaps are short and a CPU is spare (--busy-poll auto)"};
 }
 
 // Runs `io` until it runs out of work. While the poll window (poll_window.hpp) lasts, once no
 // handler is ready the loop keeps asking the reactor without blocking (epoll_wait with no
 // timeout), yielding its core to any other runnable thread between asks, and only then blocks in
-// run_one(): what comes within it is taken without the kernel's wake-up of a sleeping thread.
+// run_one(): what comes within it is taken without the kernel's wake-up of a sleeping thread. An
+// adaptive window polls only while the machine has a CPU to spare (spare_cpu.hpp).
 void run_loop(net::io_context& io, LoopPollWindows windows) {
     if (!windows.polls()) {
         io.run();
@@ -336,6 +353,7 @@ void run_loop(net::io_context& io, LoopPollWindows windows) {
     const auto since = [](Clock::time_point start, Clock::time_point end) {
         return std::chrono::duration_cast<PollWindow::Micros>(end - start);
     };
+    const SpareCpu spare_cpu;
     PollWindow* idle = nullptr;  // the window of the current idle time, if the loop is idle
     Clock::time_point idle_since{}, asked_at = Clock::now();
     while (!io.stopped()) {
@@ -351,7 +369,7 @@ void run_loop(net::io_context& io, LoopPollWindows windows) {
             idle = &windows.now();
             idle_since = now;
         }
-        if (now - idle_since < idle->current()) {
+        if (now - idle_since < idle->current() && (!idle->adaptive() || spare_cpu.now())) {
             std::this_thread::yield();
             asked_at = Clock::now();
             continue;
@@ -380,17 +398,20 @@ void Server::run() {
     net::post(impl.strand, [&impl] { impl.accept(); });
     std::string host = impl.state.options.host;
     if (host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 address
+    const auto polling = poll_windows(impl.state.options);
+    const LoopPollWindows& windows = polling.first;
+    impl.state.log.line("cmfpipe serve: idle I/O threads " + polling.second);
     impl.state.log.line("listening on http://" + host + ":" + std::to_string(port));
 
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < impl.more_loops.size(); ++i) {
-        threads.emplace_back([&impl, i] {
+        threads.emplace_back([&impl, i, windows] {
             io_loop_index = i + 1;
-            run_loop(*impl.more_loops[i], poll_windows(impl.state.options));
+            run_loop(*impl.more_loops[i], windows);
         });
     }
     io_loop_index = 0;
-    run_loop(impl.io, poll_windows(impl.state.options));
+    run_loop(impl.io, windows);
     for (auto& thread : threads) thread.join();
 }
 
