@@ -190,12 +190,12 @@ int run_serve(const Arguments& args) {
     }
 
     raise_open_files_limit();
-    std::cerr << sizing_line(args, share, threads,
-                             options.max_buffered != 0
-                                 ? options.max_buffered
-                                 : serve::default_max_buffered(options.max_body, options.max_answer,
-                                                               share.memory))
-              << std::flush;
+    // The budget from the share read above: the server need not read the cgroup files again.
+    if (options.max_buffered == 0) {
+        options.max_buffered =
+            serve::default_max_buffered(options.max_body, options.max_answer, share.memory);
+    }
+    std::cerr << sizing_line(args, share, threads, options.max_buffered) << std::flush;
     auto host = std::make_shared<host::Host>(served.service, threads);
     serve::Server server(host, served.prompts, options, std::cerr, tracer);
     server.set_loader([&args] { return load_served(args); });

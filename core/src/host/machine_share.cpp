@@ -96,15 +96,20 @@ std::optional<std::string> cgroup_path(std::string_view cgroups, std::string_vie
     return std::nullopt;
 }
 
+// The two files that say where this process's cgroups are, read once.
+struct CgroupPlaces {
+    std::string root;  // the prefix of every path read
+    std::optional<std::string> mountinfo, cgroups;
+};
+
 // The folders of the process's cgroup and of each cgroup above it, up to the mount point (the
 // highest one this mount namespace sees), leaf first.
-std::vector<std::string> cgroup_folders(const std::string& root, std::string_view controller,
+std::vector<std::string> cgroup_folders(const CgroupPlaces& places, std::string_view controller,
                                         bool v2) {
-    const auto mountinfo = read_small_file(root + "/proc/self/mountinfo");
-    const auto cgroups = read_small_file(root + "/proc/self/cgroup");
-    if (!mountinfo || !cgroups) return {};
-    auto hierarchy = find_hierarchy(*mountinfo, controller, v2);
-    auto path = cgroup_path(*cgroups, controller, v2);
+    if (!places.mountinfo || !places.cgroups) return {};
+    const std::string& root = places.root;
+    auto hierarchy = find_hierarchy(*places.mountinfo, controller, v2);
+    auto path = cgroup_path(*places.cgroups, controller, v2);
     if (!hierarchy || !path) return {};
     // Inside a container the mount's root is the container's cgroup, and the path is given from
     // the host's root: what is below the mount's root is the part to follow.
@@ -129,14 +134,14 @@ std::optional<std::int64_t> number_in(const std::string& file) {
 }
 
 // The CPU quota in cores (quota / period), the smallest of the cgroup's and its ancestors'.
-std::optional<double> cpu_quota(const std::string& root) {
+std::optional<double> cpu_quota(const CgroupPlaces& places) {
     std::optional<double> cores;
     const auto narrow = [&cores](std::int64_t quota, std::int64_t period) {
         if (quota <= 0 || period <= 0) return;
         const double share = double(quota) / double(period);
         cores = cores ? std::min(*cores, share) : share;
     };
-    for (const std::string& folder : cgroup_folders(root, "cpu", true)) {
+    for (const std::string& folder : cgroup_folders(places, "cpu", true)) {
         const auto text = read_small_file(folder + "/cpu.max");  // "QUOTA PERIOD", "max PERIOD"
         if (!text) continue;
         const auto fields = split(trimmed(*text), ' ');
@@ -144,7 +149,7 @@ std::optional<double> cpu_quota(const std::string& root) {
         const auto quota = whole_number(fields[0]), period = whole_number(fields[1]);
         if (quota && period) narrow(*quota, *period);
     }
-    for (const std::string& folder : cgroup_folders(root, "cpu", false)) {
+    for (const std::string& folder : cgroup_folders(places, "cpu", false)) {
         const auto quota = number_in(folder + "/cpu.cfs_quota_us");  // -1: none
         const auto period = number_in(folder + "/cpu.cfs_period_us");
         if (quota && period) narrow(*quota, *period);
@@ -153,15 +158,15 @@ std::optional<double> cpu_quota(const std::string& root) {
 }
 
 // The memory limit in bytes, the smallest of the cgroup's and its ancestors'.
-std::optional<std::size_t> memory_limit(const std::string& root) {
+std::optional<std::size_t> memory_limit(const CgroupPlaces& places) {
     std::optional<std::size_t> limit;
     const auto narrow = [&limit](std::optional<std::int64_t> bytes) {
         if (!bytes || *bytes <= 0) return;
         limit = limit ? std::min(*limit, std::size_t(*bytes)) : std::size_t(*bytes);
     };
-    for (const std::string& folder : cgroup_folders(root, "memory", true))
+    for (const std::string& folder : cgroup_folders(places, "memory", true))
         narrow(number_in(folder + "/memory.max"));  // "max": none (not a number)
-    for (const std::string& folder : cgroup_folders(root, "memory", false))
+    for (const std::string& folder : cgroup_folders(places, "memory", false))
         narrow(number_in(folder + "/memory.limit_in_bytes"));  // none: a page-rounded 2^63-1
     return limit;
 }
@@ -192,7 +197,9 @@ MachineShare machine_share(const std::string& root) {
             }
         }
     }
-    share.cpu_quota = cpu_quota(root);
+    const CgroupPlaces places{root, read_small_file(root + "/proc/self/mountinfo"),
+                              read_small_file(root + "/proc/self/cgroup")};
+    share.cpu_quota = cpu_quota(places);
     if (const auto quota = share.cpu_quota) {
         // A pool of fewer threads than the quota's cores would leave some unused; one more than a
         // fraction's whole part is as many as can run at once.
@@ -207,7 +214,7 @@ MachineShare machine_share(const std::string& root) {
     const long page_size = ::sysconf(_SC_PAGE_SIZE);
     share.memory = pages > 0 && page_size > 0 ? std::size_t(pages) * std::size_t(page_size) : 0;
     share.memory_from = "the machine's memory";
-    if (const auto limit = memory_limit(root);
+    if (const auto limit = memory_limit(places);
         limit && (share.memory == 0 || *limit < share.memory)) {
         share.memory = *limit;
         share.memory_from = "the cgroup memory limit";
